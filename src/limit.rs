@@ -1,0 +1,1 @@
+//! Adaptive (AIMD) concurrency limiter (not yet written).

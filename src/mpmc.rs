@@ -1,0 +1,1 @@
+//! Multi-producer/multi-consumer ring (not yet written).

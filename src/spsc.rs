@@ -1,0 +1,1 @@
+//! Single-producer/single-consumer ring (being written).

@@ -1,0 +1,220 @@
+//! The one place that decides where atomics, `UnsafeCell` and cache padding
+//! come from. Every other module imports from here and nowhere else.
+//!
+//! | build                                   | atomics from      |
+//! |-----------------------------------------|-------------------|
+//! | `RUSTFLAGS="--cfg sluicegate_loom"`     | `loom`            |
+//! | feature `portable-atomic`               | `portable-atomic` |
+//! | otherwise                               | `core`            |
+//!
+//! loom's types have no `const fn new`, so constructors that must be `const`
+//! outside loom are written once with [`const_fn!`] and lose `const` under
+//! loom (crossbeam-epoch's approach). Under loom no `static` ring exists; the
+//! models build rings on the heap instead.
+
+#[cfg(sluicegate_loom)]
+pub(crate) use loom::sync::atomic::{AtomicBool, AtomicUsize};
+
+#[cfg(all(not(sluicegate_loom), feature = "portable-atomic"))]
+pub(crate) use portable_atomic::{AtomicBool, AtomicUsize};
+
+#[cfg(all(not(sluicegate_loom), not(feature = "portable-atomic")))]
+pub(crate) use core::sync::atomic::{AtomicBool, AtomicUsize};
+
+pub(crate) use core::sync::atomic::Ordering;
+
+/// Writes a `const fn` outside loom and a plain `fn` under loom, from one body.
+macro_rules! const_fn {
+    ($(#[$attr:meta])* $vis:vis fn $name:ident $($rest:tt)*) => {
+        #[cfg(not(sluicegate_loom))]
+        $(#[$attr])* $vis const fn $name $($rest)*
+        #[cfg(sluicegate_loom)]
+        $(#[$attr])* $vis fn $name $($rest)*
+    };
+}
+pub(crate) use const_fn;
+
+/// Compiles the items only where compare-and-swap exists: natively, through
+/// `portable-atomic`, or under loom.
+macro_rules! cfg_cas {
+    ($($item:item)*) => {
+        $(
+            #[cfg(any(target_has_atomic = "ptr", feature = "portable-atomic", sluicegate_loom))]
+            #[cfg_attr(docsrs, doc(cfg(any(target_has_atomic = "ptr", feature = "portable-atomic"))))]
+            $item
+        )*
+    };
+}
+pub(crate) use cfg_cas;
+
+/// `UnsafeCell` with loom's closure API, so the same code is checked by loom
+/// and compiles to a bare pointer access otherwise.
+#[cfg(not(sluicegate_loom))]
+#[repr(transparent)]
+pub(crate) struct UnsafeCell<T>(core::cell::UnsafeCell<T>);
+
+#[cfg(not(sluicegate_loom))]
+impl<T> UnsafeCell<T> {
+    pub(crate) const fn new(value: T) -> Self {
+        Self(core::cell::UnsafeCell::new(value))
+    }
+
+    /// Runs `f` with a shared raw pointer to the contents.
+    #[inline(always)]
+    pub(crate) fn with<R>(&self, f: impl FnOnce(*const T) -> R) -> R {
+        f(self.0.get())
+    }
+
+    /// Runs `f` with a unique raw pointer to the contents.
+    #[inline(always)]
+    pub(crate) fn with_mut<R>(&self, f: impl FnOnce(*mut T) -> R) -> R {
+        f(self.0.get())
+    }
+}
+
+#[cfg(sluicegate_loom)]
+pub(crate) use loom::cell::UnsafeCell;
+
+/// One storage slot of a ring.
+pub(crate) type Slot<T> = UnsafeCell<core::mem::MaybeUninit<T>>;
+
+const_fn! {
+    /// `N` empty slots.
+    pub(crate) fn slots<T, const N: usize>() -> [Slot<T>; N] {
+        #[cfg(not(sluicegate_loom))]
+        {
+            [const { UnsafeCell::new(core::mem::MaybeUninit::uninit()) }; N]
+        }
+        #[cfg(sluicegate_loom)]
+        {
+            core::array::from_fn(|_| UnsafeCell::new(core::mem::MaybeUninit::uninit()))
+        }
+    }
+}
+
+/// Keeps the producer's and the consumer's hot words on separate cache lines
+/// on targets that have caches (128 bytes on x86-64 and aarch64, from
+/// `crossbeam-utils`); adds nothing on bare-metal Arm, where RAM is scarce and
+/// there is no cache to share.
+#[cfg(not(all(target_arch = "arm", target_os = "none")))]
+pub(crate) type Padded<T> = crossbeam_utils::CachePadded<T>;
+
+/// No padding on microcontrollers.
+#[cfg(all(target_arch = "arm", target_os = "none"))]
+#[repr(transparent)]
+pub(crate) struct Padded<T>(T);
+
+#[cfg(all(target_arch = "arm", target_os = "none"))]
+impl<T> Padded<T> {
+    pub(crate) const fn new(value: T) -> Self {
+        Self(value)
+    }
+}
+
+#[cfg(all(target_arch = "arm", target_os = "none"))]
+impl<T> core::ops::Deref for Padded<T> {
+    type Target = T;
+    #[inline(always)]
+    fn deref(&self) -> &T {
+        &self.0
+    }
+}
+
+/// A counter with a single writer: incremented with a load and a store, so it
+/// needs no read-modify-write (Cortex-M0 has none) and costs nothing until the
+/// event it counts happens. Readers on any context see a recent value. It
+/// wraps on overflow (at 2^32 on 32-bit targets).
+pub(crate) struct SoloCounter(AtomicUsize);
+
+impl SoloCounter {
+    const_fn! {
+        pub(crate) fn new() -> Self {
+            Self(AtomicUsize::new(0))
+        }
+    }
+
+    /// Adds `n`. Only the one owner of the counter may call this.
+    #[inline]
+    pub(crate) fn add(&self, n: usize) {
+        // Relaxed: the value carries no data; readers only need some recent count.
+        let v = self.0.load(Ordering::Relaxed);
+        self.0.store(v.wrapping_add(n), Ordering::Relaxed);
+    }
+
+    /// The current count.
+    #[inline]
+    pub(crate) fn get(&self) -> usize {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// A counter any context may bump (needs compare-and-swap).
+#[cfg(any(target_has_atomic = "ptr", feature = "portable-atomic", sluicegate_loom))]
+pub(crate) struct SharedCounter(AtomicUsize);
+
+#[cfg(any(target_has_atomic = "ptr", feature = "portable-atomic", sluicegate_loom))]
+impl SharedCounter {
+    const_fn! {
+        pub(crate) fn new() -> Self {
+            Self(AtomicUsize::new(0))
+        }
+    }
+
+    /// Adds `n` (wrapping).
+    #[inline]
+    pub(crate) fn add(&self, n: usize) {
+        // Relaxed: a statistic, ordered with nothing.
+        self.0.fetch_add(n, Ordering::Relaxed);
+    }
+
+    /// The current count.
+    #[inline]
+    pub(crate) fn get(&self) -> usize {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+/// Marks a point inside an operation where a test may suspend the calling
+/// thread, to show what other contexts can do while it is stopped there.
+/// Compiles to nothing outside the crate's own unit tests.
+#[inline(always)]
+pub(crate) fn pause_point(_name: &'static str) {
+    #[cfg(all(test, not(sluicegate_loom)))]
+    pause::hit(_name);
+}
+
+/// Test-only: a per-thread callback run at every [`pause_point`].
+#[cfg(all(test, not(sluicegate_loom)))]
+pub(crate) mod pause {
+    extern crate std;
+    use std::boxed::Box;
+    use std::cell::RefCell;
+
+    std::thread_local! {
+        static HOOK: RefCell<Option<Box<dyn FnMut(&'static str)>>> = const { RefCell::new(None) };
+    }
+
+    /// Installs `f` for the calling thread; it sees the name of each point hit.
+    pub(crate) fn set(f: impl FnMut(&'static str) + 'static) {
+        HOOK.with(|h| *h.borrow_mut() = Some(Box::new(f)));
+    }
+
+    /// Removes the calling thread's hook.
+    pub(crate) fn clear() {
+        HOOK.with(|h| *h.borrow_mut() = None);
+    }
+
+    pub(super) fn hit(name: &'static str) {
+        // Take the hook out while it runs, so it may itself use the ring.
+        let taken = HOOK.with(|h| h.borrow_mut().take());
+        if let Some(mut f) = taken {
+            f(name);
+            HOOK.with(|h| {
+                let mut slot = h.borrow_mut();
+                if slot.is_none() {
+                    *slot = Some(f);
+                }
+            });
+        }
+    }
+}
