@@ -149,10 +149,18 @@ impl SoloCounter {
 }
 
 /// A counter any context may bump (needs compare-and-swap).
-#[cfg(any(target_has_atomic = "ptr", feature = "portable-atomic", sluicegate_loom))]
+#[cfg(any(
+    target_has_atomic = "ptr",
+    feature = "portable-atomic",
+    sluicegate_loom
+))]
 pub(crate) struct SharedCounter(AtomicUsize);
 
-#[cfg(any(target_has_atomic = "ptr", feature = "portable-atomic", sluicegate_loom))]
+#[cfg(any(
+    target_has_atomic = "ptr",
+    feature = "portable-atomic",
+    sluicegate_loom
+))]
 impl SharedCounter {
     const_fn! {
         pub(crate) fn new() -> Self {

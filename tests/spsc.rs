@@ -1,0 +1,392 @@
+#![cfg(not(sluicegate_loom))]
+//! Behaviour of the SPSC ring, single-threaded and on real threads.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use sluicegate::spsc::{Overwrite, Reject, Ring};
+use sluicegate::Insufficient;
+
+/// A payload that counts its drops.
+#[derive(Debug)]
+struct Counted(u32, Arc<AtomicUsize>);
+impl Counted {
+    fn id(&self) -> u32 {
+        self.0
+    }
+}
+impl Drop for Counted {
+    fn drop(&mut self) {
+        self.1.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+#[test]
+fn fifo_full_and_empty() {
+    let mut ring: Ring<u32, 4> = Ring::new();
+    assert_eq!(ring.capacity(), 4);
+    let (mut tx, mut rx) = ring.split();
+    assert!(tx.is_empty());
+    assert_eq!(rx.try_pop(), None);
+    for i in 0..4 {
+        tx.try_push(i).unwrap();
+    }
+    assert!(tx.is_full());
+    assert_eq!(tx.free(), 0);
+    assert_eq!(tx.try_push(7).unwrap_err().into_inner(), 7);
+    assert_eq!(rx.len(), 4);
+    assert_eq!(rx.peek(), Some(&0));
+    for i in 0..4 {
+        assert_eq!(rx.try_pop(), Some(i));
+    }
+    assert!(rx.is_empty());
+    assert_eq!(rx.try_pop(), None);
+    assert_eq!(tx.stats().rejected, 1);
+    assert_eq!(tx.stats().overwritten, 0);
+}
+
+#[test]
+fn capacity_one_is_both_empty_and_full_correctly() {
+    // heapless #214: a capacity-1 queue must tell empty from full.
+    let mut ring: Ring<u8, 1> = Ring::new();
+    let (mut tx, mut rx) = ring.split();
+    for round in 0..10u8 {
+        assert_eq!(rx.try_pop(), None);
+        tx.try_push(round).unwrap();
+        assert!(tx.try_push(round).is_err());
+        assert_eq!(rx.try_pop(), Some(round));
+    }
+}
+
+fn wrap_run<P: sluicegate::spsc::Policy>(mut ring: Ring<u64, 8, P>) {
+    // Runs positions across the integer limit with the ring in every fill level.
+    let (mut tx, mut rx) = ring.split();
+    let mut next_in = 0u64;
+    let mut next_out = 0u64;
+    for step in 0..200u64 {
+        let pushes = step % 9;
+        for _ in 0..pushes {
+            if tx.try_push(next_in).is_ok() {
+                next_in += 1;
+            }
+        }
+        assert_eq!(rx.len() as u64, next_in - next_out);
+        assert!(rx.len() <= 8);
+        let pops = (step * 7) % 10;
+        for _ in 0..pops {
+            match rx.try_pop() {
+                Some(v) => {
+                    assert_eq!(v, next_out);
+                    next_out += 1;
+                }
+                None => assert_eq!(next_in, next_out),
+            }
+        }
+    }
+    assert!(next_out > 100);
+}
+
+#[test]
+fn wraps_around_usize_max_reject() {
+    // heapless #121/#144/#461: positions wrapping must not corrupt indices.
+    wrap_run::<Reject>(Ring::with_start(usize::MAX - 20));
+    wrap_run::<Reject>(Ring::with_start(u32::MAX as usize - 20));
+}
+
+#[test]
+fn wraps_around_usize_max_overwrite() {
+    // Overwrite stores positions doubled: they wrap at usize::MAX / 2.
+    wrap_run::<Overwrite>(Ring::with_start(usize::MAX - 20));
+    wrap_run::<Overwrite>(Ring::with_start((usize::MAX >> 1) - 20));
+    wrap_run::<Overwrite>(Ring::with_start((u32::MAX >> 1) as usize - 20));
+}
+
+#[test]
+fn overwrite_evicts_in_order_across_the_wrap() {
+    let mut ring: Ring<u64, 4, Overwrite> = Ring::with_start((usize::MAX >> 1) - 5);
+    let (mut tx, mut rx) = ring.split();
+    for i in 0..100u64 {
+        assert_eq!(tx.push_overwrite(i), i.checked_sub(4));
+    }
+    let rest: Vec<u64> = std::iter::from_fn(|| rx.try_pop()).collect();
+    assert_eq!(rest, vec![96, 97, 98, 99]);
+    assert_eq!(tx.stats().overwritten, 96);
+}
+
+#[test]
+fn push_overwrite_returns_oldest_and_counts() {
+    let mut ring: Ring<u32, 4, Overwrite> = Ring::new();
+    let (mut tx, mut rx) = ring.split();
+    for i in 0..4 {
+        assert_eq!(tx.push_overwrite(i), None);
+    }
+    assert_eq!(tx.push_overwrite(4), Some(0));
+    assert_eq!(tx.push_overwrite(5), Some(1));
+    assert_eq!(tx.try_push(9).unwrap_err().into_inner(), 9);
+    assert_eq!(rx.try_pop(), Some(2));
+    assert_eq!(tx.push_overwrite(6), None);
+    let rest: Vec<u32> = std::iter::from_fn(|| rx.try_pop()).collect();
+    assert_eq!(rest, vec![3, 4, 5, 6]);
+    assert_eq!(tx.stats().overwritten, 2);
+    assert_eq!(tx.stats().rejected, 1);
+}
+
+#[test]
+fn overwrite_peek_pins_the_oldest_and_sheds_new() {
+    let mut ring: Ring<u32, 2, Overwrite> = Ring::new();
+    let (mut tx, mut rx) = ring.split();
+    tx.push_overwrite(1);
+    tx.push_overwrite(2);
+    {
+        let oldest = rx.peek().unwrap();
+        assert_eq!(*oldest, 1);
+        // Full and the consumer holds the oldest: the new item is shed.
+        assert_eq!(tx.push_overwrite(3), Some(3));
+        assert_eq!(tx.stats().rejected, 1);
+        assert_eq!(tx.stats().overwritten, 0);
+    }
+    // Guard gone: eviction works again.
+    assert_eq!(tx.push_overwrite(4), Some(1));
+    let p = rx.peek().unwrap();
+    assert_eq!(p.pop(), 2);
+    assert_eq!(rx.try_pop(), Some(4));
+    assert!(rx.peek().is_none());
+}
+
+#[test]
+fn leaked_peek_guard_does_not_wedge_the_consumer() {
+    let mut ring: Ring<u32, 2, Overwrite> = Ring::new();
+    let (mut tx, mut rx) = ring.split();
+    tx.push_overwrite(1);
+    core::mem::forget(rx.peek().unwrap());
+    assert_eq!(rx.try_pop(), Some(1));
+    tx.push_overwrite(2);
+    tx.push_overwrite(3);
+    assert_eq!(tx.push_overwrite(4), Some(2));
+    assert_eq!(rx.try_pop(), Some(3));
+}
+
+#[test]
+fn burst_and_bulk() {
+    let mut ring: Ring<u16, 8> = Ring::with_start(5); // so batches wrap
+    let (mut tx, mut rx) = ring.split();
+    assert_eq!(tx.push_burst(&[1, 2, 3, 4, 5, 6]), 6);
+    assert_eq!(tx.push_bulk(&[7, 8, 9]), Err(Insufficient { available: 2 }));
+    assert_eq!(tx.stats().rejected, 3);
+    assert_eq!(tx.push_burst(&[7, 8, 9]), 2);
+    assert_eq!(tx.stats().rejected, 4);
+    let mut out = [0u16; 3];
+    assert_eq!(rx.pop_bulk(&mut out), Ok(()));
+    assert_eq!(out, [1, 2, 3]);
+    let mut big = [0u16; 10];
+    assert_eq!(rx.pop_bulk(&mut big), Err(Insufficient { available: 5 }));
+    assert_eq!(rx.pop_burst(&mut big), 5);
+    assert_eq!(&big[..5], &[4, 5, 6, 7, 8]);
+    assert_eq!(rx.pop_burst(&mut big), 0);
+    assert_eq!(tx.push_bulk(&[]), Ok(()));
+    assert_eq!(rx.pop_bulk(&mut []), Ok(()));
+}
+
+#[test]
+fn overwrite_ring_batches() {
+    let mut ring: Ring<u16, 4, Overwrite> = Ring::with_start(3);
+    let (mut tx, mut rx) = ring.split();
+    assert_eq!(tx.push_burst(&[1, 2, 3]), 3);
+    let mut out = [0u16; 4];
+    assert!(rx.pop_bulk(&mut out).is_err());
+    // A failed bulk pop must not leave the ring claimed.
+    assert_eq!(tx.push_overwrite(4), None);
+    assert_eq!(tx.push_overwrite(5), Some(1));
+    assert_eq!(rx.pop_bulk(&mut out), Ok(()));
+    assert_eq!(out, [2, 3, 4, 5]);
+}
+
+#[test]
+fn write_and_read_chunks_across_the_wrap() {
+    let mut ring: Ring<String, 8> = Ring::with_start(6);
+    let (mut tx, mut rx) = ring.split();
+    let mut chunk = tx.write_chunk_uninit(5);
+    assert_eq!(chunk.len(), 5);
+    let (a, b) = chunk.as_mut_slices();
+    assert_eq!((a.len(), b.len()), (2, 3));
+    for (i, slot) in a.iter_mut().chain(b.iter_mut()).enumerate() {
+        slot.write(format!("s{i}"));
+    }
+    // SAFETY: all five slots were written above.
+    unsafe { chunk.commit(5) };
+    assert_eq!(
+        tx.write_chunk_uninit(10)
+            .fill_from_iter((5..).map(|i| format!("s{i}"))),
+        3
+    );
+    assert_eq!(tx.write_chunk_uninit(1).len(), 0);
+
+    let mut rc = rx.read_chunk(6);
+    assert_eq!(rc.len(), 6);
+    let (a, b) = rc.as_slices();
+    let seen: Vec<&str> = a.iter().chain(b).map(|s| s.as_str()).collect();
+    assert_eq!(seen, ["s0", "s1", "s2", "s3", "s4", "s5"]);
+    rc.as_mut_slices().0[0].push('!');
+    rc.commit(2);
+    // Dropping a chunk without commit frees nothing.
+    drop(rx.read_chunk(1));
+    assert_eq!(rx.try_pop().as_deref(), Some("s2"));
+    rx.read_chunk(100).commit_all();
+    assert!(rx.is_empty());
+}
+
+#[test]
+fn drop_drops_remaining_items_exactly_once() {
+    let drops = Arc::new(AtomicUsize::new(0));
+    {
+        let mut ring: Ring<Counted, 8, Overwrite> = Ring::with_start(usize::MAX >> 1);
+        let (mut tx, mut rx) = ring.split();
+        for i in 0..11 {
+            // 3 evictions hand items back, which the caller drops here.
+            drop(tx.push_overwrite(Counted(i, drops.clone())));
+        }
+        assert_eq!(drops.load(Ordering::Relaxed), 3);
+        assert_eq!(rx.try_pop().map(|c| c.id()), Some(3));
+        rx.read_chunk(2).commit(2);
+        assert_eq!(drops.load(Ordering::Relaxed), 6);
+        assert!(tx.try_push(Counted(99, drops.clone())).is_ok());
+    }
+    // 11 + 1 made; 6 dropped before; the ring drops its 6.
+    assert_eq!(drops.load(Ordering::Relaxed), 12);
+
+    let drops2 = Arc::new(AtomicUsize::new(0));
+    {
+        let mut ring: Ring<Counted, 4> = Ring::new();
+        let (mut tx, _rx) = ring.split();
+        for i in 0..6 {
+            let _ = tx.try_push(Counted(i, drops2.clone()));
+        }
+        assert_eq!(drops2.load(Ordering::Relaxed), 2); // two rejected, dropped by caller
+    }
+    assert_eq!(drops2.load(Ordering::Relaxed), 6);
+}
+
+#[test]
+fn static_ring_splits_once_without_unsafe() {
+    static RING: Ring<u32, 16> = Ring::new();
+    let (mut tx, mut rx) = RING.try_split().expect("first split succeeds");
+    assert!(RING.try_split().is_none());
+    std::thread::spawn(move || {
+        for i in 0..1000 {
+            while tx.try_push(i).is_err() {
+                std::hint::spin_loop();
+            }
+        }
+    });
+    for i in 0..1000 {
+        loop {
+            if let Some(v) = rx.try_pop() {
+                assert_eq!(v, i);
+                break;
+            }
+            std::hint::spin_loop();
+        }
+    }
+}
+
+#[test]
+fn resplit_after_handles_drop_sees_leftovers() {
+    let mut ring: Ring<u32, 4> = Ring::new();
+    {
+        let (mut tx, _) = ring.split();
+        tx.try_push(1).unwrap();
+        tx.try_push(2).unwrap();
+    }
+    let (mut tx, mut rx) = ring.split();
+    assert_eq!(tx.free(), 2);
+    assert_eq!(rx.try_pop(), Some(1));
+}
+
+const STRESS: u64 = if cfg!(miri) { 300 } else { 1_000_000 };
+
+#[test]
+fn stress_reject_every_item_once_in_order() {
+    let mut ring: Ring<u64, 64> = Ring::with_start(usize::MAX - 1000);
+    let (mut tx, mut rx) = ring.split();
+    let rejected = std::thread::scope(|s| {
+        let producer = s.spawn(move || {
+            let mut rejected = 0u64;
+            let mut i = 0;
+            while i < STRESS {
+                // Mix single pushes and bursts.
+                if i % 5 == 0 && i + 4 <= STRESS {
+                    let batch = [i, i + 1, i + 2, i + 3];
+                    let n = tx.push_burst(&batch) as u64;
+                    rejected += 4 - n;
+                    i += n;
+                } else {
+                    match tx.try_push(i) {
+                        Ok(()) => i += 1,
+                        Err(_) => rejected += 1,
+                    }
+                }
+            }
+            (rejected, tx.stats().rejected)
+        });
+        let mut expect = 0;
+        let mut buf = [0u64; 8];
+        while expect < STRESS {
+            let n = rx.pop_burst(&mut buf[..(expect % 8 + 1) as usize]);
+            for &v in &buf[..n] {
+                assert_eq!(v, expect);
+                expect += 1;
+            }
+        }
+        assert_eq!(rx.try_pop(), None);
+        producer.join().unwrap()
+    });
+    assert_eq!(rejected.0 as usize, rejected.1);
+}
+
+#[test]
+fn stress_overwrite_exact_accounting() {
+    // The producer never waits; the consumer is slow. Every item is popped
+    // (in order), handed back as evicted, or handed back as shed.
+    let mut ring: Ring<u64, 16, Overwrite> = Ring::with_start((usize::MAX >> 1) - 500);
+    let (mut tx, mut rx) = ring.split();
+    let (popped, handed_back, stats) = std::thread::scope(|s| {
+        let producer = s.spawn(move || {
+            let mut back = Vec::new();
+            for i in 0..STRESS {
+                if let Some(v) = tx.push_overwrite(i) {
+                    back.push(v);
+                }
+            }
+            (back, tx)
+        });
+        let mut popped = Vec::new();
+        let mut last = None;
+        loop {
+            let done = producer.is_finished();
+            let mut got_any = false;
+            while let Some(v) = if popped.len() % 3 == 0 {
+                rx.peek().map(|p| p.pop())
+            } else {
+                rx.try_pop()
+            } {
+                assert!(
+                    last.is_none_or(|l| v > l),
+                    "out of order: {v} after {last:?}"
+                );
+                last = Some(v);
+                popped.push(v);
+                got_any = true;
+            }
+            if done && !got_any {
+                break;
+            }
+        }
+        let (back, tx) = producer.join().unwrap();
+        (popped, back, tx.stats())
+    });
+    assert_eq!(stats.overwritten + stats.rejected, handed_back.len());
+    let mut all: Vec<u64> = popped.iter().chain(&handed_back).copied().collect();
+    all.sort_unstable();
+    assert_eq!(all.len() as u64, STRESS, "item lost or duplicated");
+    assert!(all.iter().enumerate().all(|(i, &v)| v == i as u64));
+}
