@@ -71,6 +71,27 @@
 //! }
 //! ```
 //!
+//! Misuse fails to compile. A capacity that is not a power of two:
+//!
+//! ```compile_fail,E0080
+//! let ring: sluicegate::spsc::Ring<u8, 3> = sluicegate::spsc::Ring::new();
+//! ```
+//!
+//! A handle that outlives its ring:
+//!
+//! ```compile_fail,E0597
+//! let tx = {
+//!     let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+//!     ring.split().0
+//! };
+//! ```
+//!
+//! Sending a handle of a ring whose items can't cross threads:
+//!
+//! ```compile_fail,E0277
+//! static RING: sluicegate::spsc::Ring<std::rc::Rc<u8>, 4> = sluicegate::spsc::Ring::new();
+//! ```
+//!
 //! # Algorithm
 //!
 //! Lamport's ring with free-running positions. `tail` (written only by the
@@ -145,13 +166,24 @@
 #[cfg(not(sluicegate_loom))]
 mod chunk;
 
+#[cfg(all(
+    not(sluicegate_loom),
+    any(target_has_atomic = "ptr", feature = "portable-atomic")
+))]
+pub use chunk::Peek;
 #[cfg(not(sluicegate_loom))]
-pub use chunk::{Peek, ReadChunk, WriteChunkUninit};
+pub use chunk::{ReadChunk, WriteChunkUninit};
 
 use core::marker::PhantomData;
 use core::mem::MaybeUninit;
 
-use crate::sync::{const_fn, slots, AtomicBool, AtomicUsize, Ordering, Padded, Slot, SoloCounter};
+#[cfg(any(
+    target_has_atomic = "ptr",
+    feature = "portable-atomic",
+    sluicegate_loom
+))]
+use crate::sync::AtomicBool;
+use crate::sync::{const_fn, slots, AtomicUsize, Ordering, Padded, Slot, SoloCounter};
 use crate::{Full, Insufficient};
 
 mod sealed {
@@ -179,14 +211,42 @@ impl Policy for Reject {
     const BUSY: usize = 0;
 }
 
-/// Policy: the producer may also evict the oldest item to make room
-/// ([`Producer::push_overwrite`]). Needs compare-and-swap.
-#[derive(Debug)]
-pub enum Overwrite {}
-impl sealed::Sealed for Overwrite {}
-impl Policy for Overwrite {
-    const SHIFT: u32 = 1;
-    const BUSY: usize = 1;
+crate::sync::cfg_cas! {
+    /// Policy: the producer may also evict the oldest item to make room
+    /// ([`Producer::push_overwrite`]). Needs compare-and-swap (native, or the
+    /// `portable-atomic` feature).
+    #[derive(Debug)]
+    pub enum Overwrite {}
+    impl sealed::Sealed for Overwrite {}
+    impl Policy for Overwrite {
+        const SHIFT: u32 = 1;
+        const BUSY: usize = 1;
+    }
+}
+
+/// The consumer's claim CAS (only the [`Overwrite`] policy claims).
+#[inline(always)]
+fn claim_cas(head: &AtomicUsize, current: usize, new: usize) -> Result<usize, usize> {
+    #[cfg(any(
+        target_has_atomic = "ptr",
+        feature = "portable-atomic",
+        sluicegate_loom
+    ))]
+    {
+        // Relaxed: the items were published by the tail store the consumer
+        // already acquired; the CAS only decides who owns slot `current`.
+        head.compare_exchange(current, new, Ordering::Relaxed, Ordering::Relaxed)
+    }
+    #[cfg(not(any(
+        target_has_atomic = "ptr",
+        feature = "portable-atomic",
+        sluicegate_loom
+    )))]
+    {
+        // Without CAS only `Reject` exists, whose BUSY is 0: never called.
+        let _ = (head, new);
+        Ok(current)
+    }
 }
 
 /// What happened to items that did not go through, since the ring was made.
@@ -224,6 +284,11 @@ pub struct Ring<T, const N: usize, P: Policy = Reject> {
     head: Padded<AtomicUsize>,
     producer: Padded<ProducerSide>,
     /// Set once `try_split` has handed out the handles.
+    #[cfg(any(
+        target_has_atomic = "ptr",
+        feature = "portable-atomic",
+        sluicegate_loom
+    ))]
     split_done: AtomicBool,
     slots: [Slot<T>; N],
     _policy: PhantomData<P>,
@@ -236,6 +301,11 @@ unsafe impl<T: Send, const N: usize, P: Policy> Sync for Ring<T, N, P> {}
 
 impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     /// Position distance (stored form) of a full ring.
+    #[cfg(any(
+        target_has_atomic = "ptr",
+        feature = "portable-atomic",
+        sluicegate_loom
+    ))]
     const FULL: usize = N << P::SHIFT;
     /// Stored distance between consecutive positions.
     const STEP: usize = 1 << P::SHIFT;
@@ -267,6 +337,7 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
                     rejected: SoloCounter::new(),
                     overwritten: SoloCounter::new(),
                 }),
+                #[cfg(any(target_has_atomic = "ptr", feature = "portable-atomic", sluicegate_loom))]
                 split_done: AtomicBool::new(false),
                 slots: slots::<T, N>(),
                 _policy: PhantomData,
@@ -464,14 +535,7 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
                 return 0;
             }
             crate::sync::pause_point("spsc.claim");
-            // Relaxed: the items were published by the tail store we acquired
-            // in `avail_for`; the CAS only decides who owns slot `head`.
-            match self.head.compare_exchange(
-                *head,
-                *head | P::BUSY,
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            ) {
+            match claim_cas(&self.head, *head, *head | P::BUSY) {
                 Ok(_) => return avail.min(want),
                 Err(actual) if actual & P::BUSY != 0 => {
                     // Only the consumer sets BUSY, and we hold `&mut` of it:
@@ -915,13 +979,10 @@ mod suspended_consumer {
         consumer.join().unwrap()
     }
 
-    fn leak<const N: usize>(start: usize) -> &'static Ring<u32, N, Overwrite> {
-        std::boxed::Box::leak(std::boxed::Box::new(Ring::with_start(start)))
-    }
-
     #[test]
     fn producer_sheds_new_items_while_consumer_reads_the_oldest() {
-        let ring = leak::<4>(0);
+        static RING: Ring<u32, 4, Overwrite> = Ring::new();
+        let ring = &RING;
         let mut tx = ring.producer_for_test();
         for i in 0..4 {
             assert_eq!(tx.push_overwrite(i), None);
@@ -949,7 +1010,8 @@ mod suspended_consumer {
 
     #[test]
     fn producer_fills_free_slots_while_consumer_is_stopped_mid_pop() {
-        let ring = leak::<8>(usize::MAX >> 1);
+        static RING: Ring<u32, 8, Overwrite> = Ring::with_start(usize::MAX >> 1);
+        let ring = &RING;
         let mut tx = ring.producer_for_test();
         tx.push_overwrite(0);
         let popped = pop_stopped_at(ring, "spsc.release", || {
@@ -967,7 +1029,8 @@ mod suspended_consumer {
 
     #[test]
     fn consumer_stopped_before_claiming_loses_nothing() {
-        let ring = leak::<4>(7);
+        static RING: Ring<u32, 4, Overwrite> = Ring::with_start(7);
+        let ring = &RING;
         let mut tx = ring.producer_for_test();
         for i in 0..4 {
             tx.push_overwrite(i);

@@ -19,6 +19,7 @@ pub(crate) use loom::sync::atomic::{AtomicBool, AtomicUsize};
 pub(crate) use portable_atomic::{AtomicBool, AtomicUsize};
 
 #[cfg(all(not(sluicegate_loom), not(feature = "portable-atomic")))]
+#[allow(unused_imports)] // AtomicBool is unused on targets without CAS
 pub(crate) use core::sync::atomic::{AtomicBool, AtomicUsize};
 
 pub(crate) use core::sync::atomic::Ordering;

@@ -4,7 +4,6 @@
 //! check; only the slice views are missing under loom.
 
 use core::mem::MaybeUninit;
-use core::ops::Deref;
 
 use super::{Policy, Ring};
 
@@ -189,6 +188,7 @@ impl<T, const N: usize, P: Policy> Drop for ReadChunk<'_, T, N, P> {
     }
 }
 
+crate::sync::cfg_cas! {
 /// The oldest item of an [`Overwrite`](super::Overwrite) ring, held in place
 /// (see [`Consumer::peek`](super::Consumer::peek)). Dereferences to the item;
 /// [`pop`](Self::pop) takes it.
@@ -217,9 +217,10 @@ impl<'c, T, const N: usize, P: Policy> Peek<'c, T, N, P> {
     }
 }
 
-impl<T, const N: usize, P: Policy> Deref for Peek<'_, T, N, P> {
+impl<T, const N: usize, P: Policy> core::ops::Deref for Peek<'_, T, N, P> {
     type Target = T;
     fn deref(&self) -> &T {
         &self.0.as_slices().0[0]
     }
+}
 }

@@ -1,0 +1,188 @@
+#![cfg(sluicegate_loom)]
+//! loom models of every pair of concurrent SPSC operations.
+//!
+//! Run: `RUSTFLAGS="--cfg sluicegate_loom" LOOM_MAX_PREEMPTIONS=2 cargo test --release --test loom_spsc`
+
+use loom::thread;
+use sluicegate::spsc::{Overwrite, Policy, Reject, Ring};
+
+/// A ring that lives for the rest of the model iteration, so both handles can
+/// be `'static` and move into threads.
+fn ring<P: Policy, const N: usize>(start: usize) -> &'static mut Ring<u32, N, P> {
+    Box::leak(Box::new(Ring::with_start(start)))
+}
+
+/// Items 0.. must come out as a gap-free increasing run, each once.
+fn assert_in_order(got: &[u32], from: u32) {
+    for (i, v) in got.iter().enumerate() {
+        assert_eq!(*v, from + i as u32, "out of order or duplicated: {got:?}");
+    }
+}
+
+#[test]
+fn loom_spsc_push_pop() {
+    loom::model(|| {
+        // Capacity 1 and a start next to the wrap: every push reuses the slot
+        // the consumer just read.
+        let (mut tx, mut rx) = ring::<Reject, 1>(usize::MAX).split();
+        let producer = thread::spawn(move || {
+            let mut pushed = 0;
+            for i in 0..2 {
+                if tx.try_push(i).is_ok() {
+                    pushed += 1;
+                } else {
+                    break;
+                }
+            }
+            (pushed, tx)
+        });
+        let mut got = Vec::new();
+        for _ in 0..2 {
+            if let Some(v) = rx.try_pop() {
+                got.push(v);
+            }
+        }
+        let (pushed, tx) = producer.join().unwrap();
+        got.extend(std::iter::from_fn(|| rx.try_pop()));
+        assert_in_order(&got, 0);
+        assert_eq!(got.len(), pushed as usize);
+        assert_eq!(tx.stats().rejected, if pushed == 2 { 0 } else { 1 });
+    });
+}
+
+#[test]
+fn loom_spsc_burst_against_bulk() {
+    loom::model(|| {
+        let (mut tx, mut rx) = ring::<Reject, 2>(usize::MAX - 2).split();
+        let producer = thread::spawn(move || {
+            let a = tx.push_burst(&[0, 1, 2]);
+            let b = tx.push_bulk(&[3, 4]).is_ok();
+            (a, b, tx)
+        });
+        let mut out = [0u32; 2];
+        let first = rx.pop_bulk(&mut out).is_ok();
+        let (a, b, tx) = producer.join().unwrap();
+        assert_eq!(a, 2);
+        let mut got = Vec::new();
+        if first {
+            assert_eq!(out, [0, 1]);
+            got.extend_from_slice(&out);
+        }
+        got.extend(std::iter::from_fn(|| rx.try_pop()));
+        // Item 2 did not fit; 3 and 4 went in together or not at all.
+        let want: &[u32] = if b { &[0, 1, 3, 4] } else { &[0, 1] };
+        assert_eq!(got, want);
+        assert_eq!(tx.stats().rejected, 1 + if b { 0 } else { 2 });
+    });
+}
+
+#[test]
+fn loom_spsc_burst_pop_against_push() {
+    loom::model(|| {
+        let (mut tx, mut rx) = ring::<Reject, 2>(0).split();
+        tx.try_push(0).unwrap();
+        let producer = thread::spawn(move || {
+            let ok1 = tx.try_push(1).is_ok();
+            let ok2 = tx.try_push(2).is_ok();
+            (ok1, ok2)
+        });
+        let mut out = [0u32; 2];
+        let n = rx.pop_burst(&mut out);
+        let (ok1, ok2) = producer.join().unwrap();
+        let mut got = out[..n].to_vec();
+        got.extend(std::iter::from_fn(|| rx.try_pop()));
+        assert!(ok1);
+        assert_in_order(&got, 0);
+        assert_eq!(got.len(), 2 + ok2 as usize);
+    });
+}
+
+/// Overwrite: the producer evicts while the consumer pops. Every item is
+/// popped (in order) or handed back exactly once.
+fn overwrite_against_pop(start: usize) {
+    loom::model(move || {
+        let (mut tx, mut rx) = ring::<Overwrite, 2>(start).split();
+        tx.push_overwrite(0);
+        tx.push_overwrite(1);
+        let producer = thread::spawn(move || {
+            let mut back = Vec::new();
+            for i in 2..4 {
+                back.extend(tx.push_overwrite(i));
+            }
+            (back, tx)
+        });
+        let mut got = Vec::new();
+        got.extend(rx.try_pop());
+        let (back, tx) = producer.join().unwrap();
+        got.extend(std::iter::from_fn(|| rx.try_pop()));
+        for w in got.windows(2) {
+            assert!(w[0] < w[1], "out of order: {got:?}");
+        }
+        let mut all: Vec<u32> = got.iter().chain(&back).copied().collect();
+        all.sort_unstable();
+        assert_eq!(all, [0, 1, 2, 3], "popped {got:?}, handed back {back:?}");
+        let s = tx.stats();
+        assert_eq!(s.overwritten + s.rejected, back.len());
+    });
+}
+
+#[test]
+fn loom_spsc_overwrite_against_pop() {
+    overwrite_against_pop(0);
+}
+
+#[test]
+fn loom_spsc_overwrite_against_pop_at_wrap() {
+    overwrite_against_pop((usize::MAX >> 1) - 1);
+}
+
+#[test]
+fn loom_spsc_overwrite_against_pop_bulk() {
+    loom::model(|| {
+        let (mut tx, mut rx) = ring::<Overwrite, 2>(0).split();
+        tx.push_overwrite(0);
+        tx.push_overwrite(1);
+        let producer = thread::spawn(move || {
+            let mut back = Vec::new();
+            back.extend(tx.push_overwrite(2));
+            back.extend(tx.push_overwrite(3));
+            back
+        });
+        let mut out = [0u32; 2];
+        let mut got = Vec::new();
+        if rx.pop_bulk(&mut out).is_ok() {
+            assert!(out[0] < out[1]);
+            got.extend_from_slice(&out);
+        }
+        let back = producer.join().unwrap();
+        got.extend(std::iter::from_fn(|| rx.try_pop()));
+        let mut all: Vec<u32> = got.iter().chain(&back).copied().collect();
+        all.sort_unstable();
+        assert_eq!(all, [0, 1, 2, 3], "popped {got:?}, handed back {back:?}");
+    });
+}
+
+#[test]
+fn loom_spsc_try_push_against_pop_on_overwrite_ring() {
+    loom::model(|| {
+        let (mut tx, mut rx) = ring::<Overwrite, 1>(0).split();
+        tx.try_push(0).unwrap();
+        let producer = thread::spawn(move || tx.try_push(1).is_ok());
+        let first = rx.try_pop();
+        let pushed = producer.join().unwrap();
+        assert_eq!(first, Some(0));
+        assert_eq!(rx.try_pop(), if pushed { Some(1) } else { None });
+    });
+}
+
+#[test]
+fn loom_spsc_try_split_race() {
+    loom::model(|| {
+        let ring: &'static Ring<u32, 2> = ring::<Reject, 2>(0);
+        let other =
+            thread::spawn(move || ring.try_split().map(|(mut tx, _)| tx.try_push(7)).is_some());
+        let here = ring.try_split().is_some();
+        let there = other.join().unwrap();
+        assert!(here ^ there, "exactly one split must succeed");
+    });
+}
