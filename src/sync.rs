@@ -196,11 +196,13 @@ pub(crate) fn pause_point(_name: &'static str) {
 #[cfg(all(test, not(sluicegate_loom)))]
 pub(crate) mod pause {
     extern crate std;
+    use core::cell::RefCell;
     use std::boxed::Box;
-    use std::cell::RefCell;
+
+    type Hook = Box<dyn FnMut(&'static str)>;
 
     std::thread_local! {
-        static HOOK: RefCell<Option<Box<dyn FnMut(&'static str)>>> = const { RefCell::new(None) };
+        static HOOK: RefCell<Option<Hook>> = const { RefCell::new(None) };
     }
 
     /// Installs `f` for the calling thread; it sees the name of each point hit.
