@@ -627,6 +627,24 @@ impl<'a, T, const N: usize, P: Policy> Producer<'a, T, N, P> {
         Ok(())
     }
 
+    /// Pushes `item`, waiting for room: pressure travels upstream instead of
+    /// being shed. Waits by spinning with [`crossbeam_utils::Backoff`] (and
+    /// yielding the thread where `std` is linked in); a wait is not a
+    /// rejection and is not counted.
+    ///
+    /// **Never call this from an interrupt handler** (or any context that can
+    /// preempt the consumer on the same core): the consumer could not run to
+    /// make room, and the wait would never end. Use `try_push` or
+    /// `push_overwrite` there.
+    pub fn push_blocking(&mut self, item: T) {
+        let backoff = crossbeam_utils::Backoff::new();
+        while self.ring.free_for(self.tail, &mut self.head, 1) == 0 {
+            backoff.snooze();
+        }
+        self.write_slot(self.tail, item);
+        self.ring.publish(&mut self.tail, 1);
+    }
+
     /// Free slots now (the consumer may free more at any moment).
     pub fn free(&mut self) -> usize {
         self.ring.free_for(self.tail, &mut self.head, N)
@@ -814,6 +832,19 @@ impl<T, const N: usize, P: Policy> Consumer<'_, T, N, P> {
         let item = self.read_slot(self.head);
         self.ring.release(&mut self.head, 1);
         Some(item)
+    }
+
+    /// Pops the oldest item, waiting until there is one (spinning with
+    /// [`crossbeam_utils::Backoff`]). **Never call this from an interrupt
+    /// handler** that can preempt the producer: the wait would never end.
+    pub fn pop_blocking(&mut self) -> T {
+        let backoff = crossbeam_utils::Backoff::new();
+        loop {
+            if let Some(item) = self.try_pop() {
+                return item;
+            }
+            backoff.snooze();
+        }
     }
 
     /// Items in the ring now (the producer may add some at any moment).

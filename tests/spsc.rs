@@ -390,3 +390,21 @@ fn stress_overwrite_exact_accounting() {
     assert_eq!(all.len() as u64, STRESS, "item lost or duplicated");
     assert!(all.iter().enumerate().all(|(i, &v)| v == i as u64));
 }
+
+#[test]
+fn blocking_push_waits_for_room_and_counts_no_rejection() {
+    let mut ring: Ring<u32, 2> = Ring::new();
+    let (mut tx, mut rx) = ring.split();
+    let n = if cfg!(miri) { 50 } else { 2_000 };
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            for i in 0..n {
+                tx.push_blocking(i);
+            }
+        });
+        for i in 0..n {
+            assert_eq!(rx.pop_blocking(), i);
+        }
+    });
+    assert_eq!(ring.stats(), Default::default());
+}
