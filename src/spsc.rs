@@ -529,6 +529,10 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         if P::BUSY == 0 {
             return self.avail_for(*head, tail, want).min(want);
         }
+        if want == 0 {
+            // Nothing asked for: take no claim (the caller won't release).
+            return 0;
+        }
         loop {
             let avail = self.avail_for(*head, tail, want);
             if avail == 0 {
@@ -561,6 +565,11 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         if P::BUSY == 0 && n == 0 {
             return;
         }
+        #[cfg(not(sluicegate_loom))]
+        debug_assert!(
+            P::BUSY == 0 || self.head.load(Ordering::Relaxed) & P::BUSY != 0,
+            "release without a claim"
+        );
         *head = head.wrapping_add(n << P::SHIFT);
         crate::sync::pause_point("spsc.release");
         // Release: our reads of the freed slots happen before the producer's

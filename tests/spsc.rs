@@ -408,3 +408,22 @@ fn blocking_push_waits_for_room_and_counts_no_rejection() {
     });
     assert_eq!(ring.stats(), Default::default());
 }
+
+#[test]
+fn empty_read_chunk_commit_does_not_move_head_back() {
+    // Found by fuzz target spsc_overwrite: committing an empty read chunk
+    // stored the consumer's stale head after the producer had evicted.
+    let mut ring: Ring<u64, 8, Overwrite> = Ring::with_start((usize::MAX >> 1) - 238);
+    let (mut tx, mut rx) = ring.split();
+    let chunk = rx.read_chunk(0);
+    for i in 0..10 {
+        assert_eq!(tx.push_overwrite(i), i.checked_sub(8));
+    }
+    chunk.commit(0);
+    assert_eq!(tx.free(), 0);
+    assert_eq!(rx.len(), 8);
+    // A zero-sized claim on a non-empty ring must not pin the oldest either.
+    rx.read_chunk(0).commit(0);
+    assert_eq!(tx.push_overwrite(10), Some(2));
+    assert_eq!(rx.try_pop(), Some(3));
+}
