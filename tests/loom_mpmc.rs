@@ -1,9 +1,10 @@
-#![cfg(sluicegate_loom)]
 //! loom models of `mpmc::Ring`. Run with
 //! `RUSTFLAGS="--cfg sluicegate_loom" LOOM_MAX_PREEMPTIONS=2 cargo test --release --test loom_mpmc`.
 //!
 //! Every model ends by draining the ring on one thread and checks exact
 //! accounting: each item pushed is popped, handed back, or shed exactly once.
+
+#![cfg(sluicegate_loom)]
 
 use loom::sync::Arc;
 use loom::thread;

@@ -3,8 +3,8 @@
 //! pushed is popped, shed, handed back or still in the ring, exactly once, and
 //! every consumer sees each producer's items in push order.
 
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use sluicegate::mpmc::Ring;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Barrier};
 use std::thread;
 
@@ -223,7 +223,7 @@ fn pop_then_push_never_full<const N: usize>() {
         h.join().unwrap();
     }
     assert_eq!(ring.rejected(), 0);
-    let mut left: Vec<u64> = std::iter::from_fn(|| ring.try_pop()).collect();
+    let mut left: Vec<u64> = core::iter::from_fn(|| ring.try_pop()).collect();
     left.sort_unstable();
     assert_eq!(left, (0..N as u64).collect::<Vec<_>>());
 }

@@ -10,9 +10,9 @@ extern crate std;
 
 use super::Ring;
 use crate::sync::pause;
+use core::time::Duration;
 use std::sync::{mpsc, Arc};
 use std::thread;
-use std::time::Duration;
 use std::vec::Vec;
 
 const N: usize = 4;
@@ -106,15 +106,10 @@ fn scenario(start: Start, op: Op, point: &'static str) -> Outcome {
             out.push(v);
         }
         let mut p = 0;
-        loop {
-            match r.try_push(next) {
-                Ok(()) => {
-                    pushed.push(next);
-                    next += 1;
-                    p += 1;
-                }
-                Err(_) => break,
-            }
+        while r.try_push(next).is_ok() {
+            pushed.push(next);
+            next += 1;
+            p += 1;
         }
         assert!(p >= N - 1, "{}: round {round}: only {p} pushes fit", ctx());
         let mut q = 0;

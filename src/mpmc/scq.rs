@@ -80,10 +80,26 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
     const THRESHOLD: usize = 3 * N - 1;
 
     /// Pause point names, chosen at compile time.
-    const P_ENQ_TICKET: &'static str = if FREE { "fq:enq:ticket" } else { "aq:enq:ticket" };
-    const P_ENQ_PLACED: &'static str = if FREE { "fq:enq:placed" } else { "aq:enq:placed" };
-    const P_DEQ_TICKET: &'static str = if FREE { "fq:deq:ticket" } else { "aq:deq:ticket" };
-    const P_DEQ_MISSED: &'static str = if FREE { "fq:deq:missed" } else { "aq:deq:missed" };
+    const P_ENQ_TICKET: &'static str = if FREE {
+        "fq:enq:ticket"
+    } else {
+        "aq:enq:ticket"
+    };
+    const P_ENQ_PLACED: &'static str = if FREE {
+        "fq:enq:placed"
+    } else {
+        "aq:enq:placed"
+    };
+    const P_DEQ_TICKET: &'static str = if FREE {
+        "fq:deq:ticket"
+    } else {
+        "aq:deq:ticket"
+    };
+    const P_DEQ_MISSED: &'static str = if FREE {
+        "fq:deq:missed"
+    } else {
+        "aq:deq:missed"
+    };
 
     /// Cycle word of position `p`: its cycle in the entry's cycle bits, all
     /// low bits set (that is also the word of an empty, safe entry of that cycle).
@@ -165,8 +181,7 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
             loop {
                 let usable = before(e | Self::LOW, t_cycle)
                     && e & Self::BOT == Self::BOT
-                    && (e & Self::SAFE != 0
-                        || !before(t, self.head.load(Ordering::SeqCst)));
+                    && (e & Self::SAFE != 0 || !before(t, self.head.load(Ordering::SeqCst)));
                 if !usable {
                     break; // next position
                 }
