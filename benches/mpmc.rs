@@ -186,6 +186,12 @@ fn benches(c: &mut Criterion) {
             ("heapless_128", hl128),
         ];
         for (name, q) in peers {
+            if name.starts_with("heapless") && threads > 1 {
+                // With 2/2 threads on this 2-core machine heapless's queue did
+                // not finish one measurement in 6 minutes (a context stalled
+                // mid-operation makes the others fail: heapless #583).
+                continue;
+            }
             g.bench_function(BenchmarkId::from_parameter(name), |b| {
                 b.iter_custom(|iters| transfer(q, threads, iters))
             });

@@ -61,7 +61,7 @@ pub(super) struct IndexRing<const N: usize, const FREE: bool> {
     /// Remaining failed dequeue attempts before "empty" is answered without
     /// looking; read as `isize`. `3N-1` after every enqueue, `-1` when empty.
     threshold: Padded<AtomicUsize>,
-    /// The `2N` entries; slot `s` is `entries[s % N][s / N]` (see [`Self::locate`]).
+    /// The `2N` entries, in the order given by [`Self::locate`].
     entries: [[AtomicUsize; 2]; N],
 }
 
@@ -108,11 +108,29 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
         (p << 1) | Self::LOW
     }
 
+    /// Entry words per cache line (128 bytes on hosts); 1 on bare-metal Arm,
+    /// which has no cache to share.
+    const LINE_WORDS: usize = if cfg!(all(target_arch = "arm", target_os = "none")) {
+        1
+    } else {
+        128 / core::mem::size_of::<usize>()
+    };
+    /// Cache lines the entries span (at least 1).
+    const LINES: usize = if 2 * N > Self::LINE_WORDS {
+        2 * N / Self::LINE_WORDS
+    } else {
+        1
+    };
+
     /// Where the slot of position `p` is stored: `(row, column)` of `entries`.
+    /// Consecutive positions go to different cache lines (the paper's
+    /// `cache_remap`), so neighbouring operations do not share a line.
     #[inline(always)]
     const fn locate(p: usize) -> (usize, usize) {
         let s = p & (2 * N - 1);
-        (s & (N - 1), s >> (Self::L - 1))
+        let words = 2 * N / Self::LINES; // words per line used
+        let w = (s % Self::LINES) * words + s / Self::LINES;
+        (w >> 1, w & 1)
     }
 
     /// The entry of position `p`.
