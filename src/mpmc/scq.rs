@@ -66,8 +66,6 @@ pub(super) struct IndexRing<const N: usize, const FREE: bool> {
 }
 
 impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
-    /// log2(2N): width of the index field.
-    const L: u32 = N.trailing_zeros() + 1;
     /// Index field all ones: "no index".
     const BOT: usize = 2 * N - 1;
     /// The IsSafe bit.
