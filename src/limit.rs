@@ -17,11 +17,16 @@
 //!
 //! Additive increase: once `limit` good samples have been seen since the last
 //! change of the limit, and the permit that completes the window was admitted
-//! with at least half the limit in use, the limit grows by one. Counting a
+//! with at least half of its class's threshold in use (half the limit for
+//! [`Priority::Critical`]), the limit grows by one. Counting a
 //! window of successes (rather than adding `1/limit` per success in fixed
 //! point) keeps the admission word free of fraction bits, so the limit keeps
 //! 12 bits on 32-bit targets. The half-full rule is Netflix's: an
-//! application-limited caller never inflates the limit.
+//! application-limited caller never inflates the limit. It is taken relative
+//! to the class's threshold because otherwise the limit would settle near
+//! twice the in-flight count at light load, which puts the background
+//! threshold (50 %) right at the in-flight count and sheds background work
+//! while the dependency is idle half the time.
 //!
 //! Multiplicative decrease: an overload signal sets
 //! `limit = max(min_limit, floor(limit * backoff / 256))`. The floor makes
@@ -530,6 +535,7 @@ impl Aimd {
                     return Some(Permit {
                         aimd: self,
                         admitted: cur + ONE_IN_FLIGHT,
+                        priority,
                     })
                 }
                 Err(now) => cur = now,
@@ -604,7 +610,7 @@ impl Aimd {
     }
 
     #[inline]
-    fn on_success(&self, admitted: usize, ticks: u32) {
+    fn on_success(&self, admitted: usize, priority: Priority, ticks: u32) {
         // 0 ticks counts as 1, and u32::MAX as u32::MAX - 1 (which keeps
         // `UNKNOWN` free); the value stays < u32::MAX.
         let latency = ticks.clamp(1, u32::MAX - 1) as usize;
@@ -635,17 +641,20 @@ impl Aimd {
         if slow {
             self.cut(epoch_of(admitted), now);
         } else {
-            self.grow(admitted, now, n);
+            self.grow(admitted, priority, now, n);
         }
     }
 
     /// Additive increase: +1 once `limit` successes were seen since the
     /// window started, if `admitted` is from the current epoch and saw at
-    /// least half the limit in use.
-    fn grow(&self, admitted: usize, now: usize, n: usize) {
+    /// least half of its class's threshold in use.
+    fn grow(&self, admitted: usize, priority: Priority, now: usize, n: usize) {
         let epoch = epoch_of(admitted);
         let limit = limit_of(now);
-        if epoch_of(now) != epoch || limit >= self.max_limit || in_flight_of(admitted) * 2 < limit {
+        // Not application-limited: the permit saw at least half of its
+        // class's threshold in use.
+        let bound = threshold(limit, self.shares[priority as usize]);
+        if epoch_of(now) != epoch || limit >= self.max_limit || in_flight_of(admitted) * 2 < bound {
             return;
         }
         let t = &*self.track;
@@ -744,6 +753,8 @@ pub struct Permit<'a> {
     /// The admission word right after this permit's CAS: its in-flight count
     /// includes this permit; its limit and epoch were in force at admission.
     admitted: usize,
+    /// The class it was admitted in.
+    priority: Priority,
 }
 
 impl Permit<'_> {
@@ -753,7 +764,7 @@ impl Permit<'_> {
     #[inline]
     pub fn success(self, latency_ticks: u32) {
         let this = ManuallyDrop::new(self);
-        this.aimd.on_success(this.admitted, latency_ticks);
+        this.aimd.on_success(this.admitted, this.priority, latency_ticks);
     }
 
     /// The request failed from overload (timeout, rejected downstream, queue
