@@ -10,7 +10,7 @@
 //! derived from the model, not recorded outputs.
 
 use sluicegate::limit::{Aimd, AimdConfig, Permit, Priority};
-use std::cmp::Reverse;
+use core::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
 /// Mean service time in ticks.
