@@ -52,32 +52,50 @@
 //!
 //! # The admission word
 //!
-//! One `AtomicUsize` packs the three fields admission depends on:
+//! One `AtomicUsize` packs the three fields admission depends on; a second
+//! one, `released`, counts permits given back:
 //!
-//! | bits (32-bit `usize`) | bits (64-bit `usize`) | field       |
-//! |-----------------------|-----------------------|-------------|
-//! | `0..12`               | `0..24`               | `in_flight` |
-//! | `12..24`              | `24..48`              | `limit`     |
-//! | `24..32`              | `48..64`              | `epoch`     |
+//! | bits (32-bit `usize`) | bits (64-bit `usize`) | field                                 |
+//! |-----------------------|-----------------------|---------------------------------------|
+//! | `0..12`               | `0..24`               | `admitted` (permits granted, wrapping) |
+//! | `12..24`              | `24..48`              | `limit`                               |
+//! | `24..32`              | `48..64`              | `epoch` (cuts so far, wrapping)       |
+//!
+//! In flight is `admitted − released` (mod 2^12 or 2^24).
 //!
 //! | transition | operation | from → to | who |
 //! |------------|-----------|-----------|-----|
-//! | admit | CAS | `in_flight: n → n + 1` if `n < threshold(limit, class)`; limit and epoch compared, unchanged | [`Aimd::try_acquire_with`] |
-//! | release | `fetch_sub(1)` | `in_flight: n → n - 1` (`n ≥ 1`: the permit is counted) | a permit's outcome or drop |
-//! | grow | CAS | `limit: L → L + 1` if `L < max_limit` and `epoch` is the permit's | a good success closing a window |
-//! | cut | CAS | `limit: L → max(min, ⌊L·backoff/256⌋) < L`, `epoch: e → e + 1 (mod 2^8 or 2^16)` if `epoch` is the permit's | an overload signal |
+//! | admit | CAS on the word | `admitted: a → a + 1` if `a − released < threshold(limit, class)`; limit and epoch compared, unchanged | [`Aimd::try_acquire_with`] |
+//! | release | `fetch_add(1)` on `released` | `released: r → r + 1`, once per permit, after its admission | a permit's outcome or drop |
+//! | grow | CAS on the word | `limit: L → L + 1` if `L < max_limit` and `epoch` is the permit's | a good success closing a window |
+//! | cut | CAS on the word | `limit: L → max(min, ⌊L·backoff/256⌋) < L`, `epoch: e → e + 1` if `epoch` is the permit's | an overload signal |
 //!
-//! Invariants: `min_limit ≤ limit ≤ max_limit ≤ MAX_LIMIT`; `in_flight ≤
-//! MAX_LIMIT`, so no field ever carries into its neighbour. Admission is a
-//! single step because the CAS that increments `in_flight` compares the
-//! *whole* word it checked: if the limit, the epoch or the in-flight count
-//! changed since it was read, the CAS fails and the check is redone against
-//! the new word. So at the instant of admission `in_flight + 1 ≤ threshold ≤
-//! limit` held *in the same word* — in flight never exceeds the limit in force
-//! at admission, whatever the concurrency (no check-then-increment window,
-//! the bug in Netflix concurrency-limits #140/#234 and Envoy PR #42133). A
-//! cut may leave `in_flight` above the new limit; it then drains, as nothing
-//! more is admitted until it is below.
+//! Invariants: `min_limit ≤ limit ≤ max_limit ≤ MAX_LIMIT`, and in flight
+//! `≤ max_limit`, so the difference never wraps and no field carries into its
+//! neighbour (`admitted` wraps inside its field).
+//!
+//! ## Why admission is one step
+//!
+//! Admission reads the word, then `released`, checks `admitted − released`
+//! against the class's threshold of the word's `limit`, and CASes the word to
+//! `admitted + 1`. The CAS compares the *whole* word it checked: if the limit,
+//! the epoch or the admitted count changed in between, it fails and the check
+//! is redone. A successful CAS means the word read was still the latest, so
+//! every release counted in `released` belongs to a permit counted in that
+//! word (a release of a permit admitted later would have changed the word
+//! first), and releases not yet seen only make in flight look *higher*.
+//! Hence at the instant of admission, in flight `≤ admitted − released_read
+//! < threshold ≤ limit` — all against the limit in force in that same word.
+//! In flight never exceeds the limit in force at admission, whatever the
+//! concurrency; there is no check-then-increment window (the bug of Netflix
+//! concurrency-limits #140/#234 and Envoy PR #42133) and no optimistic
+//! increment to roll back. A cut may leave in flight above the new limit; it
+//! then drains, as nothing is admitted until it is below.
+//!
+//! Splitting the release off the word keeps a release to one `fetch_add` on a
+//! counter that is also the sample clock for growth and baseline windows and
+//! the basis of the statistics, so an admission plus a `success` costs two
+//! read-modify-writes, as a bare `fetch_add`/`fetch_sub` pair does.
 //!
 //! The epoch has 8 bits on 32-bit targets: a permit held across exactly a
 //! multiple of 256 cuts could cut once more. The limit is at most
@@ -85,11 +103,14 @@
 //!
 //! # Progress
 //!
-//! * [`Aimd::try_acquire_with`] is lock-free: its CAS fails only when another
-//!   context changed the word (which made progress) or, on LL/SC machines,
-//!   spuriously, and then it retries. It never sheds spuriously: `None` means
-//!   the word it read was at the class's threshold.
-//! * Releasing a permit is wait-free (a `fetch_sub` and a counter).
+//! * [`Aimd::try_acquire_with`] is lock-free: it retries only when another
+//!   context changed the word or released a permit admitted after its read
+//!   (both progress), or when an LL/SC CAS failed spuriously. It sheds only
+//!   if the word did not change while it read `released`, so the count it
+//!   judged was in force then; a release it could not yet see is ordered
+//!   after the shed.
+//! * Releasing a permit is wait-free (one `fetch_add` and, for `ignore` and
+//!   `dropped`, a statistics counter).
 //! * Adapting the limit after a success or drop is lock-free and gives up as
 //!   soon as the epoch moves on.
 //!
@@ -100,15 +121,28 @@
 //!
 //! # Orderings
 //!
-//! Admission correctness rests on one atomic location: every change of the
-//! word is a read-modify-write, and coherence alone makes the CAS compare the
-//! latest value. Admission is `Acquire` and release is `Release`, so the
-//! limiter also orders data like a counting semaphore (what one holder wrote
-//! before releasing is visible to a later admission that saw the release).
-//! The adaptation words (baseline, success count, window mark) and the
-//! statistics are `Relaxed`: they are heuristics and counters, ordered with
-//! nothing; a race there can cost a sample or delay growth by one success,
-//! never admit over the limit.
+//! * Admission reads the word with `Acquire` and CASes it with `AcqRel`, so
+//!   it synchronises with the previous admission (grow and cut CASes,
+//!   `Relaxed`, continue that admission's release sequence). The `released`
+//!   it reads afterwards is therefore at least the one the previous
+//!   admission judged by, whose check bounded `admitted − released` by its
+//!   limit: an in-flight count computed from a stale `released` never wraps
+//!   around to a small number, however long the thread was preempted.
+//! * A release is a `Release` `fetch_add` on `released`, read with `Acquire`.
+//!   If a read of `released` counts the release of a permit admitted after
+//!   the word that was read, the CAS fails (the word moved) or, on the shed
+//!   path, the re-read of the word sees the change, so such a count is never
+//!   acted on; a difference above `max_limit` is recognised as such and
+//!   re-read at once.
+//! * These pairs also give semaphore semantics: what a holder wrote before
+//!   releasing is visible to an admission that counted the release.
+//! * The adaptation words (baseline, probe, window start) and the statistics
+//!   are `Relaxed`: heuristics and counters, ordered with nothing; a race there
+//!   can cost a sample or delay growth by one success, never admit over the
+//!   limit.
+//!
+//! loom checks these models (`tests/loom_limit.rs`), which do not rely on
+//! `SeqCst` (loom treats it like `AcqRel`).
 //!
 //! # Example
 //!
@@ -178,8 +212,6 @@ const COUNT_MASK: usize = (1 << COUNT_BITS) - 1;
 const LIMIT_SHIFT: u32 = COUNT_BITS;
 const EPOCH_SHIFT: u32 = 2 * COUNT_BITS;
 const EPOCH_MASK: usize = usize::MAX >> EPOCH_SHIFT;
-/// One unit of `in_flight`.
-const ONE_IN_FLIGHT: usize = 1;
 
 /// The largest limit this target's admission word can hold: 4095 where
 /// `usize` has 32 bits, 2^24 − 1 where it has 64.
@@ -191,9 +223,24 @@ pub const ONE: u16 = 256;
 /// Baseline value meaning "no sample yet".
 const UNKNOWN: usize = u32::MAX as usize;
 
+/// The admitted count (mod 2^COUNT_BITS) of an admission word, or the
+/// in-flight count of the word a permit keeps.
+#[inline(always)]
+const fn admitted_of(word: usize) -> usize {
+    word & COUNT_MASK
+}
+
+/// A permit's word keeps its in-flight count where the admission word keeps
+/// the admitted count.
 #[inline(always)]
 const fn in_flight_of(word: usize) -> usize {
     word & COUNT_MASK
+}
+
+/// The word with its admitted count one higher, wrapping inside its field.
+#[inline(always)]
+const fn bump_admitted(word: usize) -> usize {
+    (word & !COUNT_MASK) | (word.wrapping_add(1) & COUNT_MASK)
 }
 
 #[inline(always)]
@@ -207,8 +254,8 @@ const fn epoch_of(word: usize) -> usize {
 }
 
 #[inline(always)]
-const fn pack(in_flight: usize, limit: usize, epoch: usize) -> usize {
-    in_flight | (limit << LIMIT_SHIFT) | ((epoch & EPOCH_MASK) << EPOCH_SHIFT)
+const fn pack(count: usize, limit: usize, epoch: usize) -> usize {
+    (count & COUNT_MASK) | (limit << LIMIT_SHIFT) | ((epoch & EPOCH_MASK) << EPOCH_SHIFT)
 }
 
 /// How many permits of a class may be in flight under `limit`: the class's
@@ -368,11 +415,13 @@ impl core::error::Error for ConfigError {}
 
 /// A snapshot of an [`Aimd`]'s state and counters.
 ///
-/// Counters wrap (at 2^32 on 32-bit targets). Each field is read on its own,
-/// so under concurrent use the snapshot is not one instant: `admitted`
-/// (derived as `succeeded + dropped + ignored + in_flight`) may then count a
-/// permit being released during the snapshot twice. It is exact when nothing
-/// is being released concurrently.
+/// Counters wrap (at 2^32 on 32-bit targets). `admitted` is derived as
+/// `released + in_flight` and `succeeded` as `released − dropped − ignored`
+/// (successes are not counted separately, which keeps the success path at two
+/// read-modify-writes). Each field is read on its own, so under concurrent
+/// use the snapshot is not one instant and a permit being released during it
+/// may be missing from `succeeded` for that snapshot. It is exact when
+/// nothing is being released concurrently.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct AimdStats {
@@ -397,14 +446,11 @@ pub struct AimdStats {
     pub baseline: Option<u32>,
 }
 
-/// Counters and adaptation words written when permits end (kept off the
-/// admission word's cache line).
+/// Adaptation words and counters written when permits end or are shed (kept
+/// off the admission word's cache line).
 struct Track {
-    /// Successes so far (wrapping). Doubles as the sample clock for growth
-    /// windows and baseline windows.
-    succeeded: AtomicUsize,
-    /// `succeeded` value at which the current growth window started; may lie
-    /// ahead of `succeeded` right after a cut (see [`Aimd::cut`]). Compared
+    /// Release count at which the current growth window started; may lie
+    /// ahead of `released` right after a cut (see [`Aimd::cut`]). Compared
     /// with wrapping arithmetic.
     window_start: AtomicUsize,
     /// The latency baseline in ticks (`UNKNOWN` before the first success).
@@ -420,9 +466,13 @@ struct Track {
 
 /// A lock-free AIMD concurrency limiter. See the [module docs](self).
 pub struct Aimd {
-    /// The admission word: `in_flight | limit | epoch` (layout in the module
+    /// The admission word: `admitted | limit | epoch` (layout in the module
     /// docs). Only changed by read-modify-writes.
     state: Padded<AtomicUsize>,
+    /// Permits released so far (wrapping). Only ever incremented, once per
+    /// permit, after that permit's admission. Invariant: `admitted −
+    /// released` (mod 2^COUNT_BITS) is the number of permits in flight.
+    released: Padded<AtomicUsize>,
     track: Padded<Track>,
     /// Immutable after construction: `min_limit ≤ max_limit ≤ MAX_LIMIT`.
     min_limit: usize,
@@ -447,7 +497,7 @@ impl Aimd {
         /// built at run time.
         pub fn new(config: AimdConfig) -> Self {
             match config.validate() {
-                Ok(()) => Self::build(config, 0),
+                Ok(()) => Self::build(config, 0, 0),
                 Err(e) => panic!("{}", e.message()),
             }
         }
@@ -457,7 +507,7 @@ impl Aimd {
         /// A limiter with the given configuration, or what is wrong with it.
         pub fn try_new(config: AimdConfig) -> Result<Self, ConfigError> {
             match config.validate() {
-                Ok(()) => Ok(Self::build(config, 0)),
+                Ok(()) => Ok(Self::build(config, 0, 0)),
                 Err(e) => Err(e),
             }
         }
@@ -465,23 +515,24 @@ impl Aimd {
 
     const_fn! {
         /// Test-only: a limiter whose epoch starts at `epoch` (mod the epoch
-        /// field), to exercise wrap-around.
+        /// field) and whose admitted/released counters start at `count`, to
+        /// exercise wrap-around.
         #[doc(hidden)]
-        pub fn __with_epoch(config: AimdConfig, epoch: usize) -> Result<Self, ConfigError> {
+        pub fn __with_start(config: AimdConfig, epoch: usize, count: usize) -> Result<Self, ConfigError> {
             match config.validate() {
-                Ok(()) => Ok(Self::build(config, epoch)),
+                Ok(()) => Ok(Self::build(config, epoch, count)),
                 Err(e) => Err(e),
             }
         }
     }
 
     const_fn! {
-        fn build(c: AimdConfig, epoch: usize) -> Self {
+        fn build(c: AimdConfig, epoch: usize, count: usize) -> Self {
             Self {
-                state: Padded::new(AtomicUsize::new(pack(0, c.initial_limit as usize, epoch))),
+                state: Padded::new(AtomicUsize::new(pack(count, c.initial_limit as usize, epoch))),
+                released: Padded::new(AtomicUsize::new(count)),
                 track: Padded::new(Track {
-                    succeeded: AtomicUsize::new(0),
-                    window_start: AtomicUsize::new(0),
+                    window_start: AtomicUsize::new(count),
                     baseline: AtomicUsize::new(UNKNOWN),
                     probe: AtomicUsize::new(UNKNOWN),
                     dropped: SharedCounter::new(),
@@ -509,36 +560,48 @@ impl Aimd {
     /// Admits a request of class `priority` if in flight is below the class's
     /// share of the limit; else sheds it (returns `None` and counts it).
     ///
-    /// Lock-free; one CAS when uncontended.
+    /// Lock-free; two loads and one CAS when uncontended.
     #[inline]
     pub fn try_acquire_with(&self, priority: Priority) -> Option<Permit<'_>> {
         let share = self.shares[priority as usize];
-        // Relaxed: only a guess for the CAS, which validates it.
-        let mut cur = self.state.load(Ordering::Relaxed);
         loop {
-            let allowed = threshold(limit_of(cur), share);
-            if in_flight_of(cur) >= allowed {
+            // Acquire: synchronises with the last admission (its AcqRel CAS
+            // heads a release sequence every later RMW of the word
+            // continues), so the `released` we read next is at least the one
+            // it judged by (see "Orderings").
+            let cur = self.state.load(Ordering::Acquire);
+            pause_point("limit::between_loads");
+            // Acquire: pairs with the Release of each release.
+            let released = self.released.load(Ordering::Acquire);
+            let in_flight = admitted_of(cur).wrapping_sub(released) & COUNT_MASK;
+            if in_flight > self.max_limit {
+                // `released` counts a permit admitted after `cur` was read:
+                // the word has moved on. Read both again.
+                continue;
+            }
+            if in_flight >= threshold(limit_of(cur), share) {
+                // Shed only if the word did not move while `released` was
+                // read, so the count judged was the one in force.
+                if self.state.load(Ordering::Relaxed) != cur {
+                    continue;
+                }
                 self.track.shed[priority as usize].add(1);
                 return None;
             }
-            debug_assert!(in_flight_of(cur) < COUNT_MASK);
             pause_point("limit::admit");
-            // Acquire: pairs with the Release of earlier releases (semaphore
-            // semantics); the CAS compares the limit and epoch it checked.
-            match self.state.compare_exchange_weak(
-                cur,
-                cur + ONE_IN_FLIGHT,
-                Ordering::Acquire,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => {
-                    return Some(Permit {
-                        aimd: self,
-                        admitted: cur + ONE_IN_FLIGHT,
-                        priority,
-                    })
-                }
-                Err(now) => cur = now,
+            // AcqRel: Release hands what we saw of `released` to the next
+            // admission; Acquire gives semaphore semantics. The CAS compares
+            // the admitted count, limit and epoch it checked.
+            if self
+                .state
+                .compare_exchange_weak(cur, bump_admitted(cur), Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+            {
+                return Some(Permit {
+                    aimd: self,
+                    admitted: (cur & !COUNT_MASK) | (in_flight + 1),
+                    priority,
+                });
             }
         }
     }
@@ -549,10 +612,26 @@ impl Aimd {
         limit_of(self.state.load(Ordering::Relaxed)) as u32
     }
 
-    /// Permits currently in flight.
+    /// Permits currently in flight (under concurrent use it may still count
+    /// permits released during the call).
     #[inline]
     pub fn in_flight(&self) -> u32 {
-        in_flight_of(self.state.load(Ordering::Relaxed)) as u32
+        self.snapshot().2 as u32
+    }
+
+    /// The admission word, `released`, and the in-flight count they imply,
+    /// read consistently (retried while admissions race the read).
+    #[inline]
+    fn snapshot(&self) -> (usize, usize, usize) {
+        loop {
+            // Orderings as in `try_acquire_with`.
+            let word = self.state.load(Ordering::Acquire);
+            let released = self.released.load(Ordering::Acquire);
+            let in_flight = admitted_of(word).wrapping_sub(released) & COUNT_MASK;
+            if in_flight <= self.max_limit && self.state.load(Ordering::Relaxed) == word {
+                return (word, released, in_flight);
+            }
+        }
     }
 
     /// The latency baseline in ticks, once a success was seen.
@@ -565,21 +644,17 @@ impl Aimd {
 
     /// A snapshot of the state and counters (see [`AimdStats`]).
     pub fn stats(&self) -> AimdStats {
-        // Acquire: outcome counters are bumped before the Release of the
-        // release, so every permit already released is in some counter.
-        let word = self.state.load(Ordering::Acquire);
         let t = &*self.track;
-        let succeeded = t.succeeded.load(Ordering::Relaxed);
         let dropped = t.dropped.get();
         let ignored = t.ignored.get();
+        let (word, released, in_flight) = self.snapshot();
         AimdStats {
             limit: limit_of(word) as u32,
-            in_flight: in_flight_of(word) as u32,
-            admitted: succeeded
-                .wrapping_add(dropped)
-                .wrapping_add(ignored)
-                .wrapping_add(in_flight_of(word)),
-            succeeded,
+            in_flight: in_flight as u32,
+            admitted: released.wrapping_add(in_flight),
+            // Saturating: under concurrent releases the outcome counters may
+            // be read ahead of `released` (they are bumped after it).
+            succeeded: released.saturating_sub(dropped.wrapping_add(ignored)),
             dropped,
             ignored,
             shed: [t.shed[0].get(), t.shed[1].get(), t.shed[2].get()],
@@ -588,25 +663,26 @@ impl Aimd {
         }
     }
 
-    /// Gives one permit back; returns the word after the release.
+    /// Gives one permit back; returns the release's sequence number (1 for
+    /// the first release, wrapping).
     #[inline(always)]
     fn release(&self) -> usize {
-        // Release: pairs with the Acquire of later admissions and of `stats`.
-        let prev = self.state.fetch_sub(ONE_IN_FLIGHT, Ordering::Release);
-        debug_assert!(in_flight_of(prev) >= 1, "release without a permit");
-        prev - ONE_IN_FLIGHT
+        // Release: pairs with the Acquire loads of `released` in admissions.
+        self.released
+            .fetch_add(1, Ordering::Release)
+            .wrapping_add(1)
     }
 
     #[inline]
     fn on_ignore(&self) {
-        self.track.ignored.add(1);
         self.release();
+        self.track.ignored.add(1);
     }
 
     fn on_dropped(&self, admitted: usize) {
+        self.release();
         self.track.dropped.add(1);
-        let now = self.release();
-        self.cut(epoch_of(admitted), now);
+        self.cut(epoch_of(admitted));
     }
 
     #[inline]
@@ -626,30 +702,33 @@ impl Aimd {
         if latency < t.probe.load(Ordering::Relaxed) {
             t.probe.fetch_min(latency, Ordering::Relaxed);
         }
-        let n = t.succeeded.fetch_add(1, Ordering::Relaxed).wrapping_add(1);
+        let n = self.release();
         if n & self.window_mask == 0 {
-            // Exactly one success sees each multiple of the window: it
-            // re-probes the baseline as the minimum of the window that ended.
+            // Exactly one release sees each multiple of the window; if it is
+            // a success it re-probes the baseline as the minimum of the
+            // window that ended.
             let min = t.probe.swap(UNKNOWN, Ordering::Relaxed);
             if min != UNKNOWN {
                 t.baseline.store(min, Ordering::Relaxed);
             }
         }
-        let now = self.release();
         // u64: u32 ticks × 16-bit fractions cannot overflow.
         let slow = (latency as u64) * (ONE as u64) > (baseline as u64) * (self.tolerance as u64);
         if slow {
-            self.cut(epoch_of(admitted), now);
+            self.cut(epoch_of(admitted));
         } else {
-            self.grow(admitted, priority, now, n);
+            self.grow(admitted, priority, n);
         }
     }
 
-    /// Additive increase: +1 once `limit` successes were seen since the
-    /// window started, if `admitted` is from the current epoch and saw at
-    /// least half of its class's threshold in use.
-    fn grow(&self, admitted: usize, priority: Priority, now: usize, n: usize) {
+    /// Additive increase: +1 once `limit` permits were released since the
+    /// window started, if the permit closing the window is a good success
+    /// from the current epoch that saw at least half of its class's
+    /// threshold in use.
+    fn grow(&self, admitted: usize, priority: Priority, n: usize) {
         let epoch = epoch_of(admitted);
+        // Relaxed: only limit and epoch are used; the CAS below validates.
+        let now = self.state.load(Ordering::Relaxed);
         let limit = limit_of(now);
         // Not application-limited: the permit saw at least half of its
         // class's threshold in use.
@@ -676,7 +755,8 @@ impl Aimd {
                 return;
             }
             pause_point("limit::grow");
-            // Relaxed: the word's own modification order is all that matters.
+            // Relaxed: the word's own modification order is all that matters
+            // (an RMW continues the admissions' release sequence).
             match self.state.compare_exchange_weak(
                 cur,
                 cur + (1 << LIMIT_SHIFT),
@@ -691,8 +771,8 @@ impl Aimd {
 
     /// Multiplicative decrease, at most once per epoch: only a permit
     /// admitted in the current epoch can cut, and the cut starts a new one.
-    fn cut(&self, epoch: usize, now: usize) {
-        let mut cur = now;
+    fn cut(&self, epoch: usize) {
+        let mut cur = self.state.load(Ordering::Relaxed);
         loop {
             if epoch_of(cur) != epoch {
                 return; // admitted before the last cut
@@ -707,7 +787,7 @@ impl Aimd {
             if lower >= limit {
                 return; // already at the floor
             }
-            let next = pack(in_flight_of(cur), lower, epoch + 1);
+            let next = pack(admitted_of(cur), lower, epoch + 1);
             pause_point("limit::cut");
             // Relaxed: as in `grow`.
             match self
@@ -721,22 +801,20 @@ impl Aimd {
         let t = &*self.track;
         t.decreases.add(1);
         // The next growth window starts after the permits still in flight
-        // (all from the old epoch) have finished: their successes do not
-        // count toward growth under the new limit.
-        let start = t
-            .succeeded
-            .load(Ordering::Relaxed)
-            .wrapping_add(in_flight_of(cur));
+        // (all from the old epoch) have been released: their successes do
+        // not count toward growth under the new limit.
+        let (_, released, in_flight) = self.snapshot();
+        let start = released.wrapping_add(in_flight);
         t.window_start.store(start, Ordering::Relaxed);
     }
 }
 
 impl fmt::Debug for Aimd {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let word = self.state.load(Ordering::Relaxed);
+        let (word, _, in_flight) = self.snapshot();
         f.debug_struct("Aimd")
             .field("limit", &limit_of(word))
-            .field("in_flight", &in_flight_of(word))
+            .field("in_flight", &in_flight)
             .field("epoch", &epoch_of(word))
             .finish_non_exhaustive()
     }
@@ -764,7 +842,8 @@ impl Permit<'_> {
     #[inline]
     pub fn success(self, latency_ticks: u32) {
         let this = ManuallyDrop::new(self);
-        this.aimd.on_success(this.admitted, this.priority, latency_ticks);
+        this.aimd
+            .on_success(this.admitted, this.priority, latency_ticks);
     }
 
     /// The request failed from overload (timeout, rejected downstream, queue

@@ -9,8 +9,8 @@
 //! Arrivals are Bernoulli per tick from a seeded PRNG. Assertions are ranges
 //! derived from the model, not recorded outputs.
 
-use sluicegate::limit::{Aimd, AimdConfig, Permit, Priority};
 use core::cmp::Reverse;
+use sluicegate::limit::{Aimd, AimdConfig, Permit, Priority};
 use std::collections::{BinaryHeap, VecDeque};
 
 /// Mean service time in ticks.

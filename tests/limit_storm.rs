@@ -3,8 +3,8 @@
 //! In flight must never exceed the limit (no "+ threads" slack), and every
 //! permit must come back and be counted exactly once.
 
+use core::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use sluicegate::limit::{Aimd, AimdConfig, Priority};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use std::sync::Barrier;
 use std::thread;
 

@@ -1,6 +1,6 @@
-#![cfg(sluicegate_loom)]
 //! loom models of the limiter's admission word. Run with
 //! `RUSTFLAGS="--cfg sluicegate_loom" LOOM_MAX_PREEMPTIONS=2 cargo test --release --test loom_limit`.
+#![cfg(sluicegate_loom)]
 
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;

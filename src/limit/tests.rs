@@ -398,7 +398,7 @@ fn baseline_recovers_upward_after_a_window() {
 
 #[test]
 fn epoch_wraps_around_without_losing_once_per_window() {
-    let l = Aimd::__with_epoch(config(1, 100, 200), EPOCH_MASK).unwrap();
+    let l = Aimd::__with_start(config(1, 100, 200), EPOCH_MASK, 0).unwrap();
     assert_eq!(epoch_of(l.state.load(Ordering::Relaxed)), EPOCH_MASK);
     let old = l.try_acquire().unwrap();
     l.try_acquire().unwrap().dropped();
@@ -413,24 +413,37 @@ fn epoch_wraps_around_without_losing_once_per_window() {
 }
 
 #[test]
-fn success_counter_wraparound_keeps_windows() {
-    let l = Aimd::try_new(AimdConfig {
-        baseline_window: 4,
-        ..config(1, 4, 10)
-    })
+fn counters_near_wraparound_keep_in_flight_and_windows() {
+    // The released counter starts 5 short of usize::MAX and the admitted
+    // field 5 short of its wrap: both wrap during the test.
+    let l = Aimd::__with_start(
+        AimdConfig {
+            baseline_window: 4,
+            ..config(1, 4, 10)
+        },
+        0,
+        usize::MAX - 5,
+    )
     .unwrap();
-    let near = usize::MAX - 5;
-    l.track.succeeded.store(near, Ordering::Relaxed);
-    l.track.window_start.store(near, Ordering::Relaxed);
+    assert_eq!(l.in_flight(), 0);
     for round in 0..3u32 {
         let limit = l.limit();
         let ps: Vec<_> = (0..limit).map(|_| l.try_acquire().unwrap()).collect();
+        assert_eq!(l.in_flight(), limit);
+        assert!(l.try_acquire().is_none());
         for p in ps {
             p.success(10);
         }
+        assert_eq!(l.in_flight(), 0);
         assert_eq!(l.limit(), limit + 1, "round {round}");
     }
     assert_eq!(l.baseline(), Some(10));
+    let s = l.stats();
+    // Counters started at the offset too.
+    let start = usize::MAX - 5;
+    assert_eq!(s.succeeded, start.wrapping_add(4 + 5 + 6));
+    assert_eq!(s.admitted, start.wrapping_add(4 + 5 + 6));
+    assert_eq!(s.in_flight, 0);
 }
 
 #[test]
@@ -538,4 +551,31 @@ fn concurrent_drops_from_one_window_cut_once() {
     race_at("limit::cut", move || a.dropped(), || b.dropped());
     assert_eq!(l.limit(), 89);
     assert_eq!(l.stats().decreases, 1);
+}
+
+/// A thread preempted between reading the word and reading `released`,
+/// while more than 2^COUNT_BITS permits come and go, must not mistake the
+/// wrapped difference for a small in-flight count.
+#[test]
+#[cfg_attr(miri, ignore = "needs 2^24 operations on 64-bit targets")]
+fn preempted_between_loads_across_a_counter_wrap_cannot_admit_over_limit() {
+    let l: &'static Aimd = std::boxed::Box::leak(std::boxed::Box::new(fixed(2)));
+    let mut held = Vec::new();
+    let got = race_at(
+        "limit::between_loads",
+        move || l.try_acquire().map(|p| p.ignore()).is_some(),
+        || {
+            // 2^COUNT_BITS − 2 cycles, then 2 held: the admitted field is
+            // back where the paused thread saw it (mod 2^COUNT_BITS).
+            for _ in 0..COUNT_MASK - 1 {
+                drop(l.try_acquire().unwrap());
+            }
+            held.push(l.try_acquire().unwrap());
+            held.push(l.try_acquire().unwrap());
+        },
+    );
+    assert!(!got, "admitted a third permit under a limit of 2");
+    assert_eq!(l.in_flight(), 2);
+    drop(held);
+    assert_eq!(l.in_flight(), 0);
 }
