@@ -251,16 +251,19 @@ fn converges_from(initial: u32) {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "a pure single-threaded model; minutes under Miri")]
 fn limit_sim_converges_from_a_high_start() {
     converges_from(200);
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "a pure single-threaded model; minutes under Miri")]
 fn limit_sim_converges_from_a_low_start() {
     converges_from(4);
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "a pure single-threaded model; minutes under Miri")]
 fn limit_sim_load_steps_capacity_change_and_priorities() {
     for seed in SEEDS {
         load_steps(seed);

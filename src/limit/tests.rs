@@ -468,37 +468,35 @@ fn stats_account_for_every_permit() {
 
 /// Runs `f` on a thread that stops at the first `point` inside the limiter
 /// until `during` (run here) has finished.
-fn race_at<R: Send + 'static>(
-    point: &'static str,
-    f: impl FnOnce() -> R + Send + 'static,
-    during: impl FnOnce(),
-) -> R {
+fn race_at<R: Send>(point: &'static str, f: impl FnOnce() -> R + Send, during: impl FnOnce()) -> R {
     let (at_tx, at_rx) = mpsc::channel::<()>();
     let (go_tx, go_rx) = mpsc::channel::<()>();
-    let h = thread::spawn(move || {
-        let mut armed = true;
-        pause::set(move |name| {
-            if armed && name == point {
-                armed = false;
-                at_tx.send(()).unwrap();
-                go_rx.recv().unwrap();
-            }
+    thread::scope(|s| {
+        let h = s.spawn(move || {
+            let mut armed = true;
+            pause::set(move |name| {
+                if armed && name == point {
+                    armed = false;
+                    at_tx.send(()).unwrap();
+                    go_rx.recv().unwrap();
+                }
+            });
+            let r = f();
+            pause::clear();
+            r
         });
-        let r = f();
-        pause::clear();
-        r
-    });
-    at_rx.recv().unwrap();
-    during();
-    go_tx.send(()).unwrap();
-    h.join().unwrap()
+        at_rx.recv().unwrap();
+        during();
+        go_tx.send(()).unwrap();
+        h.join().unwrap()
+    })
 }
 
 /// Check-then-increment admits over the limit (Netflix concurrency-limits
 /// #140/#234): here the admission CAS sees the slot was taken and re-checks.
 #[test]
 fn check_then_increment_netflix_140_cannot_admit_over_limit() {
-    let l: &'static Aimd = std::boxed::Box::leak(std::boxed::Box::new(fixed(2)));
+    let l = &fixed(2);
     let held = l.try_acquire().unwrap();
     let mut taken = None;
     let got = race_at(
@@ -523,7 +521,7 @@ fn cut_racing_admission_uses_the_limit_in_force() {
         backoff: 128,
         ..config(1, 3, 3)
     };
-    let l: &'static Aimd = std::boxed::Box::leak(std::boxed::Box::new(Aimd::try_new(c).unwrap()));
+    let l = &Aimd::try_new(c).unwrap();
     let a = l.try_acquire().unwrap();
     let b = l.try_acquire().unwrap();
     let got = race_at(
@@ -543,9 +541,7 @@ fn cut_racing_admission_uses_the_limit_in_force() {
 /// epoch moved and gives up.
 #[test]
 fn concurrent_drops_from_one_window_cut_once() {
-    let l: &'static Aimd = std::boxed::Box::leak(std::boxed::Box::new(
-        Aimd::try_new(config(1, 100, 100)).unwrap(),
-    ));
+    let l = &Aimd::try_new(config(1, 100, 100)).unwrap();
     let a = l.try_acquire().unwrap();
     let b = l.try_acquire().unwrap();
     race_at("limit::cut", move || a.dropped(), || b.dropped());
@@ -559,7 +555,7 @@ fn concurrent_drops_from_one_window_cut_once() {
 #[test]
 #[cfg_attr(miri, ignore = "needs 2^24 operations on 64-bit targets")]
 fn preempted_between_loads_across_a_counter_wrap_cannot_admit_over_limit() {
-    let l: &'static Aimd = std::boxed::Box::leak(std::boxed::Box::new(fixed(2)));
+    let l = &fixed(2);
     let mut held = Vec::new();
     let got = race_at(
         "limit::between_loads",
