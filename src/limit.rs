@@ -1,1 +1,893 @@
-//! Adaptive (AIMD) concurrency limiter (not yet written).
+//! A lock-free, allocation-free adaptive (AIMD) concurrency limiter with
+//! priority classes, usable in a `static`.
+//!
+//! # Model
+//!
+//! Work is admitted while the number of permits *in flight* is below the
+//! current *limit*; beyond it, work is shed at once ([`Aimd::try_acquire`]
+//! returns `None`). Each [`Permit`] ends with an outcome that steers the limit:
+//!
+//! * [`Permit::success`] with the latency in ticks of any clock. A latency
+//!   within `tolerance` of the no-queue baseline (the smallest latency seen
+//!   recently) is a *good* sample; beyond it, the dependency is queueing and
+//!   the sample is an overload signal.
+//! * [`Permit::dropped`]: overload (timeout, downstream rejection, full queue).
+//! * [`Permit::ignore`], or dropping the permit: no information (cancelled,
+//!   client error). The permit is released all the same.
+//!
+//! Additive increase: once `limit` good samples have been seen since the last
+//! change of the limit, and the permit that completes the window was admitted
+//! with at least half of its class's threshold in use (half the limit for
+//! [`Priority::Critical`]), the limit grows by one. Counting a
+//! window of successes (rather than adding `1/limit` per success in fixed
+//! point) keeps the admission word free of fraction bits, so the limit keeps
+//! 12 bits on 32-bit targets. The half-full rule is Netflix's: an
+//! application-limited caller never inflates the limit. It is taken relative
+//! to the class's threshold because otherwise the limit would settle near
+//! twice the in-flight count at light load, which puts the background
+//! threshold (50 %) right at the in-flight count and sheds background work
+//! while the dependency is idle half the time.
+//!
+//! Multiplicative decrease: an overload signal sets
+//! `limit = max(min_limit, floor(limit * backoff / 256))`. The floor makes
+//! small limits fall (`floor(2 * 230 / 256) = 1`, where rounding would stick
+//! at 2). Each cut increments an *epoch*; a permit carries the epoch in force
+//! at its admission and only a permit from the current epoch can cut, so a
+//! burst of `n` drops from one window cuts once, not `0.9^n` (RFC 5681's
+//! once-per-window rule, Camunda's stabilising AIMD).
+//!
+//! Baseline: every good or bad success lowers the baseline at once (a
+//! `fetch_min`). Every `baseline_window` successes the baseline is replaced
+//! by the minimum seen during that window, so it recovers upward when the
+//! dependency got slower for good. Dropped and ignored outcomes never touch
+//! it. A latency of 0 ticks counts as 1 (and `u32::MAX` as `u32::MAX - 1`);
+//! comparisons are done in `u64`, so no tick value overflows or panics.
+//!
+//! Priority classes: [`Priority::Critical`] may fill the whole limit;
+//! [`Priority::Normal`] and [`Priority::Background`] are admitted only while
+//! the total in flight is below `normal_share / 256` and
+//! `background_share / 256` of the limit (defaults 75 % and 50 %, at least
+//! one permit). Background work is therefore shed first and the critical
+//! path keeps the top of the limit for itself.
+//!
+//! # The admission word
+//!
+//! One `AtomicUsize` packs the three fields admission depends on; a second
+//! one, `released`, counts permits given back:
+//!
+//! | bits (32-bit `usize`) | bits (64-bit `usize`) | field                                 |
+//! |-----------------------|-----------------------|---------------------------------------|
+//! | `0..12`               | `0..24`               | `admitted` (permits granted, wrapping) |
+//! | `12..24`              | `24..48`              | `limit`                               |
+//! | `24..32`              | `48..64`              | `epoch` (cuts so far, wrapping)       |
+//!
+//! In flight is `admitted − released` (mod 2^12 or 2^24).
+//!
+//! | transition | operation | from → to | who |
+//! |------------|-----------|-----------|-----|
+//! | admit | CAS on the word | `admitted: a → a + 1` if `a − released < threshold(limit, class)`; limit and epoch compared, unchanged | [`Aimd::try_acquire_with`] |
+//! | release | `fetch_add(1)` on `released` | `released: r → r + 1`, once per permit, after its admission | a permit's outcome or drop |
+//! | grow | CAS on the word | `limit: L → L + 1` if `L < max_limit` and `epoch` is the permit's | a good success closing a window |
+//! | cut | CAS on the word | `limit: L → max(min, ⌊L·backoff/256⌋) < L`, `epoch: e → e + 1` if `epoch` is the permit's | an overload signal |
+//!
+//! Invariants: `min_limit ≤ limit ≤ max_limit ≤ MAX_LIMIT`, and in flight
+//! `≤ max_limit`, so the difference never wraps and no field carries into its
+//! neighbour (`admitted` wraps inside its field).
+//!
+//! ## Why admission is one step
+//!
+//! Admission reads the word, then `released`, checks `admitted − released`
+//! against the class's threshold of the word's `limit`, and CASes the word to
+//! `admitted + 1`. The CAS compares the *whole* word it checked: if the limit,
+//! the epoch or the admitted count changed in between, it fails and the check
+//! is redone. A successful CAS means the word read was still the latest, so
+//! every release counted in `released` belongs to a permit counted in that
+//! word (a release of a permit admitted later would have changed the word
+//! first), and releases not yet seen only make in flight look *higher*.
+//! Hence at the instant of admission, in flight `≤ admitted − released_read
+//! < threshold ≤ limit` — all against the limit in force in that same word.
+//! In flight never exceeds the limit in force at admission, whatever the
+//! concurrency; there is no check-then-increment window (the bug of Netflix
+//! concurrency-limits #140/#234 and Envoy PR #42133) and no optimistic
+//! increment to roll back. A cut may leave in flight above the new limit; it
+//! then drains, as nothing is admitted until it is below.
+//!
+//! Splitting the release off the word keeps a release to one `fetch_add` on a
+//! counter that is also the sample clock for growth and baseline windows and
+//! the basis of the statistics, so an admission plus a `success` costs two
+//! read-modify-writes, as a bare `fetch_add`/`fetch_sub` pair does.
+//!
+//! The epoch has 8 bits on 32-bit targets: a permit held across exactly a
+//! multiple of 256 cuts could cut once more. The limit is at most
+//! [`MAX_LIMIT`] (4095 on 32-bit targets, 2^24 − 1 on 64-bit ones).
+//!
+//! # Progress
+//!
+//! * [`Aimd::try_acquire_with`] is lock-free: it retries only when another
+//!   context changed the word or released a permit admitted after its read
+//!   (both progress), or when an LL/SC CAS failed spuriously. It sheds only
+//!   if the word did not change while it read `released`, so the count it
+//!   judged was in force then; a release it could not yet see is ordered
+//!   after the shed.
+//! * Releasing a permit is wait-free (one `fetch_add` and, for `ignore` and
+//!   `dropped`, a statistics counter).
+//! * Adapting the limit after a success or drop is lock-free and gives up as
+//!   soon as the epoch moves on.
+//!
+//! An interrupt that preempts any of these mid-way completes its own
+//! operation; nothing waits for anyone. There are no locks and no allocation.
+//! With `portable-atomic` on thumbv6m every atomic is a short critical
+//! section chosen by the final binary.
+//!
+//! # Orderings
+//!
+//! * Admission reads the word with `Acquire` and CASes it with `AcqRel`, so
+//!   it synchronises with the previous admission (grow and cut CASes,
+//!   `Relaxed`, continue that admission's release sequence). The `released`
+//!   it reads afterwards is therefore at least the one the previous
+//!   admission judged by, whose check bounded `admitted − released` by its
+//!   limit: an in-flight count computed from a stale `released` never wraps
+//!   around to a small number, however long the thread was preempted.
+//! * A release is a `Release` `fetch_add` on `released`, read with `Acquire`.
+//!   If a read of `released` counts the release of a permit admitted after
+//!   the word that was read, the CAS fails (the word moved) or, on the shed
+//!   path, the re-read of the word sees the change, so such a count is never
+//!   acted on; a difference above `max_limit` is recognised as such and
+//!   re-read at once.
+//! * These pairs also give semaphore semantics: what a holder wrote before
+//!   releasing is visible to an admission that counted the release.
+//! * The adaptation words (baseline, probe, window start) and the statistics
+//!   are `Relaxed`: heuristics and counters, ordered with nothing; a race there
+//!   can cost a sample or delay growth by one success, never admit over the
+//!   limit.
+//!
+//! loom checks these models (`tests/loom_limit.rs`), which do not rely on
+//! `SeqCst` (loom treats it like `AcqRel`).
+//!
+//! # Example
+//!
+//! ```
+//! use sluicegate::limit::{Aimd, AimdConfig, Priority};
+//!
+//! static LIMITER: Aimd = Aimd::new(AimdConfig::DEFAULT);
+//!
+//! match LIMITER.try_acquire() {
+//!     Some(permit) => {
+//!         let start = 0u32; // read your clock here
+//!         // ... do the work ...
+//!         let end = 17u32;
+//!         permit.success(end.wrapping_sub(start));
+//!     }
+//!     None => { /* shed: answer "busy" at once */ }
+//! }
+//! // Background work gets at most half of the limit.
+//! if let Some(p) = LIMITER.try_acquire_with(Priority::Background) {
+//!     p.ignore();
+//! }
+//! assert_eq!(LIMITER.in_flight(), 0);
+//! ```
+//!
+//! A bad configuration in a `static` is a compile-time error:
+//!
+//! ```compile_fail
+//! use sluicegate::limit::{Aimd, AimdConfig};
+//! static BAD: Aimd = Aimd::new(AimdConfig { min_limit: 0, ..AimdConfig::DEFAULT });
+//! ```
+//!
+//! # References
+//!
+//! * D.-M. Chiu, R. Jain, "Analysis of the Increase and Decrease Algorithms
+//!   for Congestion Avoidance in Computer Networks", Computer Networks and
+//!   ISDN Systems 17(1), 1989 — why AIMD converges to a fair, efficient share.
+//! * V. Jacobson, "Congestion Avoidance and Control", SIGCOMM 1988; RFC 5681
+//!   (TCP congestion control) — at most one decrease per window.
+//! * Netflix `concurrency-limits`, `AIMDLimit` — defaults (min 20, max 200,
+//!   ×0.9, no growth below half the limit).
+//! * Envoy adaptive concurrency filter — latency compared against a re-probed
+//!   minimum round-trip time with a buffer (≈ 25 %).
+
+#![cfg(any(
+    target_has_atomic = "ptr",
+    feature = "portable-atomic",
+    sluicegate_loom
+))]
+#![cfg_attr(
+    docsrs,
+    doc(cfg(any(target_has_atomic = "ptr", feature = "portable-atomic")))
+)]
+
+use core::fmt;
+use core::mem::ManuallyDrop;
+
+use crate::sync::{const_fn, pause_point, AtomicUsize, Ordering, Padded, SharedCounter};
+
+const _: () = assert!(
+    usize::BITS >= 32,
+    "the limiter needs a usize of at least 32 bits"
+);
+
+/// Bits of the `in_flight` and `limit` fields.
+const COUNT_BITS: u32 = if usize::BITS >= 64 { 24 } else { 12 };
+const COUNT_MASK: usize = (1 << COUNT_BITS) - 1;
+const LIMIT_SHIFT: u32 = COUNT_BITS;
+const EPOCH_SHIFT: u32 = 2 * COUNT_BITS;
+const EPOCH_MASK: usize = usize::MAX >> EPOCH_SHIFT;
+
+/// The largest limit this target's admission word can hold: 4095 where
+/// `usize` has 32 bits, 2^24 − 1 where it has 64.
+pub const MAX_LIMIT: u32 = COUNT_MASK as u32;
+
+/// Fractions in the configuration are in units of 1/256.
+pub const ONE: u16 = 256;
+
+/// Baseline value meaning "no sample yet".
+const UNKNOWN: usize = u32::MAX as usize;
+
+/// The admitted count (mod 2^COUNT_BITS) of an admission word, or the
+/// in-flight count of the word a permit keeps.
+#[inline(always)]
+const fn admitted_of(word: usize) -> usize {
+    word & COUNT_MASK
+}
+
+/// A permit's word keeps its in-flight count where the admission word keeps
+/// the admitted count.
+#[inline(always)]
+const fn in_flight_of(word: usize) -> usize {
+    word & COUNT_MASK
+}
+
+/// The word with its admitted count one higher, wrapping inside its field.
+#[inline(always)]
+const fn bump_admitted(word: usize) -> usize {
+    (word & !COUNT_MASK) | (word.wrapping_add(1) & COUNT_MASK)
+}
+
+#[inline(always)]
+const fn limit_of(word: usize) -> usize {
+    (word >> LIMIT_SHIFT) & COUNT_MASK
+}
+
+#[inline(always)]
+const fn epoch_of(word: usize) -> usize {
+    word >> EPOCH_SHIFT
+}
+
+#[inline(always)]
+const fn pack(count: usize, limit: usize, epoch: usize) -> usize {
+    (count & COUNT_MASK) | (limit << LIMIT_SHIFT) | ((epoch & EPOCH_MASK) << EPOCH_SHIFT)
+}
+
+/// How many permits of a class may be in flight under `limit`: the class's
+/// share of it (in 1/256), at least one.
+#[inline(always)]
+const fn threshold(limit: usize, share: usize) -> usize {
+    let t = (limit * share) >> 8;
+    if t == 0 {
+        1
+    } else {
+        t
+    }
+}
+
+/// The priority class of a request.
+///
+/// A class is admitted only while the *total* in flight is below its share of
+/// the limit, so lower classes are shed first and the top of the limit is kept
+/// for higher ones. See [`AimdConfig::normal_share`] and
+/// [`AimdConfig::background_share`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+#[repr(u8)]
+pub enum Priority {
+    /// The critical path: may use the whole limit.
+    Critical = 0,
+    /// Ordinary work: admitted while in flight < `normal_share` of the limit.
+    Normal = 1,
+    /// Work that can wait or be lost: admitted while in flight <
+    /// `background_share` of the limit; shed first.
+    Background = 2,
+}
+
+/// Number of priority classes.
+pub const CLASSES: usize = 3;
+
+/// Parameters of an [`Aimd`] limiter. Fractions are integers in units of
+/// 1/256 ([`ONE`] = 256 = 1.0), so no floating point is involved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct AimdConfig {
+    /// Lowest limit (≥ 1). Default 20.
+    pub min_limit: u32,
+    /// Limit at start, in `min_limit..=max_limit`. Default 20.
+    pub initial_limit: u32,
+    /// Highest limit (≤ [`MAX_LIMIT`]). Default 200.
+    pub max_limit: u32,
+    /// Multiplicative decrease on overload, in 1/256, in `1..=255`.
+    /// Default 230 (≈ 0.9).
+    pub backoff: u16,
+    /// A success slower than `baseline * tolerance / 256` is an overload
+    /// signal; at least 256. Default 320 (25 % over the baseline, Envoy's
+    /// buffer).
+    pub tolerance: u16,
+    /// The baseline is re-probed every this many successes (replaced by the
+    /// minimum of the last window). A power of two, ≥ 2. Default 1024.
+    pub baseline_window: u32,
+    /// Share of the limit [`Priority::Normal`] may fill, in 1/256, in
+    /// `background_share..=256`. Default 192 (75 %).
+    pub normal_share: u16,
+    /// Share of the limit [`Priority::Background`] may fill, in 1/256, in
+    /// `1..=normal_share`. Default 128 (50 %).
+    pub background_share: u16,
+}
+
+impl AimdConfig {
+    /// Netflix's converged AIMD defaults (min 20, initial 20, max 200, ×0.9)
+    /// with a 25 % latency tolerance and 75 % / 50 % class shares.
+    pub const DEFAULT: Self = Self {
+        min_limit: 20,
+        initial_limit: 20,
+        max_limit: 200,
+        backoff: 230,
+        tolerance: 320,
+        baseline_window: 1024,
+        normal_share: 192,
+        background_share: 128,
+    };
+
+    /// Checks every field; `Err` names the first one that is wrong.
+    pub const fn validate(&self) -> Result<(), ConfigError> {
+        if self.min_limit == 0 {
+            Err(ConfigError::ZeroMinLimit)
+        } else if self.min_limit > self.max_limit {
+            Err(ConfigError::MinAboveMax)
+        } else if self.max_limit > MAX_LIMIT {
+            Err(ConfigError::MaxTooLarge)
+        } else if self.initial_limit < self.min_limit || self.initial_limit > self.max_limit {
+            Err(ConfigError::InitialOutOfRange)
+        } else if self.backoff == 0 || self.backoff >= ONE {
+            Err(ConfigError::BackoffOutOfRange)
+        } else if self.tolerance < ONE {
+            Err(ConfigError::ToleranceBelowOne)
+        } else if self.baseline_window < 2 || !self.baseline_window.is_power_of_two() {
+            Err(ConfigError::BadBaselineWindow)
+        } else if self.background_share == 0
+            || self.background_share > self.normal_share
+            || self.normal_share > ONE
+        {
+            Err(ConfigError::BadShares)
+        } else {
+            Ok(())
+        }
+    }
+}
+
+impl Default for AimdConfig {
+    fn default() -> Self {
+        Self::DEFAULT
+    }
+}
+
+/// What is wrong with an [`AimdConfig`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum ConfigError {
+    /// `min_limit` is 0: the limiter could shut out all work for good.
+    ZeroMinLimit,
+    /// `min_limit > max_limit`.
+    MinAboveMax,
+    /// `max_limit` exceeds [`MAX_LIMIT`] for this target.
+    MaxTooLarge,
+    /// `initial_limit` is outside `min_limit..=max_limit`.
+    InitialOutOfRange,
+    /// `backoff` is not in `1..=255` (a factor in (0, 1)).
+    BackoffOutOfRange,
+    /// `tolerance` is below 256 (1.0): every sample would be an overload.
+    ToleranceBelowOne,
+    /// `baseline_window` is not a power of two ≥ 2.
+    BadBaselineWindow,
+    /// Not `1 ≤ background_share ≤ normal_share ≤ 256`.
+    BadShares,
+}
+
+impl ConfigError {
+    const fn message(self) -> &'static str {
+        match self {
+            Self::ZeroMinLimit => "AimdConfig: min_limit is 0",
+            Self::MinAboveMax => "AimdConfig: min_limit > max_limit",
+            Self::MaxTooLarge => "AimdConfig: max_limit > limit::MAX_LIMIT",
+            Self::InitialOutOfRange => "AimdConfig: initial_limit outside min_limit..=max_limit",
+            Self::BackoffOutOfRange => "AimdConfig: backoff not in 1..=255 (a factor in (0, 1))",
+            Self::ToleranceBelowOne => "AimdConfig: tolerance below 256 (1.0)",
+            Self::BadBaselineWindow => "AimdConfig: baseline_window not a power of two >= 2",
+            Self::BadShares => "AimdConfig: shares not 1 <= background <= normal <= 256",
+        }
+    }
+}
+
+impl fmt::Display for ConfigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.message())
+    }
+}
+
+impl core::error::Error for ConfigError {}
+
+/// A snapshot of an [`Aimd`]'s state and counters.
+///
+/// Counters wrap (at 2^32 on 32-bit targets). `admitted` is derived as
+/// `released + in_flight` and `succeeded` as `released − dropped − ignored`
+/// (successes are not counted separately, which keeps the success path at two
+/// read-modify-writes). Each field is read on its own, so under concurrent
+/// use the snapshot is not one instant and a permit being released during it
+/// may be missing from `succeeded` for that snapshot. It is exact when
+/// nothing is being released concurrently.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct AimdStats {
+    /// The current limit.
+    pub limit: u32,
+    /// Permits currently in flight.
+    pub in_flight: u32,
+    /// Permits granted.
+    pub admitted: usize,
+    /// Permits that ended with [`Permit::success`].
+    pub succeeded: usize,
+    /// Permits that ended with [`Permit::dropped`].
+    pub dropped: usize,
+    /// Permits that ended with [`Permit::ignore`] or were dropped without an
+    /// outcome.
+    pub ignored: usize,
+    /// Requests refused, per class (indexed by `Priority as usize`).
+    pub shed: [usize; CLASSES],
+    /// Times the limit was cut.
+    pub decreases: usize,
+    /// The latency baseline in ticks, once a success was seen.
+    pub baseline: Option<u32>,
+}
+
+/// Adaptation words and counters written when permits end or are shed (kept
+/// off the admission word's cache line).
+struct Track {
+    /// Release count at which the current growth window started; may lie
+    /// ahead of `released` right after a cut (see [`Aimd::cut`]). Compared
+    /// with wrapping arithmetic.
+    window_start: AtomicUsize,
+    /// The latency baseline in ticks (`UNKNOWN` before the first success).
+    /// Invariant: ≤ `u32::MAX`.
+    baseline: AtomicUsize,
+    /// Minimum latency of the current baseline window (`UNKNOWN` if none).
+    probe: AtomicUsize,
+    dropped: SharedCounter,
+    ignored: SharedCounter,
+    decreases: SharedCounter,
+    shed: [SharedCounter; CLASSES],
+}
+
+/// A lock-free AIMD concurrency limiter. See the [module docs](self).
+pub struct Aimd {
+    /// The admission word: `admitted | limit | epoch` (layout in the module
+    /// docs). Only changed by read-modify-writes.
+    state: Padded<AtomicUsize>,
+    /// Permits released so far (wrapping). Only ever incremented, once per
+    /// permit, after that permit's admission. Invariant: `admitted −
+    /// released` (mod 2^COUNT_BITS) is the number of permits in flight.
+    released: Padded<AtomicUsize>,
+    track: Padded<Track>,
+    /// Immutable after construction: `min_limit ≤ max_limit ≤ MAX_LIMIT`.
+    min_limit: usize,
+    max_limit: usize,
+    /// In 1/256, `1..=255`.
+    backoff: usize,
+    /// In 1/256, `≥ 256`.
+    tolerance: usize,
+    /// `baseline_window - 1`.
+    window_mask: usize,
+    /// Per-class shares in 1/256; `shares[0] == 256`.
+    shares: [usize; CLASSES],
+}
+
+impl Aimd {
+    const_fn! {
+        /// A limiter with the given configuration.
+        ///
+        /// Meant for a `static` or `const`, where an invalid configuration is
+        /// a compile-time error. Called at run time with an invalid
+        /// configuration it panics; use [`Aimd::try_new`] for configurations
+        /// built at run time.
+        pub fn new(config: AimdConfig) -> Self {
+            match config.validate() {
+                Ok(()) => Self::build(config, 0, 0),
+                Err(e) => panic!("{}", e.message()),
+            }
+        }
+    }
+
+    const_fn! {
+        /// A limiter with the given configuration, or what is wrong with it.
+        pub fn try_new(config: AimdConfig) -> Result<Self, ConfigError> {
+            match config.validate() {
+                Ok(()) => Ok(Self::build(config, 0, 0)),
+                Err(e) => Err(e),
+            }
+        }
+    }
+
+    const_fn! {
+        /// Test-only: a limiter whose epoch starts at `epoch` (mod the epoch
+        /// field) and whose admitted/released counters start at `count`, to
+        /// exercise wrap-around.
+        #[doc(hidden)]
+        pub fn __with_start(config: AimdConfig, epoch: usize, count: usize) -> Result<Self, ConfigError> {
+            match config.validate() {
+                Ok(()) => Ok(Self::build(config, epoch, count)),
+                Err(e) => Err(e),
+            }
+        }
+    }
+
+    const_fn! {
+        fn build(c: AimdConfig, epoch: usize, count: usize) -> Self {
+            Self {
+                state: Padded::new(AtomicUsize::new(pack(count, c.initial_limit as usize, epoch))),
+                released: Padded::new(AtomicUsize::new(count)),
+                track: Padded::new(Track {
+                    window_start: AtomicUsize::new(count),
+                    baseline: AtomicUsize::new(UNKNOWN),
+                    probe: AtomicUsize::new(UNKNOWN),
+                    dropped: SharedCounter::new(),
+                    ignored: SharedCounter::new(),
+                    decreases: SharedCounter::new(),
+                    shed: [SharedCounter::new(), SharedCounter::new(), SharedCounter::new()],
+                }),
+                min_limit: c.min_limit as usize,
+                max_limit: c.max_limit as usize,
+                backoff: c.backoff as usize,
+                tolerance: c.tolerance as usize,
+                window_mask: (c.baseline_window - 1) as usize,
+                shares: [ONE as usize, c.normal_share as usize, c.background_share as usize],
+            }
+        }
+    }
+
+    /// Admits a [`Priority::Critical`] request if in flight < limit; else
+    /// sheds it (returns `None` and counts it).
+    #[inline]
+    pub fn try_acquire(&self) -> Option<Permit<'_>> {
+        self.try_acquire_with(Priority::Critical)
+    }
+
+    /// Admits a request of class `priority` if in flight is below the class's
+    /// share of the limit; else sheds it (returns `None` and counts it).
+    ///
+    /// Lock-free; two loads and one CAS when uncontended.
+    #[inline]
+    pub fn try_acquire_with(&self, priority: Priority) -> Option<Permit<'_>> {
+        let share = self.shares[priority as usize];
+        loop {
+            // Acquire: synchronises with the last admission (its AcqRel CAS
+            // heads a release sequence every later RMW of the word
+            // continues), so the `released` we read next is at least the one
+            // it judged by (see "Orderings").
+            let cur = self.state.load(Ordering::Acquire);
+            pause_point("limit::between_loads");
+            // Acquire: pairs with the Release of each release.
+            let released = self.released.load(Ordering::Acquire);
+            let in_flight = admitted_of(cur).wrapping_sub(released) & COUNT_MASK;
+            if in_flight > self.max_limit {
+                // `released` counts a permit admitted after `cur` was read:
+                // the word has moved on. Read both again.
+                continue;
+            }
+            if in_flight >= threshold(limit_of(cur), share) {
+                // Shed only if the word did not move while `released` was
+                // read, so the count judged was the one in force.
+                if self.state.load(Ordering::Relaxed) != cur {
+                    continue;
+                }
+                self.track.shed[priority as usize].add(1);
+                return None;
+            }
+            pause_point("limit::admit");
+            // AcqRel: Release hands what we saw of `released` to the next
+            // admission; Acquire gives semaphore semantics. The CAS compares
+            // the admitted count, limit and epoch it checked.
+            if self
+                .state
+                .compare_exchange_weak(cur, bump_admitted(cur), Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+            {
+                return Some(Permit {
+                    aimd: self,
+                    admitted: (cur & !COUNT_MASK) | (in_flight + 1),
+                    priority,
+                });
+            }
+        }
+    }
+
+    /// The current limit.
+    #[inline]
+    pub fn limit(&self) -> u32 {
+        limit_of(self.state.load(Ordering::Relaxed)) as u32
+    }
+
+    /// Permits currently in flight (under concurrent use it may still count
+    /// permits released during the call).
+    #[inline]
+    pub fn in_flight(&self) -> u32 {
+        self.snapshot().2 as u32
+    }
+
+    /// The admission word, `released`, and the in-flight count they imply,
+    /// read consistently (retried while admissions race the read).
+    #[inline]
+    fn snapshot(&self) -> (usize, usize, usize) {
+        loop {
+            // Orderings as in `try_acquire_with`.
+            let word = self.state.load(Ordering::Acquire);
+            let released = self.released.load(Ordering::Acquire);
+            let in_flight = admitted_of(word).wrapping_sub(released) & COUNT_MASK;
+            if in_flight <= self.max_limit && self.state.load(Ordering::Relaxed) == word {
+                return (word, released, in_flight);
+            }
+        }
+    }
+
+    /// The latency baseline in ticks, once a success was seen.
+    pub fn baseline(&self) -> Option<u32> {
+        match self.track.baseline.load(Ordering::Relaxed) {
+            UNKNOWN => None,
+            b => Some(b as u32),
+        }
+    }
+
+    /// A snapshot of the state and counters (see [`AimdStats`]).
+    pub fn stats(&self) -> AimdStats {
+        let t = &*self.track;
+        let dropped = t.dropped.get();
+        let ignored = t.ignored.get();
+        let (word, released, in_flight) = self.snapshot();
+        AimdStats {
+            limit: limit_of(word) as u32,
+            in_flight: in_flight as u32,
+            admitted: released.wrapping_add(in_flight),
+            // Saturating: under concurrent releases the outcome counters may
+            // be read ahead of `released` (they are bumped after it).
+            succeeded: released.saturating_sub(dropped.wrapping_add(ignored)),
+            dropped,
+            ignored,
+            shed: [t.shed[0].get(), t.shed[1].get(), t.shed[2].get()],
+            decreases: t.decreases.get(),
+            baseline: self.baseline(),
+        }
+    }
+
+    /// Gives one permit back; returns the release's sequence number (1 for
+    /// the first release, wrapping).
+    #[inline(always)]
+    fn release(&self) -> usize {
+        // Release: pairs with the Acquire loads of `released` in admissions.
+        self.released
+            .fetch_add(1, Ordering::Release)
+            .wrapping_add(1)
+    }
+
+    #[inline]
+    fn on_ignore(&self) {
+        self.release();
+        self.track.ignored.add(1);
+    }
+
+    fn on_dropped(&self, admitted: usize) {
+        self.release();
+        self.track.dropped.add(1);
+        self.cut(epoch_of(admitted));
+    }
+
+    #[inline]
+    fn on_success(&self, admitted: usize, priority: Priority, ticks: u32) {
+        // 0 ticks counts as 1, and u32::MAX as u32::MAX - 1 (which keeps
+        // `UNKNOWN` free); the value stays < u32::MAX.
+        let latency = ticks.clamp(1, u32::MAX - 1) as usize;
+        let t = &*self.track;
+        // Relaxed throughout: heuristics (see the module docs).
+        let mut baseline = t.baseline.load(Ordering::Relaxed);
+        if latency < baseline {
+            baseline = t
+                .baseline
+                .fetch_min(latency, Ordering::Relaxed)
+                .min(latency);
+        }
+        if latency < t.probe.load(Ordering::Relaxed) {
+            t.probe.fetch_min(latency, Ordering::Relaxed);
+        }
+        let n = self.release();
+        if n & self.window_mask == 0 {
+            // Exactly one release sees each multiple of the window; if it is
+            // a success it re-probes the baseline as the minimum of the
+            // window that ended.
+            let min = t.probe.swap(UNKNOWN, Ordering::Relaxed);
+            if min != UNKNOWN {
+                t.baseline.store(min, Ordering::Relaxed);
+            }
+        }
+        // u64: u32 ticks × 16-bit fractions cannot overflow.
+        let slow = (latency as u64) * (ONE as u64) > (baseline as u64) * (self.tolerance as u64);
+        if slow {
+            self.cut(epoch_of(admitted));
+        } else {
+            self.grow(admitted, priority, n);
+        }
+    }
+
+    /// Additive increase: +1 once `limit` permits were released since the
+    /// window started, if the permit closing the window is a good success
+    /// from the current epoch that saw at least half of its class's
+    /// threshold in use.
+    fn grow(&self, admitted: usize, priority: Priority, n: usize) {
+        let epoch = epoch_of(admitted);
+        // Relaxed: only limit and epoch are used; the CAS below validates.
+        let now = self.state.load(Ordering::Relaxed);
+        let limit = limit_of(now);
+        // Not application-limited: the permit saw at least half of its
+        // class's threshold in use.
+        let bound = threshold(limit, self.shares[priority as usize]);
+        if epoch_of(now) != epoch || limit >= self.max_limit || in_flight_of(admitted) * 2 < bound {
+            return;
+        }
+        let t = &*self.track;
+        let start = t.window_start.load(Ordering::Relaxed);
+        // Signed: `start` may lie ahead of `n` right after a cut.
+        if (n.wrapping_sub(start) as isize) < limit as isize {
+            return;
+        }
+        // One winner per window.
+        if t.window_start
+            .compare_exchange(start, n, Ordering::Relaxed, Ordering::Relaxed)
+            .is_err()
+        {
+            return;
+        }
+        let mut cur = now;
+        loop {
+            if epoch_of(cur) != epoch || limit_of(cur) >= self.max_limit {
+                return;
+            }
+            pause_point("limit::grow");
+            // Relaxed: the word's own modification order is all that matters
+            // (an RMW continues the admissions' release sequence).
+            match self.state.compare_exchange_weak(
+                cur,
+                cur + (1 << LIMIT_SHIFT),
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => return,
+                Err(w) => cur = w,
+            }
+        }
+    }
+
+    /// Multiplicative decrease, at most once per epoch: only a permit
+    /// admitted in the current epoch can cut, and the cut starts a new one.
+    fn cut(&self, epoch: usize) {
+        let mut cur = self.state.load(Ordering::Relaxed);
+        loop {
+            if epoch_of(cur) != epoch {
+                return; // admitted before the last cut
+            }
+            let limit = limit_of(cur);
+            let scaled = (limit * self.backoff) >> 8;
+            let lower = if scaled < self.min_limit {
+                self.min_limit
+            } else {
+                scaled
+            };
+            if lower >= limit {
+                return; // already at the floor
+            }
+            let next = pack(admitted_of(cur), lower, epoch + 1);
+            pause_point("limit::cut");
+            // Relaxed: as in `grow`.
+            match self
+                .state
+                .compare_exchange_weak(cur, next, Ordering::Relaxed, Ordering::Relaxed)
+            {
+                Ok(_) => break,
+                Err(w) => cur = w,
+            }
+        }
+        let t = &*self.track;
+        t.decreases.add(1);
+        // The next growth window starts after the permits still in flight
+        // (all from the old epoch) have been released: their successes do
+        // not count toward growth under the new limit.
+        let (_, released, in_flight) = self.snapshot();
+        let start = released.wrapping_add(in_flight);
+        t.window_start.store(start, Ordering::Relaxed);
+    }
+}
+
+impl fmt::Debug for Aimd {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (word, _, in_flight) = self.snapshot();
+        f.debug_struct("Aimd")
+            .field("limit", &limit_of(word))
+            .field("in_flight", &in_flight)
+            .field("epoch", &epoch_of(word))
+            .finish_non_exhaustive()
+    }
+}
+
+/// Permission to run one request; give it back with an outcome.
+///
+/// Ending it with [`success`](Permit::success), [`dropped`](Permit::dropped)
+/// or [`ignore`](Permit::ignore) consumes it, so it is released exactly once;
+/// dropping it without an outcome counts as `ignore`.
+#[must_use = "dropping a permit at once releases it as `ignore`"]
+pub struct Permit<'a> {
+    aimd: &'a Aimd,
+    /// The admission word right after this permit's CAS: its in-flight count
+    /// includes this permit; its limit and epoch were in force at admission.
+    admitted: usize,
+    /// The class it was admitted in.
+    priority: Priority,
+}
+
+impl Permit<'_> {
+    /// The request completed after `latency_ticks` ticks of the caller's
+    /// clock (any unit, the same for every call; 0 counts as 1). Compute it
+    /// with `end.wrapping_sub(start)` on a wrapping counter.
+    #[inline]
+    pub fn success(self, latency_ticks: u32) {
+        let this = ManuallyDrop::new(self);
+        this.aimd
+            .on_success(this.admitted, this.priority, latency_ticks);
+    }
+
+    /// The request failed from overload (timeout, rejected downstream, queue
+    /// full): cuts the limit, at most once per window.
+    #[inline]
+    pub fn dropped(self) {
+        let this = ManuallyDrop::new(self);
+        this.aimd.on_dropped(this.admitted);
+    }
+
+    /// The request ended without saying anything about load (cancelled,
+    /// client error). Same as dropping the permit.
+    #[inline]
+    pub fn ignore(self) {
+        drop(self);
+    }
+
+    /// Permits in flight right after this one was admitted (including it).
+    pub fn in_flight_at_admission(&self) -> u32 {
+        in_flight_of(self.admitted) as u32
+    }
+
+    /// The limit in force when this permit was admitted.
+    pub fn limit_at_admission(&self) -> u32 {
+        limit_of(self.admitted) as u32
+    }
+}
+
+impl Drop for Permit<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        self.aimd.on_ignore();
+    }
+}
+
+impl fmt::Debug for Permit<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Permit")
+            .field("in_flight_at_admission", &in_flight_of(self.admitted))
+            .field("limit_at_admission", &limit_of(self.admitted))
+            .field("epoch", &epoch_of(self.admitted))
+            .finish()
+    }
+}
+
+#[cfg(all(test, not(sluicegate_loom)))]
+mod tests;

@@ -1,0 +1,192 @@
+#![cfg(not(sluicegate_loom))]
+//! Thread storms: many threads acquire and release with random outcomes.
+//! In flight must never exceed the limit (no "+ threads" slack), and every
+//! permit must come back and be counted exactly once.
+
+use core::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use sluicegate::limit::{Aimd, AimdConfig, Priority};
+use std::sync::Barrier;
+use std::thread;
+
+const THREADS: usize = 8;
+
+fn total_acquisitions() -> usize {
+    if cfg!(miri) {
+        400
+    } else {
+        1_000_000
+    }
+}
+
+/// xorshift64: a per-thread seeded generator.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+#[derive(Default)]
+struct Tally {
+    admitted: AtomicUsize,
+    shed: [AtomicUsize; 3],
+    succeeded: AtomicUsize,
+    dropped: AtomicUsize,
+    ignored: AtomicUsize,
+    /// Permits held right now, as seen by the test (incremented after the
+    /// admission, decremented before the release, so ≤ the real in flight).
+    holders: AtomicU32,
+    peak: AtomicU32,
+    over_limit_admissions: AtomicUsize,
+    min_limit_seen: AtomicU32,
+    max_limit_seen: AtomicU32,
+}
+
+/// Runs the storm; `hold_limit` is the bound `holders` must respect.
+fn storm(limiter: &Aimd, hold_limit: u32, adaptive: bool) -> Tally {
+    let tally = Tally {
+        min_limit_seen: AtomicU32::new(u32::MAX),
+        ..Tally::default()
+    };
+    let target = total_acquisitions();
+    let barrier = Barrier::new(THREADS);
+    let stop = AtomicBool::new(false);
+    thread::scope(|s| {
+        for t in 0..THREADS {
+            let (tally, barrier, stop) = (&tally, &barrier, &stop);
+            s.spawn(move || {
+                let mut rng =
+                    Rng(0x9E37_79B9_7F4A_7C15 ^ (t as u64 + 1).wrapping_mul(0xA24B_AED4_963E_E407));
+                barrier.wait();
+                while !stop.load(Ordering::Relaxed) {
+                    let r = rng.next();
+                    let class = [Priority::Critical, Priority::Normal, Priority::Background]
+                        [(r % 3) as usize];
+                    let Some(permit) = limiter.try_acquire_with(class) else {
+                        tally.shed[(r % 3) as usize].fetch_add(1, Ordering::Relaxed);
+                        continue;
+                    };
+                    if permit.in_flight_at_admission() > permit.limit_at_admission() {
+                        tally.over_limit_admissions.fetch_add(1, Ordering::Relaxed);
+                    }
+                    let held = tally.holders.fetch_add(1, Ordering::SeqCst) + 1;
+                    tally.peak.fetch_max(held, Ordering::Relaxed);
+                    assert!(
+                        held <= hold_limit,
+                        "{held} permits held under a bound of {hold_limit}"
+                    );
+                    let limit = limiter.limit();
+                    tally.min_limit_seen.fetch_min(limit, Ordering::Relaxed);
+                    tally.max_limit_seen.fetch_max(limit, Ordering::Relaxed);
+                    // Hold it for a moment so permits overlap.
+                    for _ in 0..(r >> 60) {
+                        core::hint::spin_loop();
+                    }
+                    tally.holders.fetch_sub(1, Ordering::SeqCst);
+                    let n = tally.admitted.fetch_add(1, Ordering::Relaxed) + 1;
+                    if n >= target {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                    // Outcomes: mostly fast successes; in the adaptive storm
+                    // some slow ones and drops so the limit moves both ways.
+                    match (r >> 8) % 64 {
+                        0 => {
+                            tally.dropped.fetch_add(1, Ordering::Relaxed);
+                            permit.dropped();
+                        }
+                        1..=4 => {
+                            tally.ignored.fetch_add(1, Ordering::Relaxed);
+                            permit.ignore();
+                        }
+                        5..=8 => {
+                            tally.ignored.fetch_add(1, Ordering::Relaxed);
+                            drop(permit);
+                        }
+                        9 if adaptive => {
+                            tally.succeeded.fetch_add(1, Ordering::Relaxed);
+                            permit.success(10_000);
+                        }
+                        _ => {
+                            tally.succeeded.fetch_add(1, Ordering::Relaxed);
+                            permit.success(100 + ((r >> 20) % 4) as u32);
+                        }
+                    }
+                }
+            });
+        }
+    });
+    tally
+}
+
+fn check_accounting(limiter: &Aimd, tally: &Tally) {
+    assert_eq!(limiter.in_flight(), 0, "in flight must return to 0");
+    let s = limiter.stats();
+    let admitted = tally.admitted.load(Ordering::Relaxed);
+    assert!(admitted >= total_acquisitions());
+    assert_eq!(s.admitted, admitted);
+    assert_eq!(s.succeeded, tally.succeeded.load(Ordering::Relaxed));
+    assert_eq!(s.dropped, tally.dropped.load(Ordering::Relaxed));
+    assert_eq!(s.ignored, tally.ignored.load(Ordering::Relaxed));
+    for c in 0..3 {
+        assert_eq!(s.shed[c], tally.shed[c].load(Ordering::Relaxed));
+    }
+    assert_eq!(tally.over_limit_admissions.load(Ordering::Relaxed), 0);
+}
+
+#[test]
+fn limit_storm_fixed_limit_never_exceeded() {
+    const LIMIT: u32 = 5;
+    let limiter = Aimd::new(AimdConfig {
+        min_limit: LIMIT,
+        initial_limit: LIMIT,
+        max_limit: LIMIT,
+        ..AimdConfig::DEFAULT
+    });
+    let tally = storm(&limiter, LIMIT, false);
+    check_accounting(&limiter, &tally);
+    let peak = tally.peak.load(Ordering::Relaxed);
+    std::println!(
+        "peak holders {peak} / limit {LIMIT}, shed {:?}",
+        limiter.stats().shed
+    );
+    assert!(peak <= LIMIT);
+    // A limit with no drops or slow samples never moves.
+    assert_eq!(limiter.limit(), LIMIT);
+    assert_eq!(limiter.stats().decreases, 0);
+}
+
+#[test]
+fn limit_storm_adaptive_limit_accounts_every_permit() {
+    let config = AimdConfig {
+        min_limit: 2,
+        initial_limit: 6,
+        max_limit: 12,
+        baseline_window: 64,
+        ..AimdConfig::DEFAULT
+    };
+    let limiter = Aimd::new(config);
+    // While the limit moves, holders are bounded by the highest limit.
+    let tally = storm(&limiter, config.max_limit, true);
+    check_accounting(&limiter, &tally);
+    let s = limiter.stats();
+    std::println!(
+        "peak holders {}, limit seen {}..={}, {s:?}",
+        tally.peak.load(Ordering::Relaxed),
+        tally.min_limit_seen.load(Ordering::Relaxed),
+        tally.max_limit_seen.load(Ordering::Relaxed)
+    );
+    let (lo, hi) = (
+        tally.min_limit_seen.load(Ordering::Relaxed),
+        tally.max_limit_seen.load(Ordering::Relaxed),
+    );
+    assert!(lo >= config.min_limit && hi <= config.max_limit);
+    if !cfg!(miri) {
+        // The limit really moved both ways during the storm.
+        assert!(s.decreases > 0);
+        assert!(lo < hi, "limit never moved: {lo}..={hi}");
+    }
+}
