@@ -1,7 +1,7 @@
-#![cfg(sluicegate_loom)]
 //! loom models of every pair of concurrent SPSC operations.
 //!
 //! Run: `RUSTFLAGS="--cfg sluicegate_loom" LOOM_MAX_PREEMPTIONS=2 cargo test --release --test loom_spsc`
+#![cfg(sluicegate_loom)]
 
 use loom::thread;
 use sluicegate::spsc::{Overwrite, Policy, Reject, Ring};

@@ -217,3 +217,24 @@ fn ring_is_send_and_sync_for_send_items() {
     check::<Ring<Box<u8>, 4>>();
     check::<Ring<Cell<u8>, 4>>(); // Cell is Send: Sync ring is fine
 }
+
+#[test]
+fn blocking_push_and_pop_move_everything_without_rejections() {
+    let ring: Ring<u32, 2> = Ring::new();
+    let n = if cfg!(miri) { 40 } else { 2_000 };
+    std::thread::scope(|s| {
+        for p in 0..2 {
+            let ring = &ring;
+            s.spawn(move || {
+                for i in 0..n {
+                    ring.push_blocking(p * n + i);
+                }
+            });
+        }
+        let mut seen: Vec<u32> = (0..2 * n).map(|_| ring.pop_blocking()).collect();
+        seen.sort_unstable();
+        assert!(seen.iter().copied().eq(0..2 * n));
+    });
+    assert_eq!((ring.rejected(), ring.overwritten()), (0, 0));
+    assert!(ring.is_empty());
+}

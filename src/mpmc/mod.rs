@@ -283,6 +283,39 @@ cfg_cas! {
                 Some(item)
             }
 
+            /// Pushes `item`, waiting for a free slot: pressure travels upstream
+            /// instead of being shed. Waits by spinning with
+            /// [`crossbeam_utils::Backoff`]; a wait is not counted as a rejection.
+            ///
+            /// **Never call this from an interrupt handler** (or any context that
+            /// can preempt a consumer on the same core): the consumer could not
+            /// run to make room and the wait would never end.
+            pub fn push_blocking(&self, item: T) {
+                let backoff = crossbeam_utils::Backoff::new();
+                loop {
+                    if let Some(i) = self.fq.dequeue() {
+                        // SAFETY: we took `i` from `fq`, so the slot is free and ours.
+                        unsafe { self.write(i, item) };
+                        self.aq.enqueue(i);
+                        return;
+                    }
+                    backoff.snooze();
+                }
+            }
+
+            /// Pops the oldest item, waiting until there is one (spinning with
+            /// [`crossbeam_utils::Backoff`]). **Never call this from an interrupt
+            /// handler** that can preempt a producer: the wait would never end.
+            pub fn pop_blocking(&self) -> T {
+                let backoff = crossbeam_utils::Backoff::new();
+                loop {
+                    if let Some(item) = self.try_pop() {
+                        return item;
+                    }
+                    backoff.snooze();
+                }
+            }
+
             /// Pops the oldest item, or `None` if the ring is empty. Lock-free.
             #[inline]
             pub fn try_pop(&self) -> Option<T> {
