@@ -7,13 +7,17 @@ fn main() {
     let (board, core) = match target.as_str() {
         "thumbv6m-none-eabi" => ("microbit", "Cortex-M0"),
         "thumbv7m-none-eabi" => ("lm3s6965evb", "Cortex-M3"),
-        other => panic!("no board for target {other}: use thumbv6m-none-eabi or thumbv7m-none-eabi"),
+        other => {
+            panic!("no board for target {other}: use thumbv6m-none-eabi or thumbv7m-none-eabi")
+        }
     };
     if board == "microbit"
         && env::var_os("CARGO_FEATURE_CAS_CRITICAL_SECTION").is_none()
         && env::var_os("CARGO_FEATURE_CAS_SINGLE_CORE").is_none()
     {
-        panic!("thumbv6m has no CAS: build with --features cas-critical-section or cas-single-core");
+        panic!(
+            "thumbv6m has no CAS: build with --features cas-critical-section or cas-single-core"
+        );
     }
     let out = PathBuf::from(env::var("OUT_DIR").unwrap());
     let src = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap())
@@ -33,6 +37,13 @@ fn main() {
         "native CAS"
     };
     println!("cargo:rustc-env=FW_CAS={cas}");
+    // Short name of this build in the cost table.
+    let tag = match (board, cas) {
+        ("microbit", "CAS via critical-section") => "M0/critical-section",
+        ("microbit", _) => "M0/single-core",
+        _ => "M3",
+    };
+    println!("cargo:rustc-env=FW_TAG={tag}");
     println!("cargo:rustc-link-arg=-Tlink.x");
     if env::var_os("CARGO_FEATURE_DEFMT").is_some() {
         println!("cargo:rustc-link-arg=-Tdefmt.x");

@@ -6,13 +6,15 @@
 use core::panic::PanicInfo;
 
 use cortex_m::peripheral::{syst::SystClkSource, SYST};
-pub use cortex_m_semihosting::hprintln;
 use cortex_m_semihosting::debug;
+pub use cortex_m_semihosting::hprintln;
 
 /// The QEMU machine this build is for (from the target triple, see build.rs).
 pub const BOARD: &str = env!("FW_BOARD");
 /// Its core.
 pub const CORE: &str = env!("FW_CORE");
+/// Short name of this build (core and CAS flavour) for the cost table.
+pub const TAG: &str = env!("FW_TAG");
 /// Where compare-and-swap comes from in this build.
 pub const CAS: &str = env!("FW_CAS");
 
@@ -150,9 +152,9 @@ mod defmt_logger {
     #[defmt::global_logger]
     struct Counter;
 
-    // SAFETY: every call is made inside the critical section taken in
-    // `acquire` and left in `release` (defmt's contract), and the only state
-    // is an atomic counter.
+    // SAFETY: defmt calls `write` only between `acquire` and `release`; the
+    // firmware logs from the main loop only (never from an interrupt), so
+    // there is no reentrancy, and the only state is an atomic counter.
     unsafe impl defmt::Logger for Counter {
         fn acquire() {}
         unsafe fn flush() {}

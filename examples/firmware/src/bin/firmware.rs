@@ -118,7 +118,8 @@ fn with_isr<R>(f: impl FnOnce(&mut Isr) -> R) -> R {
     critical_section::with(|cs| f(ISR.borrow_ref_mut(cs).as_mut().expect("ISR state")))
 }
 
-fn spsc_phase() -> bool {
+/// Runs the SPSC phase; returns whether its checks passed and a short summary.
+fn spsc_phase() -> (bool, Summary) {
     let (tx, mut rx) = SAMPLES.try_split().expect("first split");
     assert!(SAMPLES.try_split().is_none());
     with_isr(|isr| {
@@ -151,7 +152,11 @@ fn spsc_phase() -> bool {
                 received += 1;
                 received_sum += s.seq as u64;
                 let burst = (s.seq >> 10) & 3 == 3; // a fast stretch now and then
-                fw::spin(if burst { rng.range(0, 40) } else { rng.range(150, 600) });
+                fw::spin(if burst {
+                    rng.range(0, 40)
+                } else {
+                    rng.range(150, 600)
+                });
             }
             None if done => break,
             None => {
@@ -184,7 +189,25 @@ fn spsc_phase() -> bool {
         errors + isr.errors,
         if ok { "ok" } else { "MISMATCH" }
     );
-    ok
+    #[cfg(feature = "defmt")]
+    defmt::println!("spsc stats {}", stats);
+    (
+        ok,
+        Summary {
+            produced: isr.produced,
+            received,
+            overwritten: isr.evicted,
+            shed: isr.shed,
+        },
+    )
+}
+
+/// Figures for the one-line result.
+struct Summary {
+    produced: u32,
+    received: u32,
+    overwritten: u32,
+    shed: u32,
 }
 
 #[entry]
@@ -194,7 +217,10 @@ fn main() -> ! {
     // Interrupt every ~300..900 instructions (jittered).
     let reload_lo = clock.ticks_for(300);
     let reload_mask = clock.ticks_for(600).next_power_of_two() / 2 - 1;
-    hprintln!("calibration: {} SysTick ticks per 1000 instructions", clock.ticks_per_1000_insns());
+    hprintln!(
+        "calibration: {} SysTick ticks per 1000 instructions",
+        clock.ticks_per_1000_insns()
+    );
     let mut syst = cp.SYST;
     syst.set_reload(reload_lo);
     syst.clear_current();
@@ -207,16 +233,27 @@ fn main() -> ! {
     });
     with_isr(|isr| isr.syst.enable_interrupt());
 
-    let mut ok = spsc_phase();
+    let (spsc_ok, spsc) = spsc_phase();
 
     with_isr(|isr| isr.syst.disable_interrupt());
-    ok &= true;
+    #[allow(unused_mut)]
+    let mut ok = spsc_ok;
+    #[cfg(feature = "defmt")]
+    {
+        let bytes = fw::defmt_bytes();
+        hprintln!("defmt: {} bytes encoded", bytes);
+        ok &= bytes > 0;
+    }
     hprintln!(
-        "{} ({}, {}): {}",
+        "{} ({}, {}): {} spsc[produced={} received={} overwritten={} shed-mid-pop={}]",
         fw::BOARD,
         fw::CORE,
         fw::CAS,
-        if ok { "PASS" } else { "FAIL" }
+        if ok { "PASS" } else { "FAIL" },
+        spsc.produced,
+        spsc.received,
+        spsc.overwritten,
+        spsc.shed,
     );
     fw::exit(ok)
 }
