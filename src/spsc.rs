@@ -529,6 +529,10 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         if P::BUSY == 0 {
             return self.avail_for(*head, tail, want).min(want);
         }
+        if want == 0 {
+            // Nothing asked for: take no claim (the caller won't release).
+            return 0;
+        }
         loop {
             let avail = self.avail_for(*head, tail, want);
             if avail == 0 {
@@ -561,6 +565,11 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         if P::BUSY == 0 && n == 0 {
             return;
         }
+        #[cfg(not(sluicegate_loom))]
+        debug_assert!(
+            P::BUSY == 0 || self.head.load(Ordering::Relaxed) & P::BUSY != 0,
+            "release without a claim"
+        );
         *head = head.wrapping_add(n << P::SHIFT);
         crate::sync::pause_point("spsc.release");
         // Release: our reads of the freed slots happen before the producer's
@@ -625,6 +634,24 @@ impl<'a, T, const N: usize, P: Policy> Producer<'a, T, N, P> {
         self.write_slot(self.tail, item);
         self.ring.publish(&mut self.tail, 1);
         Ok(())
+    }
+
+    /// Pushes `item`, waiting for room: pressure travels upstream instead of
+    /// being shed. Waits by spinning with [`crossbeam_utils::Backoff`] (and
+    /// yielding the thread where `std` is linked in); a wait is not a
+    /// rejection and is not counted.
+    ///
+    /// **Never call this from an interrupt handler** (or any context that can
+    /// preempt the consumer on the same core): the consumer could not run to
+    /// make room, and the wait would never end. Use `try_push` or
+    /// `push_overwrite` there.
+    pub fn push_blocking(&mut self, item: T) {
+        let backoff = crossbeam_utils::Backoff::new();
+        while self.ring.free_for(self.tail, &mut self.head, 1) == 0 {
+            backoff.snooze();
+        }
+        self.write_slot(self.tail, item);
+        self.ring.publish(&mut self.tail, 1);
     }
 
     /// Free slots now (the consumer may free more at any moment).
@@ -814,6 +841,19 @@ impl<T, const N: usize, P: Policy> Consumer<'_, T, N, P> {
         let item = self.read_slot(self.head);
         self.ring.release(&mut self.head, 1);
         Some(item)
+    }
+
+    /// Pops the oldest item, waiting until there is one (spinning with
+    /// [`crossbeam_utils::Backoff`]). **Never call this from an interrupt
+    /// handler** that can preempt the producer: the wait would never end.
+    pub fn pop_blocking(&mut self) -> T {
+        let backoff = crossbeam_utils::Backoff::new();
+        loop {
+            if let Some(item) = self.try_pop() {
+                return item;
+            }
+            backoff.snooze();
+        }
     }
 
     /// Items in the ring now (the producer may add some at any moment).

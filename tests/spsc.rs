@@ -390,3 +390,40 @@ fn stress_overwrite_exact_accounting() {
     assert_eq!(all.len() as u64, STRESS, "item lost or duplicated");
     assert!(all.iter().enumerate().all(|(i, &v)| v == i as u64));
 }
+
+#[test]
+fn blocking_push_waits_for_room_and_counts_no_rejection() {
+    let mut ring: Ring<u32, 2> = Ring::new();
+    let (mut tx, mut rx) = ring.split();
+    let n = if cfg!(miri) { 50 } else { 2_000 };
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            for i in 0..n {
+                tx.push_blocking(i);
+            }
+        });
+        for i in 0..n {
+            assert_eq!(rx.pop_blocking(), i);
+        }
+    });
+    assert_eq!(ring.stats(), Default::default());
+}
+
+#[test]
+fn empty_read_chunk_commit_does_not_move_head_back() {
+    // Found by fuzz target spsc_overwrite: committing an empty read chunk
+    // stored the consumer's stale head after the producer had evicted.
+    let mut ring: Ring<u64, 8, Overwrite> = Ring::with_start((usize::MAX >> 1) - 238);
+    let (mut tx, mut rx) = ring.split();
+    let chunk = rx.read_chunk(0);
+    for i in 0..10 {
+        assert_eq!(tx.push_overwrite(i), i.checked_sub(8));
+    }
+    chunk.commit(0);
+    assert_eq!(tx.free(), 0);
+    assert_eq!(rx.len(), 8);
+    // A zero-sized claim on a non-empty ring must not pin the oldest either.
+    rx.read_chunk(0).commit(0);
+    assert_eq!(tx.push_overwrite(10), Some(2));
+    assert_eq!(rx.try_pop(), Some(3));
+}

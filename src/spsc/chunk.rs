@@ -155,6 +155,10 @@ impl<'c, T, const N: usize, P: Policy> ReadChunk<'c, T, N, P> {
     /// Drops the first `n` items (clamped to the chunk's length) in place
     /// and frees their slots; the rest stay in the ring.
     pub fn commit(mut self, n: usize) {
+        if self.len == 0 {
+            // An empty chunk holds no claim: nothing to free or release.
+            return;
+        }
         let n = n.min(self.len);
         let (a, b) = self.as_mut_slices();
         let in_a = n.min(a.len());

@@ -1,1 +1,0 @@
-//! Multi-producer/multi-consumer ring (not yet written).

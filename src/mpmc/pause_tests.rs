@@ -1,0 +1,225 @@
+//! A context suspended at every interesting point inside an operation: the
+//! other contexts can still push and pop all but (at most) the one slot it
+//! holds, and once it resumes nothing has been lost or duplicated.
+//!
+//! The suspended context is a thread whose pause hook blocks on a channel at
+//! the chosen [`pause_point`](crate::sync::pause_point); the main thread plays
+//! all the other contexts.
+
+extern crate std;
+
+use super::Ring;
+use crate::sync::pause;
+use core::time::Duration;
+use std::sync::{mpsc, Arc};
+use std::thread;
+use std::vec::Vec;
+
+const N: usize = 4;
+type R = Ring<u32, N>;
+
+/// What the suspended thread does.
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    Push,
+    Overwrite,
+    Pop,
+}
+
+/// What the suspended operation gave back, if anything.
+type Outcome = Option<u32>;
+
+const SUSPENDED_ITEM: u32 = 999;
+
+fn run_op(r: &R, op: Op) -> Outcome {
+    match op {
+        Op::Push => r.try_push(SUSPENDED_ITEM).err().map(|f| f.into_inner()),
+        Op::Overwrite => r.push_overwrite(SUSPENDED_ITEM),
+        Op::Pop => r.try_pop(),
+    }
+}
+
+/// Starts `op` on a new thread and returns once it is suspended at the first
+/// hit of `point`, with the sender that resumes it.
+fn suspend(
+    r: &Arc<R>,
+    op: Op,
+    point: &'static str,
+) -> (mpsc::Sender<()>, thread::JoinHandle<Outcome>) {
+    let (hit_tx, hit_rx) = mpsc::channel::<()>();
+    let (go_tx, go_rx) = mpsc::channel::<()>();
+    let r = r.clone();
+    let handle = thread::spawn(move || {
+        let mut fired = false;
+        pause::set(move |name| {
+            if name == point && !fired {
+                fired = true;
+                hit_tx.send(()).unwrap();
+                go_rx.recv().unwrap();
+            }
+        });
+        let out = run_op(&r, op);
+        pause::clear();
+        out
+    });
+    if hit_rx.recv_timeout(Duration::from_secs(20)).is_err() {
+        panic!("{op:?} never reached pause point {point}");
+    }
+    (go_tx, handle)
+}
+
+/// How the ring starts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Start {
+    /// Fresh.
+    Empty,
+    /// Empty after one push and pop, so pops take positions instead of
+    /// answering "empty" from the threshold alone.
+    Drained,
+    /// All `N` slots hold items.
+    Full,
+}
+
+/// One scenario: set the ring up as `start`, suspend `op` at `point`, exercise the
+/// ring from this thread, resume, and account for every item.
+fn scenario(start: Start, op: Op, point: &'static str) -> Outcome {
+    let ctx = || std::format!("{op:?} at {point} on {start:?}");
+    let r = Arc::new(R::new());
+    let mut pushed: Vec<u32> = Vec::new(); // every item that entered the ring
+    let mut out: Vec<u32> = Vec::new(); // every item that came back out
+    if start == Start::Drained {
+        r.try_push(7).unwrap();
+        assert_eq!(r.try_pop(), Some(7));
+    }
+    if start == Start::Full {
+        for i in 0..N as u32 {
+            r.try_push(i).unwrap();
+            pushed.push(i);
+        }
+    }
+    let (go, handle) = suspend(&r, op, point);
+
+    let mut next = 1000;
+    for round in 0..5 {
+        // Drain, fill to capacity, drain again, while the other thread is stopped.
+        while let Some(v) = r.try_pop() {
+            out.push(v);
+        }
+        let mut p = 0;
+        while r.try_push(next).is_ok() {
+            pushed.push(next);
+            next += 1;
+            p += 1;
+        }
+        assert!(p >= N - 1, "{}: round {round}: only {p} pushes fit", ctx());
+        let mut q = 0;
+        while let Some(v) = r.try_pop() {
+            out.push(v);
+            q += 1;
+        }
+        // A suspended pop may be owed (and keep) the one item pushed to its
+        // position; nothing else may be missing.
+        let owed = usize::from(matches!(op, Op::Pop));
+        assert!(
+            q + owed >= p,
+            "{}: round {round}: pushed {p}, popped only {q}",
+            ctx()
+        );
+        // Overwrite works too, and sheds only what we pushed.
+        for _ in 0..N {
+            pushed.push(next);
+            if let Some(v) = r.push_overwrite(next) {
+                out.push(v);
+            }
+            next += 1;
+        }
+    }
+
+    go.send(()).unwrap();
+    let result = handle.join().unwrap();
+    match op {
+        Op::Push | Op::Overwrite => {
+            pushed.push(SUSPENDED_ITEM);
+            out.extend(result);
+        }
+        Op::Pop => out.extend(result),
+    }
+    while let Some(v) = r.try_pop() {
+        out.push(v);
+    }
+    pushed.sort_unstable();
+    out.sort_unstable();
+    assert_eq!(out, pushed, "{}: items lost or duplicated", ctx());
+    // The ring is whole again: all N slots usable.
+    for i in 0..N as u32 {
+        r.try_push(i)
+            .unwrap_or_else(|_| panic!("{}: slot still lost after resume", ctx()));
+    }
+    assert!(r.try_push(0).is_err());
+    result
+}
+
+#[test]
+fn suspended_producer_try_push() {
+    for point in [
+        "fq:deq:ticket",
+        "push:claimed",
+        "push:written",
+        "aq:enq:ticket",
+        "aq:enq:placed",
+    ] {
+        let _ = scenario(Start::Empty, Op::Push, point);
+    }
+}
+
+#[test]
+fn suspended_producer_push_overwrite_on_full_ring() {
+    for point in [
+        "fq:deq:ticket",
+        "fq:deq:missed",
+        "aq:deq:ticket",
+        "overwrite:evicted",
+        "overwrite:written",
+        "aq:enq:ticket",
+        "aq:enq:placed",
+    ] {
+        let _ = scenario(Start::Full, Op::Overwrite, point);
+    }
+}
+
+#[test]
+fn suspended_producer_push_overwrite_on_empty_ring() {
+    for point in [
+        "fq:deq:ticket",
+        "overwrite:claimed",
+        "aq:enq:ticket",
+        "aq:enq:placed",
+    ] {
+        let _ = scenario(Start::Empty, Op::Overwrite, point);
+    }
+}
+
+#[test]
+fn suspended_consumer_try_pop() {
+    for point in [
+        "aq:deq:ticket",
+        "pop:claimed",
+        "pop:read",
+        "fq:enq:ticket",
+        "fq:enq:placed",
+    ] {
+        let _ = scenario(Start::Full, Op::Pop, point);
+    }
+}
+
+#[test]
+fn suspended_consumer_on_empty_ring() {
+    // The pop took its position and stopped before looking: the next item
+    // pushed to that position waits for it (and is returned when it resumes).
+    let owed = scenario(Start::Drained, Op::Pop, "aq:deq:ticket");
+    assert!(
+        owed.is_some(),
+        "the item pushed to its position was kept for it"
+    );
+    scenario(Start::Drained, Op::Pop, "aq:deq:missed");
+}

@@ -1,0 +1,303 @@
+//! SCQ: a FIFO of slot indices `0..N` in a ring of `2N` entries, after
+//! Nikolaev (DISC 2019). Two of these make up a [`super::Ring`].
+//!
+//! # Words
+//!
+//! `head` and `tail` are positions: ever-increasing (wrapping) tickets taken
+//! with fetch-and-add. Position `p` lives in entry `p mod 2N` ("its slot") and
+//! belongs to cycle `p / 2N`. With `L = log2(2N)`, an entry word packs
+//!
+//! ```text
+//!  bit: W-1 ............ L+1 |   L    | L-1 ..... 0
+//!       cycle (W-L-1 bits)   | IsSafe | index, or BOT = 2N-1 (all ones) for "no index"
+//! ```
+//!
+//! The cycle word of position `p` is `(p << 1) | LOW` (`LOW = 4N-1`, the
+//! IsSafe and index bits all set): the cycle bits in place and the low bits
+//! saturated, so an entry's cycle is compared with a position's by comparing
+//! `entry | LOW` with that word. All comparisons are of wrapping differences
+//! read as signed ([`before`]), so they stay right across integer wrap-around
+//! as long as the values compared are less than half the range apart (see the
+//! module doc of [`super`] for what that means in practice).
+//!
+//! | entry (cycle, IsSafe, index) | meaning                                   | who moves it, to what |
+//! |------------------------------|-------------------------------------------|-----------------------|
+//! | `(c, 1, BOT)`                | empty, last used in cycle `c`             | an enqueuer of a later cycle `c'` (CAS) → `(c', 1, i)`; a dequeuer of a later cycle `c'` (CAS) → `(c', 1, BOT)` |
+//! | `(c, 0, BOT)`                | empty, unsafe                             | an enqueuer of a later cycle `c'`, only if `head <= its position` (CAS) → `(c', 1, i)`; a dequeuer of a later cycle (CAS) → `(c', 0, BOT)` |
+//! | `(c, s, i)`                  | holds index `i`, enqueued in cycle `c`    | the dequeuer of cycle `c` (fetch-or) → `(c, s, BOT)`; a dequeuer of a later cycle (CAS) → `(c, 0, i)` |
+//!
+//! Only the dequeuer holding position `p` takes the index enqueued at `p`.
+//! A dequeuer that arrives before the enqueuer moves the empty entry to its own
+//! cycle, so the late enqueuer can no longer use it and retries at a new
+//! position; a dequeuer that finds an older index still waiting for its own
+//! (slow) dequeuer marks it unsafe, so that once that slow dequeuer empties it,
+//! no enqueuer whose position was already passed by `head` reuses it. Nobody
+//! waits for anybody: each step either succeeds or moves on to a new position.
+//!
+//! `threshold` bounds the work of dequeuers on an empty ring: every enqueue
+//! sets it to `3N-1`; every failed dequeue attempt decrements it, and a
+//! dequeue that sees it negative returns "empty" at once. The paper shows that
+//! an enqueued index is found within `3N-1` failed attempts, so the
+//! threshold never hides an index that is there.
+
+use crate::sync::{const_fn, pause_point, AtomicUsize, Ordering, Padded};
+
+/// `a` comes strictly before `b`, comparing wrapping differences.
+#[inline(always)]
+const fn before(a: usize, b: usize) -> bool {
+    (a.wrapping_sub(b) as isize) < 0
+}
+
+/// One SCQ ring of indices.
+///
+/// `FREE` only names the pause points (`fq:` for the ring of free slots,
+/// `aq:` for the ring of allocated ones); the algorithm is the same.
+pub(super) struct IndexRing<const N: usize, const FREE: bool> {
+    /// Next dequeue position. Only ever increased, by fetch-and-add.
+    head: Padded<AtomicUsize>,
+    /// Next enqueue position. Increased by fetch-and-add; moved forward to
+    /// `head` by CAS (`catch_up`) after dequeuers overtook it. Never moves back.
+    tail: Padded<AtomicUsize>,
+    /// Remaining failed dequeue attempts before "empty" is answered without
+    /// looking; read as `isize`. `3N-1` after every enqueue, `-1` when empty.
+    threshold: Padded<AtomicUsize>,
+    /// The `2N` entries, in the order given by [`Self::locate`].
+    entries: [[AtomicUsize; 2]; N],
+}
+
+impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
+    /// Index field all ones: "no index".
+    const BOT: usize = 2 * N - 1;
+    /// The IsSafe bit.
+    const SAFE: usize = 2 * N;
+    /// IsSafe and index bits.
+    const LOW: usize = 4 * N - 1;
+    /// One cycle, as a difference of cycle words.
+    const CYCLE_UNIT: usize = 4 * N;
+    /// `threshold` after an enqueue.
+    const THRESHOLD: usize = 3 * N - 1;
+
+    /// Pause point names, chosen at compile time.
+    const P_ENQ_TICKET: &'static str = if FREE {
+        "fq:enq:ticket"
+    } else {
+        "aq:enq:ticket"
+    };
+    const P_ENQ_PLACED: &'static str = if FREE {
+        "fq:enq:placed"
+    } else {
+        "aq:enq:placed"
+    };
+    const P_DEQ_TICKET: &'static str = if FREE {
+        "fq:deq:ticket"
+    } else {
+        "aq:deq:ticket"
+    };
+    const P_DEQ_MISSED: &'static str = if FREE {
+        "fq:deq:missed"
+    } else {
+        "aq:deq:missed"
+    };
+
+    /// Cycle word of position `p`: its cycle in the entry's cycle bits, all
+    /// low bits set (that is also the word of an empty, safe entry of that cycle).
+    #[inline(always)]
+    const fn cycle_word(p: usize) -> usize {
+        (p << 1) | Self::LOW
+    }
+
+    /// Entry words per cache line (128 bytes on hosts); 1 on bare-metal Arm,
+    /// which has no cache to share.
+    const LINE_WORDS: usize = if cfg!(all(target_arch = "arm", target_os = "none")) {
+        1
+    } else {
+        128 / core::mem::size_of::<usize>()
+    };
+    /// Cache lines the entries span (at least 1).
+    const LINES: usize = if 2 * N > Self::LINE_WORDS {
+        2 * N / Self::LINE_WORDS
+    } else {
+        1
+    };
+
+    /// Where the slot of position `p` is stored: `(row, column)` of `entries`.
+    /// Consecutive positions go to different cache lines (the paper's
+    /// `cache_remap`), so neighbouring operations do not share a line.
+    #[inline(always)]
+    const fn locate(p: usize) -> (usize, usize) {
+        let s = p & (2 * N - 1);
+        let words = 2 * N / Self::LINES; // words per line used
+        let w = (s % Self::LINES) * words + s / Self::LINES;
+        (w >> 1, w & 1)
+    }
+
+    /// The entry of position `p`.
+    #[inline(always)]
+    fn entry(&self, p: usize) -> &AtomicUsize {
+        let (r, c) = Self::locate(p);
+        // Both in bounds by construction; the compiler sees the masks.
+        &self.entries[r][c]
+    }
+
+    const_fn! {
+        /// A ring whose positions start at `start`, holding indices `0..N` in
+        /// order if `full`, else empty.
+        pub(super) fn new(start: usize, full: bool) -> Self {
+            #[cfg(not(sluicegate_loom))]
+            let mut entries = [const { [const { AtomicUsize::new(0) }; 2] }; N];
+            #[cfg(sluicegate_loom)]
+            let entries: [[AtomicUsize; 2]; N] =
+                core::array::from_fn(|_| [AtomicUsize::new(0), AtomicUsize::new(0)]);
+            // Each slot gets its word for the first position >= `start` that
+            // maps to it: index k at position start+k (k < N) if `full`, else
+            // "empty, safe, cycle just before that position's".
+            let mut k = 0;
+            while k < 2 * N {
+                let p = start.wrapping_add(k);
+                let word = if full && k < N {
+                    (Self::cycle_word(p) & !Self::BOT) | k
+                } else {
+                    Self::cycle_word(p).wrapping_sub(Self::CYCLE_UNIT)
+                };
+                let (r, c) = Self::locate(p);
+                #[cfg(not(sluicegate_loom))]
+                {
+                    entries[r][c] = AtomicUsize::new(word);
+                }
+                #[cfg(sluicegate_loom)]
+                entries[r][c].store(word, Ordering::Relaxed);
+                k += 1;
+            }
+            let (tail, threshold) = if full {
+                (start.wrapping_add(N), Self::THRESHOLD)
+            } else {
+                (start, usize::MAX) // -1: empty
+            };
+            Self {
+                head: Padded::new(AtomicUsize::new(start)),
+                tail: Padded::new(AtomicUsize::new(tail)),
+                threshold: Padded::new(AtomicUsize::new(threshold)),
+                entries,
+            }
+        }
+    }
+
+    /// Appends `index`. Never fails: the ring has `2N` entries for at most `N`
+    /// indices. Lock-free: a retry means another context's operation moved
+    /// the entry (took it for an earlier cycle, or passed it).
+    #[inline]
+    pub(super) fn enqueue(&self, index: usize) {
+        debug_assert!(index < N);
+        loop {
+            let t = self.tail.fetch_add(1, Ordering::SeqCst);
+            pause_point(Self::P_ENQ_TICKET);
+            let t_cycle = Self::cycle_word(t);
+            let entry = self.entry(t);
+            let mut e = entry.load(Ordering::SeqCst);
+            loop {
+                let usable = before(e | Self::LOW, t_cycle)
+                    && e & Self::BOT == Self::BOT
+                    && (e & Self::SAFE != 0 || !before(t, self.head.load(Ordering::SeqCst)));
+                if !usable {
+                    break; // next position
+                }
+                let new = (t_cycle & !Self::BOT) | index;
+                match entry.compare_exchange(e, new, Ordering::SeqCst, Ordering::SeqCst) {
+                    Ok(_) => {
+                        pause_point(Self::P_ENQ_PLACED);
+                        if self.threshold.load(Ordering::SeqCst) != Self::THRESHOLD {
+                            self.threshold.store(Self::THRESHOLD, Ordering::SeqCst);
+                        }
+                        return;
+                    }
+                    Err(now) => e = now,
+                }
+            }
+        }
+    }
+
+    /// Removes the oldest index, or `None` if the ring is empty.
+    /// Lock-free: each failed attempt moves `head` on, and at most `3N-1`
+    /// attempts fail between two enqueues.
+    #[inline]
+    pub(super) fn dequeue(&self) -> Option<usize> {
+        if (self.threshold.load(Ordering::SeqCst) as isize) < 0 {
+            return None;
+        }
+        loop {
+            let h = self.head.fetch_add(1, Ordering::SeqCst);
+            pause_point(Self::P_DEQ_TICKET);
+            let h_cycle = Self::cycle_word(h);
+            let entry = self.entry(h);
+            let mut e = entry.load(Ordering::SeqCst);
+            loop {
+                let e_cycle = e | Self::LOW;
+                if e_cycle == h_cycle {
+                    // Enqueued at our position: only we take it.
+                    debug_assert!(e & Self::BOT != Self::BOT, "own-cycle entry without index");
+                    entry.fetch_or(Self::BOT, Ordering::SeqCst);
+                    return Some(e & Self::BOT);
+                }
+                if !before(e_cycle, h_cycle) {
+                    break; // a later cycle already owns the entry: we are late
+                }
+                let new = if e & Self::BOT != Self::BOT {
+                    e & !Self::SAFE // an older index still waits for its dequeuer
+                } else {
+                    (h_cycle & !Self::SAFE) | (e & Self::SAFE) // close our cycle here
+                };
+                if new == e {
+                    break;
+                }
+                match entry.compare_exchange(e, new, Ordering::SeqCst, Ordering::SeqCst) {
+                    Ok(_) => break,
+                    Err(now) => e = now,
+                }
+            }
+            pause_point(Self::P_DEQ_MISSED);
+            // Nothing at our position.
+            let t = self.tail.load(Ordering::SeqCst);
+            let next = h.wrapping_add(1);
+            if !before(next, t) {
+                // Nothing beyond us either: bring tail up to head and give up.
+                self.catch_up(t, next);
+                self.threshold.fetch_sub(1, Ordering::SeqCst);
+                return None;
+            }
+            if (self.threshold.fetch_sub(1, Ordering::SeqCst) as isize) <= 0 {
+                return None;
+            }
+        }
+    }
+
+    /// Moves `tail` up to `head` after dequeuers overtook it, so that
+    /// enqueuers do not waste positions the dequeuers already passed.
+    /// Retries only when another context moved `tail` or `head`.
+    fn catch_up(&self, mut tail: usize, mut head: usize) {
+        while self
+            .tail
+            .compare_exchange(tail, head, Ordering::SeqCst, Ordering::SeqCst)
+            .is_err()
+        {
+            head = self.head.load(Ordering::SeqCst);
+            tail = self.tail.load(Ordering::SeqCst);
+            if !before(tail, head) {
+                break;
+            }
+        }
+    }
+
+    /// `tail - head`, clamped to `0..=N`: the number of positions between the
+    /// two counters. Exact when nothing is in progress and every enqueue
+    /// succeeded at its first position; otherwise an estimate.
+    pub(super) fn len_hint(&self) -> usize {
+        let h = self.head.load(Ordering::SeqCst);
+        let t = self.tail.load(Ordering::SeqCst);
+        let d = t.wrapping_sub(h) as isize;
+        if d <= 0 {
+            0
+        } else {
+            (d as usize).min(N)
+        }
+    }
+}

@@ -1,0 +1,211 @@
+//! loom models of `mpmc::Ring`. Run with
+//! `RUSTFLAGS="--cfg sluicegate_loom" LOOM_MAX_PREEMPTIONS=2 cargo test --release --test loom_mpmc`.
+//!
+//! Every model ends by draining the ring on one thread and checks exact
+//! accounting: each item pushed is popped, handed back, or shed exactly once.
+
+#![cfg(sluicegate_loom)]
+
+use loom::sync::Arc;
+use loom::thread;
+use sluicegate::mpmc::Ring;
+
+type R = Ring<u32, 2>;
+
+fn drain(r: &R) -> Vec<u32> {
+    let mut out = Vec::new();
+    while let Some(v) = r.try_pop() {
+        out.push(v);
+    }
+    out
+}
+
+fn assert_exactly(mut seen: Vec<u32>, mut want: Vec<u32>) {
+    seen.sort_unstable();
+    want.sort_unstable();
+    assert_eq!(seen, want);
+}
+
+#[test]
+fn loom_mpmc_push_pop() {
+    loom::model(|| {
+        let r = Arc::new(R::new());
+        r.try_push(1).unwrap();
+        let r2 = r.clone();
+        let p = thread::spawn(move || r2.try_push(2).is_ok());
+        let popped = r.try_pop();
+        assert_eq!(popped, Some(1), "FIFO: the item pushed before is first");
+        assert!(p.join().unwrap(), "a free slot existed: no spurious Full");
+        let mut seen = drain(&r);
+        seen.extend(popped);
+        assert_exactly(seen, vec![1, 2]);
+    });
+}
+
+#[test]
+fn loom_mpmc_push_pop_empty() {
+    loom::model(|| {
+        let r = Arc::new(R::new());
+        let r2 = r.clone();
+        let p = thread::spawn(move || r2.try_push(7).unwrap());
+        let popped = r.try_pop();
+        p.join().unwrap();
+        let mut seen = drain(&r);
+        seen.extend(popped);
+        assert_exactly(seen, vec![7]);
+        assert_eq!(r.try_pop(), None);
+        r.try_push(8).unwrap();
+        r.try_push(9).unwrap();
+        assert_eq!(drain(&r), vec![8, 9]);
+    });
+}
+
+#[test]
+fn loom_mpmc_push_push() {
+    loom::model(|| {
+        let r = Arc::new(R::new());
+        let r2 = r.clone();
+        let p = thread::spawn(move || r2.try_push(1).is_ok());
+        let mine = r.try_push(2).is_ok();
+        assert!(p.join().unwrap() && mine, "two pushes fit in two slots");
+        assert_exactly(drain(&r), vec![1, 2]);
+        assert_eq!(r.rejected(), 0);
+    });
+}
+
+#[test]
+fn loom_mpmc_pop_pop() {
+    loom::model(|| {
+        let r = Arc::new(R::new());
+        r.try_push(1).unwrap();
+        r.try_push(2).unwrap();
+        let r2 = r.clone();
+        let c = thread::spawn(move || r2.try_pop());
+        let a = r.try_pop();
+        let b = c.join().unwrap();
+        assert!(a.is_some() && b.is_some(), "two items for two pops");
+        assert_exactly(vec![a.unwrap(), b.unwrap()], vec![1, 2]);
+        assert_eq!(r.try_pop(), None);
+    });
+}
+
+#[test]
+fn loom_mpmc_overwrite_vs_pop() {
+    loom::model(|| {
+        let r = Arc::new(R::new());
+        r.try_push(1).unwrap();
+        r.try_push(2).unwrap();
+        let r2 = r.clone();
+        let c = thread::spawn(move || r2.try_pop());
+        let shed = r.push_overwrite(3);
+        let popped = c.join().unwrap();
+        assert!(popped.is_some());
+        let mut seen = drain(&r);
+        seen.extend(popped);
+        seen.extend(shed);
+        assert_exactly(seen, vec![1, 2, 3]);
+        assert_eq!(r.overwritten() + r.rejected(), usize::from(shed.is_some()));
+        if shed == Some(3) {
+            assert_eq!(r.rejected(), 1);
+        }
+    });
+}
+
+#[test]
+fn loom_mpmc_overwrite_vs_overwrite() {
+    loom::model(|| {
+        let r = Arc::new(R::new());
+        r.try_push(1).unwrap();
+        r.try_push(2).unwrap();
+        let r2 = r.clone();
+        let o = thread::spawn(move || r2.push_overwrite(3));
+        let a = r.push_overwrite(4);
+        let b = o.join().unwrap();
+        // Two items over capacity, no pops: exactly the two oldest are shed.
+        assert!(a.is_some() && b.is_some());
+        let mut shed = vec![a.unwrap(), b.unwrap()];
+        shed.sort_unstable();
+        assert_eq!(shed, vec![1, 2]);
+        assert_eq!(r.overwritten(), 2);
+        assert_exactly(drain(&r), vec![3, 4]);
+    });
+}
+
+#[test]
+fn loom_mpmc_overwrite_vs_push() {
+    loom::model(|| {
+        let r = Arc::new(R::new());
+        r.try_push(1).unwrap();
+        let r2 = r.clone();
+        let p = thread::spawn(move || r2.try_push(2));
+        let shed = r.push_overwrite(3);
+        let pushed = p.join().unwrap();
+        let mut seen = drain(&r);
+        seen.extend(shed);
+        if let Err(full) = pushed {
+            seen.push(full.into_inner());
+        }
+        assert_exactly(seen, vec![1, 2, 3]);
+    });
+}
+
+/// heapless #583: on a full ring, two contexts that each pop one item and
+/// push one back never see `Full` (nor an empty ring).
+#[test]
+fn loom_mpmc_pop_then_push_on_full_ring_never_full() {
+    loom::model(|| {
+        let r = Arc::new(R::with_start_position(usize::MAX - 2));
+        r.try_push(1).unwrap();
+        r.try_push(2).unwrap();
+        let r2 = r.clone();
+        let t = thread::spawn(move || {
+            let v = r2.try_pop().expect("two items, at most two pops in flight");
+            r2.try_push(v + 10).is_ok()
+        });
+        let v = r.try_pop().expect("two items, at most two pops in flight");
+        let mine = r.try_push(v + 10).is_ok();
+        assert!(t.join().unwrap() && mine, "spurious Full");
+        assert_exactly(drain(&r), vec![11, 12]);
+        assert_eq!(r.rejected(), 0);
+    });
+}
+
+/// Two producers and a consumer that pops twice, across the wrap of the
+/// position counters.
+#[test]
+fn loom_mpmc_two_producers_one_consumer_wrapping() {
+    loom::model(|| {
+        let r = Arc::new(R::with_start_position(usize::MAX));
+        let (ra, rb) = (r.clone(), r.clone());
+        let a = thread::spawn(move || ra.try_push(1).is_ok());
+        let b = thread::spawn(move || rb.push_overwrite(2));
+        let mut seen: Vec<u32> = Vec::new();
+        seen.extend(r.try_pop());
+        seen.extend(r.try_pop());
+        assert!(a.join().unwrap(), "a free slot existed: no spurious Full");
+        seen.extend(b.join().unwrap());
+        seen.extend(drain(&r));
+        assert_exactly(seen, vec![1, 2]);
+    });
+}
+
+/// Pops that overtake pushes on an empty ring (the path where a consumer
+/// closes a position before its producer arrives, and `tail` catches up):
+/// nothing is lost and one producer's items come out in order.
+#[test]
+fn loom_mpmc_pops_overtake_pushes() {
+    loom::model(|| {
+        let r = Arc::new(R::new());
+        let r2 = r.clone();
+        let p = thread::spawn(move || {
+            r2.try_push(1).unwrap();
+            r2.try_push(2).unwrap();
+        });
+        let mut seen: Vec<u32> = Vec::new();
+        seen.extend(r.try_pop());
+        seen.extend(r.try_pop());
+        p.join().unwrap();
+        seen.extend(drain(&r));
+        assert_eq!(seen, vec![1, 2], "lost, duplicated or reordered");
+    });
+}

@@ -1,0 +1,219 @@
+#![cfg(not(sluicegate_loom))]
+//! Single-threaded behaviour of `mpmc::Ring`: FIFO, reject, overwrite,
+//! counters, drops, and wrap-around of the internal position counters.
+
+use core::cell::Cell;
+use sluicegate::mpmc::{Ring, Stats};
+use std::collections::VecDeque;
+use std::rc::Rc;
+
+#[test]
+fn fifo_reject_and_counters() {
+    static R: Ring<u32, 4> = Ring::new();
+    assert!(R.is_empty());
+    assert_eq!(R.capacity(), 4);
+    for i in 0..4 {
+        R.try_push(i).unwrap();
+        assert_eq!(R.len(), i as usize + 1);
+    }
+    assert_eq!(R.try_push(7).unwrap_err().into_inner(), 7);
+    assert_eq!(R.try_push(8).unwrap_err().into_inner(), 8);
+    assert_eq!(R.rejected(), 2);
+    assert_eq!(R.overwritten(), 0);
+    for i in 0..4 {
+        assert_eq!(R.try_pop(), Some(i));
+    }
+    assert_eq!(R.try_pop(), None);
+    assert_eq!(R.try_pop(), None);
+    assert!(R.is_empty());
+    assert_eq!(
+        R.stats(),
+        Stats {
+            rejected: 2,
+            overwritten: 0
+        }
+    );
+}
+
+#[test]
+fn push_overwrite_sheds_oldest() {
+    let r: Ring<u32, 4> = Ring::new();
+    for i in 0..4 {
+        assert_eq!(r.push_overwrite(i), None);
+    }
+    assert_eq!(r.overwritten(), 0);
+    for i in 4..10 {
+        assert_eq!(r.push_overwrite(i), Some(i - 4), "sheds the oldest");
+        assert_eq!(r.len(), 4);
+    }
+    assert_eq!(r.overwritten(), 6);
+    assert_eq!(r.rejected(), 0);
+    assert_eq!(
+        (0..5).map(|_| r.try_pop()).collect::<Vec<_>>(),
+        [Some(6), Some(7), Some(8), Some(9), None]
+    );
+}
+
+#[test]
+fn capacity_one_is_both_empty_and_full_correctly() {
+    // heapless #214: capacity 1 confused empty with full.
+    let r: Ring<u8, 1> = Ring::new();
+    assert!(r.is_empty());
+    r.try_push(1).unwrap();
+    assert_eq!(r.len(), 1);
+    assert!(r.try_push(2).is_err());
+    assert_eq!(r.push_overwrite(3), Some(1));
+    assert_eq!(r.try_pop(), Some(3));
+    assert_eq!(r.try_pop(), None);
+    r.try_push(4).unwrap();
+    assert_eq!(r.try_pop(), Some(4));
+}
+
+/// Runs a deterministic pseudo-random mix of operations against a `VecDeque`
+/// model and checks every result.
+fn check_against_model<const N: usize>(r: &Ring<u64, N>, steps: usize, seed: u64) {
+    let mut model = VecDeque::new();
+    let mut x = seed | 1;
+    let mut next = 0u64;
+    let (mut rejected, mut overwritten) = (r.rejected(), r.overwritten());
+    for _ in 0..steps {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        match x % 7 {
+            0 | 1 => {
+                let res = r.try_push(next);
+                if model.len() < N {
+                    assert!(res.is_ok());
+                    model.push_back(next);
+                } else {
+                    assert_eq!(res.unwrap_err().into_inner(), next);
+                    rejected += 1;
+                }
+                next += 1;
+            }
+            2 | 3 => {
+                let shed = r.push_overwrite(next);
+                let want = if model.len() == N {
+                    model.pop_front()
+                } else {
+                    None
+                };
+                if want.is_some() {
+                    overwritten += 1;
+                }
+                assert_eq!(shed, want);
+                model.push_back(next);
+                next += 1;
+            }
+            _ => assert_eq!(r.try_pop(), model.pop_front()),
+        }
+        assert_eq!(r.len(), model.len());
+        assert_eq!((r.rejected(), r.overwritten()), (rejected, overwritten));
+    }
+    while let Some(v) = model.pop_front() {
+        assert_eq!(r.try_pop(), Some(v));
+    }
+    assert_eq!(r.try_pop(), None);
+}
+
+#[test]
+fn matches_vecdeque_model() {
+    let steps = if cfg!(miri) { 300 } else { 200_000 };
+    check_against_model(&Ring::<u64, 1>::new(), steps, 1);
+    check_against_model(&Ring::<u64, 2>::new(), steps, 2);
+    check_against_model(&Ring::<u64, 8>::new(), steps, 3);
+    check_against_model(&Ring::<u64, 64>::new(), steps, 4);
+}
+
+/// Position counters that start just before the two wrap points: where the
+/// cycle field (`p << 1`) wraps and where `usize` itself wraps (heapless
+/// #121/#144, rigtorp MPMCQueue #40, iceoryx2 #986). Starts are deliberately
+/// not multiples of the ring size.
+#[test]
+fn wrap_around_near_integer_limit() {
+    let steps = if cfg!(miri) { 200 } else { 50_000 };
+    for back in [0usize, 1, 3, 5, 17, 100] {
+        for start in [
+            0usize.wrapping_sub(back),
+            (1usize << (usize::BITS - 1)).wrapping_sub(back),
+        ] {
+            check_against_model(&Ring::<u64, 1>::with_start_position(start), steps, 5);
+            check_against_model(&Ring::<u64, 4>::with_start_position(start), steps, 6);
+            check_against_model(&Ring::<u64, 16>::with_start_position(start), steps, 7);
+        }
+    }
+}
+
+/// Counts drops of its clones.
+#[derive(Debug)]
+struct Tracked(Rc<Cell<usize>>);
+
+impl Drop for Tracked {
+    fn drop(&mut self) {
+        self.0.set(self.0.get() + 1);
+    }
+}
+
+#[test]
+fn drops_each_item_exactly_once() {
+    let drops = Rc::new(Cell::new(0));
+    {
+        let r: Ring<Tracked, 4> = Ring::new();
+        for _ in 0..3 {
+            r.try_push(Tracked(drops.clone())).unwrap();
+        }
+        drop(r.try_pop()); // 1 dropped here
+        assert_eq!(drops.get(), 1);
+        for _ in 0..2 {
+            r.try_push(Tracked(drops.clone())).unwrap();
+        }
+        // Full: the rejected item is handed back, not dropped inside.
+        let back = r.try_push(Tracked(drops.clone())).unwrap_err();
+        assert_eq!(drops.get(), 1);
+        drop(back);
+        assert_eq!(drops.get(), 2);
+        // Overwrite hands the shed item back.
+        let shed = r.push_overwrite(Tracked(drops.clone())).unwrap();
+        assert_eq!(drops.get(), 2);
+        drop(shed);
+        assert_eq!(drops.get(), 3);
+        // 4 items left inside.
+    }
+    assert_eq!(drops.get(), 7);
+}
+
+#[test]
+fn drop_of_empty_and_wrapped_ring() {
+    let drops = Rc::new(Cell::new(0));
+    {
+        let r: Ring<Tracked, 2> = Ring::with_start_position(usize::MAX - 2);
+        for _ in 0..5 {
+            drop(r.push_overwrite(Tracked(drops.clone())));
+        }
+        assert_eq!(drops.get(), 3);
+    }
+    assert_eq!(drops.get(), 5);
+    let empty: Ring<Tracked, 2> = Ring::new();
+    drop(empty);
+    assert_eq!(drops.get(), 5);
+}
+
+#[test]
+fn zero_sized_items() {
+    let r: Ring<(), 2> = Ring::new();
+    r.try_push(()).unwrap();
+    r.try_push(()).unwrap();
+    assert!(r.try_push(()).is_err());
+    assert_eq!(r.push_overwrite(()), Some(()));
+    assert_eq!(r.try_pop(), Some(()));
+    assert_eq!(r.try_pop(), Some(()));
+    assert_eq!(r.try_pop(), None);
+}
+
+#[test]
+fn ring_is_send_and_sync_for_send_items() {
+    fn check<T: Send + Sync>() {}
+    check::<Ring<Box<u8>, 4>>();
+    check::<Ring<Cell<u8>, 4>>(); // Cell is Send: Sync ring is fine
+}

@@ -1,0 +1,286 @@
+#![cfg(not(sluicegate_loom))]
+//! Multi-threaded stress of `mpmc::Ring` with exact accounting: every item
+//! pushed is popped, shed, handed back or still in the ring, exactly once, and
+//! every consumer sees each producer's items in push order.
+
+use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use sluicegate::mpmc::Ring;
+use std::sync::{Arc, Barrier};
+use std::thread;
+
+const PRODUCERS: usize = 4;
+const CONSUMERS: usize = 4;
+
+fn per_producer() -> usize {
+    if cfg!(miri) {
+        60
+    } else {
+        200_000
+    }
+}
+
+fn item(p: usize, seq: usize) -> u64 {
+    ((p as u64) << 32) | seq as u64
+}
+
+fn split(v: u64) -> (usize, usize) {
+    ((v >> 32) as usize, (v & 0xffff_ffff) as usize)
+}
+
+/// One flag per item: set once when the item leaves the ring by any route.
+struct Ledger {
+    seen: Vec<AtomicBool>,
+    m: usize,
+}
+
+impl Ledger {
+    fn new(m: usize) -> Self {
+        Self {
+            seen: (0..PRODUCERS * m).map(|_| AtomicBool::new(false)).collect(),
+            m,
+        }
+    }
+
+    fn mark(&self, v: u64) {
+        let (p, s) = split(v);
+        assert!(p < PRODUCERS && s < self.m, "corrupt item {v:#x}");
+        assert!(
+            !self.seen[p * self.m + s].swap(true, Ordering::Relaxed),
+            "duplicate item {v:#x}"
+        );
+    }
+
+    fn assert_complete(&self) {
+        let missing = self
+            .seen
+            .iter()
+            .filter(|b| !b.load(Ordering::Relaxed))
+            .count();
+        assert_eq!(missing, 0, "items lost");
+    }
+}
+
+/// Checks per-producer order for one consumer.
+struct Order([Option<usize>; PRODUCERS]);
+
+impl Order {
+    fn check(&mut self, v: u64) {
+        let (p, s) = split(v);
+        if let Some(last) = self.0[p] {
+            assert!(s > last, "producer {p}: seq {s} after {last}");
+        }
+        self.0[p] = Some(s);
+    }
+}
+
+#[derive(Default)]
+struct Tally {
+    popped: AtomicUsize,
+    shed: AtomicUsize,
+    handed_back: AtomicUsize,
+}
+
+fn run<const N: usize>(overwrite: bool) {
+    let m = per_producer();
+    let ring = Arc::new(Ring::<u64, N>::new());
+    let ledger = Arc::new(Ledger::new(m));
+    let tally = Arc::new(Tally::default());
+    let producers_done = Arc::new(AtomicUsize::new(0));
+    let start = Arc::new(Barrier::new(PRODUCERS + CONSUMERS));
+    let mut handles = Vec::new();
+    for p in 0..PRODUCERS {
+        let (ring, ledger, tally, done, start) = (
+            ring.clone(),
+            ledger.clone(),
+            tally.clone(),
+            producers_done.clone(),
+            start.clone(),
+        );
+        handles.push(thread::spawn(move || {
+            start.wait();
+            let mut full = 0usize;
+            for s in 0..m {
+                let v = item(p, s);
+                if overwrite {
+                    if s % 8 == 0 {
+                        // Let the consumers in: on few cores they would
+                        // otherwise see nothing but shedding.
+                        thread::yield_now();
+                    }
+                    if let Some(out) = ring.push_overwrite(v) {
+                        ledger.mark(out);
+                        if out == v {
+                            tally.handed_back.fetch_add(1, Ordering::Relaxed);
+                        } else {
+                            tally.shed.fetch_add(1, Ordering::Relaxed);
+                        }
+                    }
+                } else {
+                    let mut v = v;
+                    while let Err(e) = ring.try_push(v) {
+                        full += 1;
+                        v = e.into_inner();
+                        thread::yield_now();
+                    }
+                }
+            }
+            done.fetch_add(1, Ordering::Release);
+            full
+        }));
+    }
+    for _ in 0..CONSUMERS {
+        let (ring, ledger, tally, done, start) = (
+            ring.clone(),
+            ledger.clone(),
+            tally.clone(),
+            producers_done.clone(),
+            start.clone(),
+        );
+        handles.push(thread::spawn(move || {
+            start.wait();
+            let mut order = Order([None; PRODUCERS]);
+            loop {
+                // Read the flag before popping: if all producers were done and
+                // the pop still finds nothing, nothing more can arrive.
+                let finished = done.load(Ordering::Acquire) == PRODUCERS;
+                match ring.try_pop() {
+                    Some(v) => {
+                        order.check(v);
+                        ledger.mark(v);
+                        tally.popped.fetch_add(1, Ordering::Relaxed);
+                    }
+                    None if finished => break,
+                    None => thread::yield_now(),
+                }
+            }
+            0
+        }));
+    }
+    let fulls: usize = handles.into_iter().map(|h| h.join().unwrap()).sum();
+    let mut remaining = 0;
+    while let Some(v) = ring.try_pop() {
+        ledger.mark(v);
+        remaining += 1;
+    }
+    ledger.assert_complete();
+    let (popped, shed, back) = (
+        tally.popped.load(Ordering::Relaxed),
+        tally.shed.load(Ordering::Relaxed),
+        tally.handed_back.load(Ordering::Relaxed),
+    );
+    assert_eq!(
+        popped + shed + back + remaining,
+        PRODUCERS * m,
+        "pushed = popped + shed + returned + remaining"
+    );
+    assert_eq!(remaining, 0, "consumers drain after the producers finish");
+    assert_eq!(ring.overwritten(), shed);
+    assert_eq!(ring.rejected(), back + fulls);
+    if !overwrite {
+        assert_eq!(shed + back, 0);
+    }
+    eprintln!(
+        "N={N} overwrite={overwrite}: popped {popped}, shed {shed}, handed back {back}, Full {fulls}"
+    );
+}
+
+#[test]
+fn stress_4x4_try_push_exact_accounting() {
+    run::<8>(false);
+    run::<1024>(false);
+}
+
+#[test]
+fn stress_4x4_push_overwrite_exact_accounting() {
+    run::<8>(true);
+    run::<64>(true);
+}
+
+/// heapless #583: with Vyukov's queue, two threads that each pop one item
+/// and push it back on a full ring see spurious `Full` (a pop that claimed
+/// its slot but has not released it yet blocks the other thread's push). Here
+/// every pop finds an item and every push finds a slot.
+fn pop_then_push_never_full<const N: usize>() {
+    let iters = if cfg!(miri) { 200 } else { 1_000_000 };
+    let ring = Arc::new(Ring::<u64, N>::new());
+    for i in 0..N as u64 {
+        ring.try_push(i).unwrap();
+    }
+    let start = Arc::new(Barrier::new(2));
+    let handles: Vec<_> = (0..2)
+        .map(|_| {
+            let (ring, start) = (ring.clone(), start.clone());
+            thread::spawn(move || {
+                start.wait();
+                for _ in 0..iters {
+                    let v = ring.try_pop().expect("a full ring looked empty");
+                    ring.try_push(v).expect("spurious Full");
+                }
+            })
+        })
+        .collect();
+    for h in handles {
+        h.join().unwrap();
+    }
+    assert_eq!(ring.rejected(), 0);
+    let mut left: Vec<u64> = core::iter::from_fn(|| ring.try_pop()).collect();
+    left.sort_unstable();
+    assert_eq!(left, (0..N as u64).collect::<Vec<_>>());
+}
+
+#[test]
+fn no_spurious_full_pop_then_push_on_full_ring_heapless_583() {
+    pop_then_push_never_full::<2>();
+    pop_then_push_never_full::<4>();
+    pop_then_push_never_full::<64>();
+}
+
+/// The same accounting with the position counters starting just before they
+/// wrap, on real threads.
+#[test]
+fn stress_wrap_around_under_contention() {
+    let m = per_producer() / 4;
+    let ring = Arc::new(Ring::<u64, 8>::with_start_position(usize::MAX - 1000));
+    let ledger = Arc::new(Ledger::new(m));
+    let producers: Vec<_> = (0..PRODUCERS)
+        .map(|p| {
+            let (ring, ledger) = (ring.clone(), ledger.clone());
+            thread::spawn(move || {
+                for s in 0..m {
+                    if let Some(out) = ring.push_overwrite(item(p, s)) {
+                        ledger.mark(out);
+                    }
+                }
+            })
+        })
+        .collect();
+    let consumer = {
+        let (ring, ledger) = (ring.clone(), ledger.clone());
+        thread::spawn(move || {
+            let mut order = Order([None; PRODUCERS]);
+            for _ in 0..m {
+                if let Some(v) = ring.try_pop() {
+                    order.check(v);
+                    ledger.mark(v);
+                }
+            }
+        })
+    };
+    for h in producers {
+        h.join().unwrap();
+    }
+    consumer.join().unwrap();
+    while let Some(v) = ring.try_pop() {
+        ledger.mark(v);
+    }
+    ledger.assert_complete();
+}
+
+/// More threads (8) than slots: still exact accounting and order.
+#[test]
+fn stress_more_threads_than_capacity() {
+    run::<1>(true);
+    run::<1>(false);
+    run::<2>(true);
+    run::<2>(false);
+}
