@@ -9,6 +9,12 @@
 //!   shed == produced, every sequence number exactly once (count and sum), in
 //!   order, payloads intact, and the interrupt really did hit a pop in progress
 //!   (shed > 0).
+//! - MPMC: the interrupt and the main loop both push (alternating `try_push`
+//!   and `push_overwrite`) and both pop one small `static` ring. Every item is
+//!   accounted for exactly once, by count and by sum of sequence numbers per
+//!   producer: popped by either side, or handed back to its pusher (rejected,
+//!   shed, or evicted). Each side takes any producer's items out in order, and
+//!   the handed-back counts match the ring's counters.
 #![no_std]
 #![no_main]
 
@@ -19,6 +25,7 @@ use cortex_m::peripheral::SYST;
 use cortex_m_rt::{entry, exception};
 use critical_section::Mutex;
 use fw::{hprintln, Clock, Rng};
+use sluicegate::mpmc;
 use sluicegate::spsc::{Overwrite, Producer, Ring};
 
 /// One telemetry sample: a sequence number and a payload derived from it (a
@@ -86,6 +93,194 @@ impl SpscIsr {
     }
 }
 
+// --- MPMC: both sides push and pop ------------------------------------------
+
+const MPMC_CAP: usize = 8;
+/// Items each side pushes in the MPMC phase.
+const MPMC_ITEMS: u32 = 20_000;
+/// Producer ids, kept in the top bit of an item's tag.
+const FROM_MAIN: u32 = 0;
+const FROM_ISR: u32 = 1;
+
+static EVENTS: mpmc::Ring<Event, MPMC_CAP> = mpmc::Ring::new();
+/// Set by the interrupt after its last MPMC push.
+static MPMC_ISR_DONE: AtomicBool = AtomicBool::new(false);
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Event {
+    /// Producer (top bit) and its sequence number.
+    tag: u32,
+    check: u32,
+}
+
+impl Event {
+    fn new(from: u32, seq: u32) -> Self {
+        let tag = from << 31 | seq;
+        Self {
+            tag,
+            check: check_of(tag),
+        }
+    }
+    fn from(&self) -> usize {
+        (self.tag >> 31) as usize
+    }
+    fn seq(&self) -> u32 {
+        self.tag & 0x7FFF_FFFF
+    }
+}
+
+/// Count and sum of sequence numbers.
+#[derive(Clone, Copy, Default)]
+struct Tally {
+    count: u32,
+    sum: u64,
+}
+
+impl Tally {
+    fn add(&mut self, seq: u32) {
+        self.count += 1;
+        self.sum += seq as u64;
+    }
+    fn plus(self, other: Tally) -> Tally {
+        Tally {
+            count: self.count + other.count,
+            sum: self.sum + other.sum,
+        }
+    }
+}
+
+/// What one side (main or interrupt) saw of the MPMC ring.
+#[derive(Default)]
+struct Ledger {
+    produced: u32,
+    /// Items this side took out of the ring (pops and evictions), per producer.
+    taken: [Tally; 2],
+    /// Items handed back on push without entering (rejected, shed), per producer.
+    refused: [Tally; 2],
+    /// Last sequence number this side took out, per producer.
+    last_taken: [Option<u32>; 2],
+    rejected: u32,
+    evicted: u32,
+    errors: u32,
+}
+
+impl Ledger {
+    fn took(&mut self, e: Event) {
+        let from = e.from();
+        if e.check != check_of(e.tag) || self.last_taken[from].is_some_and(|l| e.seq() <= l) {
+            self.errors += 1;
+        }
+        self.last_taken[from] = Some(e.seq());
+        self.taken[from].add(e.seq());
+    }
+
+    /// Pushes this side's next item, alternating the two kinds of push.
+    fn push(&mut self, ring: &mpmc::Ring<Event, MPMC_CAP>, from: u32) {
+        let new = Event::new(from, self.produced);
+        self.produced += 1;
+        if self.produced & 1 == 0 {
+            if let Err(full) = ring.try_push(new) {
+                self.rejected += 1;
+                self.refused[from as usize].add(full.into_inner().seq());
+            }
+        } else {
+            match ring.push_overwrite(new) {
+                None => {}
+                Some(back) if back == new => {
+                    self.rejected += 1;
+                    self.refused[from as usize].add(new.seq());
+                }
+                Some(old) => {
+                    self.evicted += 1;
+                    self.took(old);
+                }
+            }
+        }
+    }
+
+    fn pop(&mut self, ring: &mpmc::Ring<Event, MPMC_CAP>) -> bool {
+        match ring.try_pop() {
+            Some(e) => {
+                self.took(e);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// The interrupt's side of the MPMC phase.
+struct MpmcIsr {
+    ledger: Ledger,
+    ticks: u32,
+}
+
+impl MpmcIsr {
+    fn tick(&mut self) {
+        self.ticks += 1;
+        if self.ledger.produced < MPMC_ITEMS {
+            self.ledger.push(&EVENTS, FROM_ISR);
+            if self.ledger.produced == MPMC_ITEMS {
+                MPMC_ISR_DONE.store(true, Ordering::Release);
+            }
+        }
+        if self.ticks & 1 == 0 {
+            self.ledger.pop(&EVENTS);
+        }
+    }
+}
+
+fn mpmc_phase() -> (bool, Ledger, Ledger) {
+    with_isr(|isr| {
+        isr.mpmc = Some(MpmcIsr {
+            ledger: Ledger::default(),
+            ticks: 0,
+        })
+    });
+    let mut main = Ledger::default();
+    let mut rng = Rng::new(0x0BAD_CAFE);
+    while main.produced < MPMC_ITEMS || !MPMC_ISR_DONE.load(Ordering::Acquire) {
+        if main.produced < MPMC_ITEMS {
+            main.push(&EVENTS, FROM_MAIN);
+        }
+        if rng.next() & 1 == 0 {
+            main.pop(&EVENTS);
+        }
+        fw::spin(rng.range(0, 300));
+    }
+    let isr = with_isr(|isr| isr.mpmc.take().expect("mpmc state")).ledger;
+    while main.pop(&EVENTS) {}
+
+    let stats = EVENTS.stats();
+    let mut ok = main.errors == 0 && isr.errors == 0;
+    for from in [FROM_MAIN, FROM_ISR] {
+        let f = from as usize;
+        let n = MPMC_ITEMS as u64;
+        let all = main.taken[f]
+            .plus(main.refused[f])
+            .plus(isr.taken[f])
+            .plus(isr.refused[f]);
+        ok &= all.count == MPMC_ITEMS && all.sum == n * (n - 1) / 2;
+    }
+    ok &= stats.rejected as u32 == main.rejected + isr.rejected
+        && stats.overwritten as u32 == main.evicted + isr.evicted
+        && EVENTS.is_empty()
+        && stats.overwritten > 0
+        && stats.rejected > 0;
+    hprintln!(
+        "mpmc: pushed main={} isr={}; taken by main={} by isr={}; evicted={} rejected={} order+payload errors={} -> {}",
+        main.produced,
+        isr.produced,
+        main.taken[0].plus(main.taken[1]).count,
+        isr.taken[0].plus(isr.taken[1]).count,
+        stats.overwritten,
+        stats.rejected,
+        main.errors + isr.errors,
+        if ok { "ok" } else { "MISMATCH" }
+    );
+    (ok, main, isr)
+}
+
 /// Everything the SysTick handler owns.
 struct Isr {
     syst: SYST,
@@ -94,6 +289,7 @@ struct Isr {
     reload_lo: u32,
     reload_mask: u32,
     spsc: Option<SpscIsr>,
+    mpmc: Option<MpmcIsr>,
 }
 
 static ISR: Mutex<RefCell<Option<Isr>>> = Mutex::new(RefCell::new(None));
@@ -108,6 +304,9 @@ fn SysTick() {
             isr.syst.set_reload(next);
             if let Some(spsc) = isr.spsc.as_mut() {
                 spsc.tick();
+            }
+            if let Some(mpmc) = isr.mpmc.as_mut() {
+                mpmc.tick();
             }
         }
     });
@@ -230,14 +429,16 @@ fn main() -> ! {
         reload_lo,
         reload_mask,
         spsc: None,
+        mpmc: None,
     });
     with_isr(|isr| isr.syst.enable_interrupt());
 
     let (spsc_ok, spsc) = spsc_phase();
+    let (mpmc_ok, mpmc_main, mpmc_isr) = mpmc_phase();
 
     with_isr(|isr| isr.syst.disable_interrupt());
     #[allow(unused_mut)]
-    let mut ok = spsc_ok;
+    let mut ok = spsc_ok && mpmc_ok;
     #[cfg(feature = "defmt")]
     {
         let bytes = fw::defmt_bytes();
@@ -245,7 +446,7 @@ fn main() -> ! {
         ok &= bytes > 0;
     }
     hprintln!(
-        "{} ({}, {}): {} spsc[produced={} received={} overwritten={} shed-mid-pop={}]",
+        "{} ({}, {}): {} spsc[produced={} received={} overwritten={} shed-mid-pop={}] mpmc[pushed={} evicted={} rejected={}]",
         fw::BOARD,
         fw::CORE,
         fw::CAS,
@@ -254,6 +455,9 @@ fn main() -> ! {
         spsc.received,
         spsc.overwritten,
         spsc.shed,
+        mpmc_main.produced + mpmc_isr.produced,
+        mpmc_main.evicted + mpmc_isr.evicted,
+        mpmc_main.rejected + mpmc_isr.rejected,
     );
     fw::exit(ok)
 }
