@@ -199,6 +199,67 @@ fn spsc_overwrite(clock: &Clock) -> bool {
         )
 }
 
+// --- MPMC: sluicegate (SCQ) against heapless (Vyukov) ------------------------
+
+/// MPMC capacity (heapless's default `u8` index allows at most 128).
+const MPMC_CAP: usize = 128;
+
+fn sg_mpmc_push(q: &mut &sluicegate::mpmc::Ring<u32, MPMC_CAP>, v: u32) -> u32 {
+    q.try_push(v).is_ok() as u32
+}
+fn sg_mpmc_pop(q: &mut &sluicegate::mpmc::Ring<u32, MPMC_CAP>, _: u32) -> u32 {
+    q.try_pop().unwrap_or(0)
+}
+fn hl_mpmc_push(q: &mut &heapless::mpmc::MpMcQueue<u32, MPMC_CAP>, v: u32) -> u32 {
+    q.enqueue(v).is_ok() as u32
+}
+fn hl_mpmc_pop(q: &mut &heapless::mpmc::MpMcQueue<u32, MPMC_CAP>, _: u32) -> u32 {
+    q.dequeue().unwrap_or(0)
+}
+
+/// Push `K` (of 128 slots), pop them, `ROUNDS` times; then full and empty.
+fn mpmc_figs<S>(s: &mut S, push: fn(&mut S, u32) -> u32, pop: fn(&mut S, u32) -> u32) -> SpscFigs {
+    let mut f = SpscFigs::default();
+    for _ in 0..ROUNDS {
+        f.push.add(s, push);
+        f.pop.add(s, pop);
+        f.pop_empty.add(s, pop);
+    }
+    for i in 0..MPMC_CAP {
+        push(s, i as u32);
+    }
+    for _ in 0..ROUNDS {
+        f.push_full.add(s, push);
+    }
+    for _ in 0..MPMC_CAP {
+        pop(s, 0);
+    }
+    f
+}
+
+static SG_MPMC: sluicegate::mpmc::Ring<u32, MPMC_CAP> = sluicegate::mpmc::Ring::new();
+static HL_MPMC: heapless::mpmc::MpMcQueue<u32, MPMC_CAP> = heapless::mpmc::MpMcQueue::new();
+
+#[inline(never)]
+fn mpmc(clock: &Clock) -> bool {
+    let ours = mpmc_figs(&mut &SG_MPMC, sg_mpmc_push, sg_mpmc_pop);
+    let theirs = mpmc_figs(&mut &HL_MPMC, hl_mpmc_push, hl_mpmc_pop);
+    report(clock, "mpmc.try_push", ours.push, Some(theirs.push))
+        & report(clock, "mpmc.try_pop", ours.pop, Some(theirs.pop))
+        & report(
+            clock,
+            "mpmc.try_push(full)",
+            ours.push_full,
+            Some(theirs.push_full),
+        )
+        & report(
+            clock,
+            "mpmc.try_pop(empty)",
+            ours.pop_empty,
+            Some(theirs.pop_empty),
+        )
+}
+
 #[entry]
 fn main() -> ! {
     let mut cp = cortex_m::Peripherals::take().expect("peripherals");
@@ -214,5 +275,6 @@ fn main() -> ! {
     let mut ok = (100..10_000).contains(&clock.ticks_per_1000_insns());
     ok &= spsc_reject(&clock);
     ok &= spsc_overwrite(&clock);
+    ok &= mpmc(&clock);
     fw::exit(ok)
 }
