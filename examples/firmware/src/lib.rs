@@ -127,7 +127,7 @@ impl Rng {
         Self(seed)
     }
     /// The next value.
-    pub fn next(&mut self) -> u32 {
+    pub fn next_u32(&mut self) -> u32 {
         let mut x = self.0;
         x ^= x << 13;
         x ^= x >> 17;
@@ -137,7 +137,7 @@ impl Rng {
     }
     /// A value in `lo..lo + span` (`span` > 0).
     pub fn range(&mut self, lo: u32, span: u32) -> u32 {
-        lo + self.next() % span
+        lo + self.next_u32() % span
     }
 }
 

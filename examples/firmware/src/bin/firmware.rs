@@ -243,7 +243,7 @@ fn mpmc_phase() -> (bool, Ledger, Ledger) {
         if main.produced < MPMC_ITEMS {
             main.push(&EVENTS, FROM_MAIN);
         }
-        if rng.next() & 1 == 0 {
+        if rng.next_u32() & 1 == 0 {
             main.pop(&EVENTS);
         }
         fw::spin(rng.range(0, 300));
@@ -300,7 +300,7 @@ fn SysTick() {
         if let Some(isr) = ISR.borrow_ref_mut(cs).as_mut() {
             // Jitter the period so the interrupt lands at every point of the
             // main loop (the new reload applies from the next wrap).
-            let next = isr.reload_lo + (isr.rng.next() & isr.reload_mask);
+            let next = isr.reload_lo + (isr.rng.next_u32() & isr.reload_mask);
             isr.syst.set_reload(next);
             if let Some(spsc) = isr.spsc.as_mut() {
                 spsc.tick();
