@@ -63,7 +63,7 @@ echo
 echo "Instructions per operation (net of an empty call; sluicegate / heapless; * = sluicegate more):"
 for b in "${BUILDS[@]}"; do
   f="$LOGS/${b%%|*}.cost.log"
-  [ -f "$f" ] && cat "$f"
+  if [ -f "$f" ]; then cat "$f"; fi
 done | awk '
   /^cost / {
     tag = $2; op = $3
