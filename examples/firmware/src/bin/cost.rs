@@ -1,0 +1,280 @@
+//! Instructions per operation, sluicegate against heapless, by one harness.
+//!
+//! QEMU runs with `-icount`, so SysTick advances by a fixed amount per
+//! executed instruction; [`fw::Clock`] measures that ratio with a countdown
+//! loop of known length. Each figure times `K` calls of a small
+//! `#[inline(never)]` function around one operation, through a function
+//! pointer, `ROUNDS` times, and subtracts the same loop calling an empty
+//! function (`mov r0, r1; bx lr`). So a figure is the operation's own
+//! instructions, including its share of call/return and argument set-up
+//! beyond an empty call, identical for both libraries.
+#![no_std]
+#![no_main]
+
+use core::hint::black_box;
+
+use cortex_m_rt::entry;
+use fw::{hprintln, Clock};
+use heapless::spsc::Queue;
+use sluicegate::spsc::{Overwrite, Reject, Ring};
+
+/// Calls per timed loop.
+const K: u32 = 128;
+/// Timed loops per figure.
+const ROUNDS: u32 = 16;
+/// Ring capacity (heapless's `Queue<_, 256>` holds 255).
+const CAP: usize = 256;
+
+/// Times `K` calls of `f` (through a pointer the optimiser cannot see).
+#[inline(never)]
+fn timed<S>(s: &mut S, f: fn(&mut S, u32) -> u32) -> u32 {
+    let f = black_box(f);
+    let t0 = fw::now();
+    for i in 0..K {
+        black_box(f(s, black_box(i)));
+    }
+    fw::ticks(t0, fw::now())
+}
+
+#[inline(never)]
+fn empty<S>(_: &mut S, v: u32) -> u32 {
+    v
+}
+
+/// Timed ticks of an operation and of the empty call, summed over rounds.
+#[derive(Default, Clone, Copy)]
+struct Acc {
+    op: u64,
+    base: u64,
+    calls: u32,
+}
+
+impl Acc {
+    fn add<S>(&mut self, s: &mut S, f: fn(&mut S, u32) -> u32) {
+        self.base += timed(s, empty::<S>) as u64;
+        self.op += timed(s, f) as u64;
+        self.calls += K;
+    }
+    fn x10(&self, clock: &Clock) -> i64 {
+        clock.insns_x10(self.op as i64 - self.base as i64, self.calls)
+    }
+}
+
+struct Fig(i64);
+impl core::fmt::Display for Fig {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        write!(f, "{}.{}", self.0 / 10, self.0.rem_euclid(10))
+    }
+}
+
+/// Prints one figure; returns false if it is implausible (not positive).
+fn report(clock: &Clock, op: &str, ours: Acc, theirs: Option<Acc>) -> bool {
+    let plausible = ours.x10(clock) > 0 && theirs.is_none_or(|t| t.x10(clock) > 0);
+    match theirs {
+        Some(t) => hprintln!(
+            "cost {} {} sluicegate={} heapless={}",
+            fw::TAG,
+            op,
+            Fig(ours.x10(clock)),
+            Fig(t.x10(clock))
+        ),
+        None => hprintln!(
+            "cost {} {} sluicegate={} heapless=-",
+            fw::TAG,
+            op,
+            Fig(ours.x10(clock))
+        ),
+    }
+    plausible
+}
+
+// --- sluicegate SPSC, Reject -------------------------------------------------
+
+struct SgSpsc<'a, P: sluicegate::spsc::Policy> {
+    tx: sluicegate::spsc::Producer<'a, u32, CAP, P>,
+    rx: sluicegate::spsc::Consumer<'a, u32, CAP, P>,
+}
+
+fn sg_try_push<P: sluicegate::spsc::Policy>(s: &mut SgSpsc<'_, P>, v: u32) -> u32 {
+    s.tx.try_push(v).is_ok() as u32
+}
+fn sg_try_pop<P: sluicegate::spsc::Policy>(s: &mut SgSpsc<'_, P>, _: u32) -> u32 {
+    s.rx.try_pop().unwrap_or(0)
+}
+fn sg_push_overwrite(s: &mut SgSpsc<'_, Overwrite>, v: u32) -> u32 {
+    s.tx.push_overwrite(v).unwrap_or(0)
+}
+
+// --- heapless SPSC -----------------------------------------------------------
+
+struct HlSpsc<'a> {
+    tx: heapless::spsc::Producer<'a, u32, CAP>,
+    rx: heapless::spsc::Consumer<'a, u32, CAP>,
+}
+
+fn hl_enqueue(s: &mut HlSpsc<'_>, v: u32) -> u32 {
+    s.tx.enqueue(v).is_ok() as u32
+}
+fn hl_dequeue(s: &mut HlSpsc<'_>, _: u32) -> u32 {
+    s.rx.dequeue().unwrap_or(0)
+}
+
+#[derive(Default)]
+struct SpscFigs {
+    push: Acc,
+    pop: Acc,
+    push_full: Acc,
+    pop_empty: Acc,
+}
+
+/// Push `K` into an empty ring, pop them, `ROUNDS` times; then the full and
+/// empty cases.
+fn spsc_figs<S>(
+    s: &mut S,
+    fill: usize,
+    push: fn(&mut S, u32) -> u32,
+    pop: fn(&mut S, u32) -> u32,
+) -> SpscFigs {
+    let mut f = SpscFigs::default();
+    for _ in 0..ROUNDS {
+        f.push.add(s, push);
+        f.pop.add(s, pop);
+        f.pop_empty.add(s, pop);
+    }
+    for i in 0..fill {
+        push(s, i as u32);
+    }
+    for _ in 0..ROUNDS {
+        f.push_full.add(s, push);
+    }
+    for _ in 0..fill {
+        pop(s, 0);
+    }
+    f
+}
+
+#[inline(never)]
+fn spsc_reject(clock: &Clock) -> bool {
+    let mut ring: Ring<u32, CAP, Reject> = Ring::new();
+    let (tx, rx) = ring.split();
+    let ours = spsc_figs(&mut SgSpsc { tx, rx }, CAP, sg_try_push, sg_try_pop);
+    let mut q: Queue<u32, CAP> = Queue::new();
+    let (tx, rx) = q.split();
+    let theirs = spsc_figs(&mut HlSpsc { tx, rx }, CAP - 1, hl_enqueue, hl_dequeue);
+    report(clock, "spsc.try_push", ours.push, Some(theirs.push))
+        & report(clock, "spsc.try_pop", ours.pop, Some(theirs.pop))
+        & report(
+            clock,
+            "spsc.try_push(full)",
+            ours.push_full,
+            Some(theirs.push_full),
+        )
+        & report(
+            clock,
+            "spsc.try_pop(empty)",
+            ours.pop_empty,
+            Some(theirs.pop_empty),
+        )
+}
+
+#[inline(never)]
+fn spsc_overwrite(clock: &Clock) -> bool {
+    let mut ring: Ring<u32, CAP, Overwrite> = Ring::new();
+    let (tx, rx) = ring.split();
+    let s = &mut SgSpsc { tx, rx };
+    let figs = spsc_figs(s, CAP, sg_push_overwrite, sg_try_pop);
+    report(clock, "spsc<Overwrite>.push_overwrite", figs.push, None)
+        & report(
+            clock,
+            "spsc<Overwrite>.push_overwrite(evict)",
+            figs.push_full,
+            None,
+        )
+        & report(clock, "spsc<Overwrite>.try_pop", figs.pop, None)
+        & report(
+            clock,
+            "spsc<Overwrite>.try_pop(empty)",
+            figs.pop_empty,
+            None,
+        )
+}
+
+// --- MPMC: sluicegate (SCQ) against heapless (Vyukov) ------------------------
+
+/// MPMC capacity (heapless's default `u8` index allows at most 128).
+const MPMC_CAP: usize = 128;
+
+fn sg_mpmc_push(q: &mut &sluicegate::mpmc::Ring<u32, MPMC_CAP>, v: u32) -> u32 {
+    q.try_push(v).is_ok() as u32
+}
+fn sg_mpmc_pop(q: &mut &sluicegate::mpmc::Ring<u32, MPMC_CAP>, _: u32) -> u32 {
+    q.try_pop().unwrap_or(0)
+}
+fn hl_mpmc_push(q: &mut &heapless::mpmc::MpMcQueue<u32, MPMC_CAP>, v: u32) -> u32 {
+    q.enqueue(v).is_ok() as u32
+}
+fn hl_mpmc_pop(q: &mut &heapless::mpmc::MpMcQueue<u32, MPMC_CAP>, _: u32) -> u32 {
+    q.dequeue().unwrap_or(0)
+}
+
+/// Push `K` (of 128 slots), pop them, `ROUNDS` times; then full and empty.
+fn mpmc_figs<S>(s: &mut S, push: fn(&mut S, u32) -> u32, pop: fn(&mut S, u32) -> u32) -> SpscFigs {
+    let mut f = SpscFigs::default();
+    for _ in 0..ROUNDS {
+        f.push.add(s, push);
+        f.pop.add(s, pop);
+        f.pop_empty.add(s, pop);
+    }
+    for i in 0..MPMC_CAP {
+        push(s, i as u32);
+    }
+    for _ in 0..ROUNDS {
+        f.push_full.add(s, push);
+    }
+    for _ in 0..MPMC_CAP {
+        pop(s, 0);
+    }
+    f
+}
+
+static SG_MPMC: sluicegate::mpmc::Ring<u32, MPMC_CAP> = sluicegate::mpmc::Ring::new();
+static HL_MPMC: heapless::mpmc::MpMcQueue<u32, MPMC_CAP> = heapless::mpmc::MpMcQueue::new();
+
+#[inline(never)]
+fn mpmc(clock: &Clock) -> bool {
+    let ours = mpmc_figs(&mut &SG_MPMC, sg_mpmc_push, sg_mpmc_pop);
+    let theirs = mpmc_figs(&mut &HL_MPMC, hl_mpmc_push, hl_mpmc_pop);
+    report(clock, "mpmc.try_push", ours.push, Some(theirs.push))
+        & report(clock, "mpmc.try_pop", ours.pop, Some(theirs.pop))
+        & report(
+            clock,
+            "mpmc.try_push(full)",
+            ours.push_full,
+            Some(theirs.push_full),
+        )
+        & report(
+            clock,
+            "mpmc.try_pop(empty)",
+            ours.pop_empty,
+            Some(theirs.pop_empty),
+        )
+}
+
+#[entry]
+fn main() -> ! {
+    let mut cp = cortex_m::Peripherals::take().expect("peripherals");
+    let clock = Clock::start(&mut cp.SYST);
+    hprintln!(
+        "calibration {} ({}, {}): {} SysTick ticks per 1000 instructions",
+        fw::BOARD,
+        fw::CORE,
+        fw::CAS,
+        clock.ticks_per_1000_insns()
+    );
+    // QEMU without -icount makes the ratio meaningless (and usually tiny).
+    let mut ok = (100..10_000).contains(&clock.ticks_per_1000_insns());
+    ok &= spsc_reject(&clock);
+    ok &= spsc_overwrite(&clock);
+    ok &= mpmc(&clock);
+    fw::exit(ok)
+}

@@ -1,0 +1,469 @@
+//! Telemetry firmware: a SysTick interrupt produces samples, the main loop
+//! consumes them, and the run ends with a self-check whose result is the QEMU
+//! exit status.
+//!
+//! - SPSC: the interrupt `push_overwrite`s sequence-numbered samples into a
+//!   `static` ring split with `try_split` (no `unsafe`, no `static mut`); the
+//!   main loop pops with slow, jittered work between pops, so the ring is often
+//!   full and the interrupt lands inside pops. Check: received + overwritten +
+//!   shed == produced, every sequence number exactly once (count and sum), in
+//!   order, payloads intact, and the interrupt really did hit a pop in progress
+//!   (shed > 0).
+//! - MPMC: the interrupt and the main loop both push (alternating `try_push`
+//!   and `push_overwrite`) and both pop one small `static` ring. Every item is
+//!   accounted for exactly once, by count and by sum of sequence numbers per
+//!   producer: popped by either side, or handed back to its pusher (rejected,
+//!   shed, or evicted). Each side takes any producer's items out in order, and
+//!   the handed-back counts match the ring's counters.
+#![no_std]
+#![no_main]
+
+use core::cell::RefCell;
+use core::sync::atomic::{AtomicBool, Ordering};
+
+use cortex_m::peripheral::SYST;
+use cortex_m_rt::{entry, exception};
+use critical_section::Mutex;
+use fw::{hprintln, Clock, Rng};
+use sluicegate::mpmc;
+use sluicegate::spsc::{Overwrite, Producer, Ring};
+
+/// One telemetry sample: a sequence number and a payload derived from it (a
+/// torn or stale read would not match).
+#[derive(Clone, Copy)]
+struct Sample {
+    seq: u32,
+    check: u32,
+}
+
+fn check_of(seq: u32) -> u32 {
+    seq.wrapping_mul(0x9E37_79B9) ^ 0xA5A5_5A5A
+}
+
+const SPSC_CAP: usize = 16;
+/// Samples the interrupt produces in the SPSC phase.
+const SPSC_SAMPLES: u32 = 60_000;
+
+static SAMPLES: Ring<Sample, SPSC_CAP, Overwrite> = Ring::new();
+/// Set by the interrupt after its last SPSC push.
+static SPSC_DONE: AtomicBool = AtomicBool::new(false);
+
+/// The interrupt's side of the SPSC phase.
+struct SpscIsr {
+    tx: Producer<'static, Sample, SPSC_CAP, Overwrite>,
+    produced: u32,
+    evicted: u32,
+    evicted_sum: u64,
+    last_evicted: Option<u32>,
+    shed: u32,
+    shed_sum: u64,
+    errors: u32,
+}
+
+impl SpscIsr {
+    fn tick(&mut self) {
+        if self.produced == SPSC_SAMPLES {
+            return;
+        }
+        let seq = self.produced;
+        self.produced += 1;
+        match self.tx.push_overwrite(Sample {
+            seq,
+            check: check_of(seq),
+        }) {
+            None => {}
+            Some(back) if back.seq == seq => {
+                // The consumer was in the middle of popping the oldest item.
+                self.shed += 1;
+                self.shed_sum += seq as u64;
+            }
+            Some(old) => {
+                if old.check != check_of(old.seq) || self.last_evicted.is_some_and(|l| old.seq <= l)
+                {
+                    self.errors += 1;
+                }
+                self.last_evicted = Some(old.seq);
+                self.evicted += 1;
+                self.evicted_sum += old.seq as u64;
+            }
+        }
+        if self.produced == SPSC_SAMPLES {
+            SPSC_DONE.store(true, Ordering::Release);
+        }
+    }
+}
+
+// --- MPMC: both sides push and pop ------------------------------------------
+
+const MPMC_CAP: usize = 8;
+/// Items each side pushes in the MPMC phase.
+const MPMC_ITEMS: u32 = 20_000;
+/// Producer ids, kept in the top bit of an item's tag.
+const FROM_MAIN: u32 = 0;
+const FROM_ISR: u32 = 1;
+
+static EVENTS: mpmc::Ring<Event, MPMC_CAP> = mpmc::Ring::new();
+/// Set by the interrupt after its last MPMC push.
+static MPMC_ISR_DONE: AtomicBool = AtomicBool::new(false);
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+struct Event {
+    /// Producer (top bit) and its sequence number.
+    tag: u32,
+    check: u32,
+}
+
+impl Event {
+    fn new(from: u32, seq: u32) -> Self {
+        let tag = from << 31 | seq;
+        Self {
+            tag,
+            check: check_of(tag),
+        }
+    }
+    fn from(&self) -> usize {
+        (self.tag >> 31) as usize
+    }
+    fn seq(&self) -> u32 {
+        self.tag & 0x7FFF_FFFF
+    }
+}
+
+/// Count and sum of sequence numbers.
+#[derive(Clone, Copy, Default)]
+struct Tally {
+    count: u32,
+    sum: u64,
+}
+
+impl Tally {
+    fn add(&mut self, seq: u32) {
+        self.count += 1;
+        self.sum += seq as u64;
+    }
+    fn plus(self, other: Tally) -> Tally {
+        Tally {
+            count: self.count + other.count,
+            sum: self.sum + other.sum,
+        }
+    }
+}
+
+/// What one side (main or interrupt) saw of the MPMC ring.
+#[derive(Default)]
+struct Ledger {
+    produced: u32,
+    /// Items this side took out of the ring (pops and evictions), per producer.
+    taken: [Tally; 2],
+    /// Items handed back on push without entering (rejected, shed), per producer.
+    refused: [Tally; 2],
+    /// Last sequence number this side took out, per producer.
+    last_taken: [Option<u32>; 2],
+    rejected: u32,
+    evicted: u32,
+    errors: u32,
+}
+
+impl Ledger {
+    fn took(&mut self, e: Event) {
+        let from = e.from();
+        if e.check != check_of(e.tag) || self.last_taken[from].is_some_and(|l| e.seq() <= l) {
+            self.errors += 1;
+        }
+        self.last_taken[from] = Some(e.seq());
+        self.taken[from].add(e.seq());
+    }
+
+    /// Pushes this side's next item, alternating the two kinds of push.
+    fn push(&mut self, ring: &mpmc::Ring<Event, MPMC_CAP>, from: u32) {
+        let new = Event::new(from, self.produced);
+        self.produced += 1;
+        if self.produced & 1 == 0 {
+            if let Err(full) = ring.try_push(new) {
+                self.rejected += 1;
+                self.refused[from as usize].add(full.into_inner().seq());
+            }
+        } else {
+            match ring.push_overwrite(new) {
+                None => {}
+                Some(back) if back == new => {
+                    self.rejected += 1;
+                    self.refused[from as usize].add(new.seq());
+                }
+                Some(old) => {
+                    self.evicted += 1;
+                    self.took(old);
+                }
+            }
+        }
+    }
+
+    fn pop(&mut self, ring: &mpmc::Ring<Event, MPMC_CAP>) -> bool {
+        match ring.try_pop() {
+            Some(e) => {
+                self.took(e);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// The interrupt's side of the MPMC phase.
+struct MpmcIsr {
+    ledger: Ledger,
+    ticks: u32,
+}
+
+impl MpmcIsr {
+    fn tick(&mut self) {
+        self.ticks += 1;
+        if self.ledger.produced < MPMC_ITEMS {
+            self.ledger.push(&EVENTS, FROM_ISR);
+            if self.ledger.produced == MPMC_ITEMS {
+                MPMC_ISR_DONE.store(true, Ordering::Release);
+            }
+        }
+        if self.ticks & 1 == 0 {
+            self.ledger.pop(&EVENTS);
+        }
+    }
+}
+
+fn mpmc_phase() -> (bool, Ledger, Ledger) {
+    with_isr(|isr| {
+        isr.mpmc = Some(MpmcIsr {
+            ledger: Ledger::default(),
+            ticks: 0,
+        })
+    });
+    let mut main = Ledger::default();
+    let mut rng = Rng::new(0x0BAD_CAFE);
+    while main.produced < MPMC_ITEMS || !MPMC_ISR_DONE.load(Ordering::Acquire) {
+        if main.produced < MPMC_ITEMS {
+            main.push(&EVENTS, FROM_MAIN);
+        }
+        if rng.next_u32() & 1 == 0 {
+            main.pop(&EVENTS);
+        }
+        fw::spin(rng.range(0, 300));
+    }
+    let isr = with_isr(|isr| isr.mpmc.take().expect("mpmc state")).ledger;
+    while main.pop(&EVENTS) {}
+
+    let stats = EVENTS.stats();
+    let mut ok = main.errors == 0 && isr.errors == 0;
+    for from in [FROM_MAIN, FROM_ISR] {
+        let f = from as usize;
+        let n = MPMC_ITEMS as u64;
+        let all = main.taken[f]
+            .plus(main.refused[f])
+            .plus(isr.taken[f])
+            .plus(isr.refused[f]);
+        ok &= all.count == MPMC_ITEMS && all.sum == n * (n - 1) / 2;
+    }
+    ok &= stats.rejected as u32 == main.rejected + isr.rejected
+        && stats.overwritten as u32 == main.evicted + isr.evicted
+        && EVENTS.is_empty()
+        && stats.overwritten > 0
+        && stats.rejected > 0;
+    hprintln!(
+        "mpmc: pushed main={} isr={}; taken by main={} by isr={}; evicted={} rejected={} order+payload errors={} -> {}",
+        main.produced,
+        isr.produced,
+        main.taken[0].plus(main.taken[1]).count,
+        isr.taken[0].plus(isr.taken[1]).count,
+        stats.overwritten,
+        stats.rejected,
+        main.errors + isr.errors,
+        if ok { "ok" } else { "MISMATCH" }
+    );
+    (ok, main, isr)
+}
+
+/// Everything the SysTick handler owns.
+struct Isr {
+    syst: SYST,
+    rng: Rng,
+    /// SysTick reload range (ticks): `lo..=lo + mask` (`mask + 1` a power of two).
+    reload_lo: u32,
+    reload_mask: u32,
+    spsc: Option<SpscIsr>,
+    mpmc: Option<MpmcIsr>,
+}
+
+static ISR: Mutex<RefCell<Option<Isr>>> = Mutex::new(RefCell::new(None));
+
+#[exception]
+fn SysTick() {
+    critical_section::with(|cs| {
+        if let Some(isr) = ISR.borrow_ref_mut(cs).as_mut() {
+            // Jitter the period so the interrupt lands at every point of the
+            // main loop (the new reload applies from the next wrap).
+            let next = isr.reload_lo + (isr.rng.next_u32() & isr.reload_mask);
+            isr.syst.set_reload(next);
+            if let Some(spsc) = isr.spsc.as_mut() {
+                spsc.tick();
+            }
+            if let Some(mpmc) = isr.mpmc.as_mut() {
+                mpmc.tick();
+            }
+        }
+    });
+}
+
+/// Runs `f` on the interrupt's state with the interrupt masked.
+fn with_isr<R>(f: impl FnOnce(&mut Isr) -> R) -> R {
+    critical_section::with(|cs| f(ISR.borrow_ref_mut(cs).as_mut().expect("ISR state")))
+}
+
+/// Runs the SPSC phase; returns whether its checks passed and a short summary.
+fn spsc_phase() -> (bool, Summary) {
+    let (tx, mut rx) = SAMPLES.try_split().expect("first split");
+    assert!(SAMPLES.try_split().is_none());
+    with_isr(|isr| {
+        isr.spsc = Some(SpscIsr {
+            tx,
+            produced: 0,
+            evicted: 0,
+            evicted_sum: 0,
+            last_evicted: None,
+            shed: 0,
+            shed_sum: 0,
+            errors: 0,
+        })
+    });
+
+    let mut rng = Rng::new(0x1234_5678);
+    let (mut received, mut received_sum, mut errors) = (0u32, 0u64, 0u32);
+    let mut last: Option<u32> = None;
+    let mut empty_pops = 0u32;
+    // Work between pops: mostly slower than the interrupt (the ring fills and
+    // overwrites), sometimes faster (it drains and runs empty).
+    loop {
+        let done = SPSC_DONE.load(Ordering::Acquire);
+        match rx.try_pop() {
+            Some(s) => {
+                if s.check != check_of(s.seq) || last.is_some_and(|l| s.seq <= l) {
+                    errors += 1;
+                }
+                last = Some(s.seq);
+                received += 1;
+                received_sum += s.seq as u64;
+                let burst = (s.seq >> 10) & 3 == 3; // a fast stretch now and then
+                fw::spin(if burst {
+                    rng.range(0, 40)
+                } else {
+                    rng.range(150, 600)
+                });
+            }
+            None if done => break,
+            None => {
+                empty_pops += 1;
+                fw::spin(20);
+            }
+        }
+    }
+
+    let isr = with_isr(|isr| isr.spsc.take().expect("spsc state"));
+    let stats = SAMPLES.stats();
+    let produced = isr.produced as u64;
+    let ok = errors == 0
+        && isr.errors == 0
+        && isr.produced == SPSC_SAMPLES
+        && received + isr.evicted + isr.shed == isr.produced
+        && stats.overwritten as u32 == isr.evicted
+        && stats.rejected as u32 == isr.shed
+        && received_sum + isr.evicted_sum + isr.shed_sum == produced * (produced - 1) / 2
+        && isr.shed > 0
+        && isr.evicted > 0
+        && empty_pops > 0;
+    hprintln!(
+        "spsc: produced={} received={} overwritten={} shed={} (interrupt hit a pop in progress) empty_pops={} order+payload errors={} -> {}",
+        isr.produced,
+        received,
+        isr.evicted,
+        isr.shed,
+        empty_pops,
+        errors + isr.errors,
+        if ok { "ok" } else { "MISMATCH" }
+    );
+    #[cfg(feature = "defmt")]
+    defmt::println!("spsc stats {}", stats);
+    (
+        ok,
+        Summary {
+            produced: isr.produced,
+            received,
+            overwritten: isr.evicted,
+            shed: isr.shed,
+        },
+    )
+}
+
+/// Figures for the one-line result.
+struct Summary {
+    produced: u32,
+    received: u32,
+    overwritten: u32,
+    shed: u32,
+}
+
+#[entry]
+fn main() -> ! {
+    let mut cp = cortex_m::Peripherals::take().expect("peripherals");
+    let clock = Clock::start(&mut cp.SYST);
+    // Interrupt every ~300..900 instructions (jittered).
+    let reload_lo = clock.ticks_for(300);
+    let reload_mask = clock.ticks_for(600).next_power_of_two() / 2 - 1;
+    hprintln!(
+        "calibration: {} SysTick ticks per 1000 instructions",
+        clock.ticks_per_1000_insns()
+    );
+    let mut syst = cp.SYST;
+    syst.set_reload(reload_lo);
+    syst.clear_current();
+    with_isr_init(Isr {
+        syst,
+        rng: Rng::new(0xC0FF_EE11),
+        reload_lo,
+        reload_mask,
+        spsc: None,
+        mpmc: None,
+    });
+    with_isr(|isr| isr.syst.enable_interrupt());
+
+    let (spsc_ok, spsc) = spsc_phase();
+    let (mpmc_ok, mpmc_main, mpmc_isr) = mpmc_phase();
+
+    with_isr(|isr| isr.syst.disable_interrupt());
+    #[allow(unused_mut)]
+    let mut ok = spsc_ok && mpmc_ok;
+    #[cfg(feature = "defmt")]
+    {
+        let bytes = fw::defmt_bytes();
+        hprintln!("defmt: {} bytes encoded", bytes);
+        ok &= bytes > 0;
+    }
+    hprintln!(
+        "{} ({}, {}): {} spsc[produced={} received={} overwritten={} shed-mid-pop={}] mpmc[pushed={} evicted={} rejected={}]",
+        fw::BOARD,
+        fw::CORE,
+        fw::CAS,
+        if ok { "PASS" } else { "FAIL" },
+        spsc.produced,
+        spsc.received,
+        spsc.overwritten,
+        spsc.shed,
+        mpmc_main.produced + mpmc_isr.produced,
+        mpmc_main.evicted + mpmc_isr.evicted,
+        mpmc_main.rejected + mpmc_isr.rejected,
+    );
+    fw::exit(ok)
+}
+
+fn with_isr_init(isr: Isr) {
+    critical_section::with(|cs| {
+        ISR.borrow(cs).replace(Some(isr));
+    });
+}
