@@ -183,7 +183,7 @@ use core::mem::MaybeUninit;
     sluicegate_loom
 ))]
 use crate::sync::AtomicBool;
-use crate::sync::{const_fn, slots, AtomicUsize, Ordering, Padded, Slot, SoloCounter};
+use crate::sync::{const_fn, slots, LoadStoreUsize, Ordering, Padded, Slot, SoloCounter};
 use crate::{Full, Insufficient};
 
 mod sealed {
@@ -226,7 +226,7 @@ crate::sync::cfg_cas! {
 
 /// The consumer's claim CAS (only the [`Overwrite`] policy claims).
 #[inline(always)]
-fn claim_cas(head: &AtomicUsize, current: usize, new: usize) -> Result<usize, usize> {
+fn claim_cas(head: &LoadStoreUsize, current: usize, new: usize) -> Result<usize, usize> {
     #[cfg(any(
         target_has_atomic = "ptr",
         feature = "portable-atomic",
@@ -235,7 +235,12 @@ fn claim_cas(head: &AtomicUsize, current: usize, new: usize) -> Result<usize, us
     {
         // Relaxed: the items were published by the tail store the consumer
         // already acquired; the CAS only decides who owns slot `current`.
-        head.compare_exchange(current, new, Ordering::Relaxed, Ordering::Relaxed)
+        crate::sync::rmw_view(head).compare_exchange(
+            current,
+            new,
+            Ordering::Relaxed,
+            Ordering::Relaxed,
+        )
     }
     #[cfg(not(any(
         target_has_atomic = "ptr",
@@ -269,7 +274,7 @@ pub struct Stats {
 /// Producer-owned shared state: one cache line on hosts.
 struct ProducerSide {
     /// Stored position of the next item to write. Only the producer stores it.
-    tail: AtomicUsize,
+    tail: LoadStoreUsize,
     rejected: SoloCounter,
     overwritten: SoloCounter,
 }
@@ -277,11 +282,13 @@ struct ProducerSide {
 /// A bounded single-producer/single-consumer ring of `N` items.
 ///
 /// See the [module documentation](self) for the model and the guarantees.
+#[repr(C)] // the indices first: small offsets on Cortex-M0
 pub struct Ring<T, const N: usize, P: Policy = Reject> {
     /// Stored position of the oldest item (plus `BUSY` under [`Overwrite`]).
     /// Stored by the consumer; under `Overwrite` also CAS-ed by the producer.
     /// Invariant: `tail - head` (positions) is in `0..=N`.
-    head: Padded<AtomicUsize>,
+    /// Under `Overwrite` every concurrent access goes through `rmw_view`.
+    head: Padded<LoadStoreUsize>,
     producer: Padded<ProducerSide>,
     /// Set once `try_split` has handed out the handles.
     #[cfg(any(
@@ -331,9 +338,9 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
             };
             let stored = start << P::SHIFT;
             Self {
-                head: Padded::new(AtomicUsize::new(stored)),
+                head: Padded::new(LoadStoreUsize::new(stored)),
                 producer: Padded::new(ProducerSide {
-                    tail: AtomicUsize::new(stored),
+                    tail: LoadStoreUsize::new(stored),
                     rejected: SoloCounter::new(),
                     overwritten: SoloCounter::new(),
                 }),
@@ -378,7 +385,7 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     fn handles(&self) -> (Producer<'_, T, N, P>, Consumer<'_, T, N, P>) {
         // Acquire: a ring split again after `split(&mut)` sees the items the
         // earlier handles left (the `&mut` already orders it; this is cheap).
-        let head = self.head.load(Ordering::Acquire) & !P::BUSY;
+        let head = self.load_head(Ordering::Acquire) & !P::BUSY;
         let tail = self.producer.tail.load(Ordering::Acquire);
         (
             Producer {
@@ -396,7 +403,7 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
 
     /// How many items the ring holds now (a snapshot, from any context).
     pub fn len(&self) -> usize {
-        let head = self.head.load(Ordering::Acquire) & !P::BUSY;
+        let head = self.load_head(Ordering::Acquire) & !P::BUSY;
         let tail = self.producer.tail.load(Ordering::Acquire);
         // Loaded at different moments: clamp so a racing reader never sees > N.
         (tail.wrapping_sub(head) >> P::SHIFT).min(N)
@@ -462,7 +469,7 @@ impl<T, const N: usize, P: Policy> Drop for Ring<T, N, P> {
     fn drop(&mut self) {
         // `&mut self`: no handle is alive (they borrow the ring), so plain
         // reads are fine. A leaked read guard may have left BUSY set.
-        let mut pos = self.head.load(Ordering::Relaxed) & !P::BUSY;
+        let mut pos = self.load_head(Ordering::Relaxed) & !P::BUSY;
         let tail = self.producer.tail.load(Ordering::Relaxed);
         while pos != tail {
             self.slot(pos).with_mut(|p| {
@@ -485,7 +492,7 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         if free < want {
             // Acquire: pairs with the consumer's Release store of head, so its
             // reads of the slots about to be reused are finished.
-            *head = self.head.load(Ordering::Acquire) & !P::BUSY;
+            *head = self.load_head(Ordering::Acquire) & !P::BUSY;
             free = N - (tail.wrapping_sub(*head) >> P::SHIFT);
         }
         debug_assert!(free <= N, "producer sees more than N free slots");
@@ -507,15 +514,22 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     #[inline(always)]
     fn avail_for(&self, head: usize, tail: &mut usize, want: usize) -> usize {
         let mut avail = tail.wrapping_sub(head) >> P::SHIFT;
-        // `avail > N`: under Overwrite the producer evicted past our cached
-        // tail and the wrapping difference went "negative".
-        if avail < want || avail > N {
+        // `avail > N` (Overwrite only): the producer evicted past our cached
+        // tail and the wrapping difference went "negative". Under Reject the
+        // consumer's head is exact and the test compiles away.
+        if avail < want || (P::BUSY != 0 && avail > N) {
             // Acquire: pairs with the producer's Release store of tail, so
             // the slot writes before it are visible to our reads.
             *tail = self.producer.tail.load(Ordering::Acquire);
             avail = tail.wrapping_sub(head) >> P::SHIFT;
         }
-        avail.min(N)
+        if P::BUSY != 0 {
+            // Our head may still be behind evictions: the claim CAS corrects it.
+            avail.min(N)
+        } else {
+            debug_assert!(avail <= N);
+            avail
+        }
     }
 
     /// Takes ownership of the items from `*head` on, as the consumer.
@@ -567,7 +581,7 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         }
         #[cfg(not(sluicegate_loom))]
         debug_assert!(
-            P::BUSY == 0 || self.head.load(Ordering::Relaxed) & P::BUSY != 0,
+            P::BUSY == 0 || self.load_head(Ordering::Relaxed) & P::BUSY != 0,
             "release without a claim"
         );
         *head = head.wrapping_add(n << P::SHIFT);
@@ -576,7 +590,36 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         // Acquire load (or CAS) of head that lets it reuse them. A plain store
         // is enough under Overwrite too: the producer never writes head while
         // BUSY is set.
-        self.head.store(*head, Ordering::Release);
+        self.store_head(*head, Ordering::Release);
+    }
+
+    /// Loads `head`: natively under `Reject` (loads and stores only), through
+    /// the CAS-capable view under `Overwrite` (see `sync::rmw_view`).
+    #[inline(always)]
+    fn load_head(&self, order: Ordering) -> usize {
+        #[cfg(any(
+            target_has_atomic = "ptr",
+            feature = "portable-atomic",
+            sluicegate_loom
+        ))]
+        if P::BUSY != 0 {
+            return crate::sync::rmw_view(&self.head).load(order);
+        }
+        self.head.load(order)
+    }
+
+    /// Stores `head`, the same way as [`Self::load_head`].
+    #[inline(always)]
+    fn store_head(&self, value: usize, order: Ordering) {
+        #[cfg(any(
+            target_has_atomic = "ptr",
+            feature = "portable-atomic",
+            sluicegate_loom
+        ))]
+        if P::BUSY != 0 {
+            return crate::sync::rmw_view(&self.head).store(value, order);
+        }
+        self.head.store(value, order)
     }
 }
 
@@ -778,7 +821,7 @@ impl<T, const N: usize> Producer<'_, T, N, Overwrite> {
             crate::sync::pause_point("spsc.overwrite.evict");
             // Acquire (both ways): we go on to reuse a slot the consumer may
             // just have read; its Release store of head published that.
-            match ring.head.compare_exchange(
+            match crate::sync::rmw_view(&ring.head).compare_exchange(
                 h,
                 h.wrapping_add(Ring::<T, N, Overwrite>::STEP),
                 Ordering::Acquire,

@@ -24,6 +24,44 @@ pub(crate) use core::sync::atomic::{AtomicBool, AtomicUsize};
 
 pub(crate) use core::sync::atomic::Ordering;
 
+/// An atomic word that only ever sees loads and stores, never a
+/// read-modify-write. Those are native on every target with atomics,
+/// Cortex-M0 included, so it comes from `core` even with the
+/// `portable-atomic` feature on (whose critical-section fallback would wrap
+/// every load and store in a critical section). Mixing is sound because no
+/// read-modify-write ever touches such a word; a word that needs one is
+/// reached through [`rmw_view`] for all its concurrent accesses.
+#[cfg(not(sluicegate_loom))]
+pub(crate) use core::sync::atomic::AtomicUsize as LoadStoreUsize;
+#[cfg(sluicegate_loom)]
+pub(crate) use loom::sync::atomic::AtomicUsize as LoadStoreUsize;
+
+/// The CAS-capable view of a [`LoadStoreUsize`]. Once a word needs a
+/// read-modify-write, *every* concurrent access to it must go through this
+/// view, so that all of them use the same implementation (with
+/// `portable-atomic`'s critical-section fallback, the same lock).
+#[cfg(any(
+    target_has_atomic = "ptr",
+    feature = "portable-atomic",
+    sluicegate_loom
+))]
+#[inline(always)]
+pub(crate) fn rmw_view(word: &LoadStoreUsize) -> &AtomicUsize {
+    #[cfg(all(feature = "portable-atomic", not(sluicegate_loom)))]
+    {
+        // SAFETY: `word.as_ptr()` is valid and aligned for `usize` (and
+        // `portable_atomic::AtomicUsize` has the alignment of `usize`) for
+        // as long as `word` is borrowed; callers route every concurrent
+        // access of this word through this view (see above), and the only
+        // other accesses (construction, `&mut` in `Drop`) are exclusive.
+        unsafe { AtomicUsize::from_ptr(word.as_ptr()) }
+    }
+    #[cfg(not(all(feature = "portable-atomic", not(sluicegate_loom))))]
+    {
+        word
+    }
+}
+
 /// Writes a `const fn` outside loom and a plain `fn` under loom, from one body.
 macro_rules! const_fn {
     ($(#[$attr:meta])* $vis:vis fn $name:ident $($rest:tt)*) => {
@@ -125,12 +163,12 @@ impl<T> core::ops::Deref for Padded<T> {
 /// needs no read-modify-write (Cortex-M0 has none) and costs nothing until the
 /// event it counts happens. Readers on any context see a recent value. It
 /// wraps on overflow (at 2^32 on 32-bit targets).
-pub(crate) struct SoloCounter(AtomicUsize);
+pub(crate) struct SoloCounter(LoadStoreUsize);
 
 impl SoloCounter {
     const_fn! {
         pub(crate) fn new() -> Self {
-            Self(AtomicUsize::new(0))
+            Self(LoadStoreUsize::new(0))
         }
     }
 
