@@ -645,16 +645,17 @@ impl Aimd {
     /// A snapshot of the state and counters (see [`AimdStats`]).
     pub fn stats(&self) -> AimdStats {
         let t = &*self.track;
-        let dropped = t.dropped.get();
-        let ignored = t.ignored.get();
+        let dropped = t.dropped.get_acquire();
+        let ignored = t.ignored.get_acquire();
         let (word, released, in_flight) = self.snapshot();
         AimdStats {
             limit: limit_of(word) as u32,
             in_flight: in_flight as u32,
             admitted: released.wrapping_add(in_flight),
-            // Saturating: under concurrent releases the outcome counters may
-            // be read ahead of `released` (they are bumped after it).
-            succeeded: released.saturating_sub(dropped.wrapping_add(ignored)),
+            // Exact and wrapping: the outcome counters were read (Acquire)
+            // before `released`, and each is bumped (Release) after its
+            // permit's release, so `released` already counts them all.
+            succeeded: released.wrapping_sub(dropped).wrapping_sub(ignored),
             dropped,
             ignored,
             shed: [t.shed[0].get(), t.shed[1].get(), t.shed[2].get()],
@@ -676,12 +677,14 @@ impl Aimd {
     #[inline]
     fn on_ignore(&self) {
         self.release();
-        self.track.ignored.add(1);
+        // Release: `stats` must find this permit in `released` once it sees it here.
+        self.track.ignored.add_release(1);
     }
 
     fn on_dropped(&self, admitted: usize) {
         self.release();
-        self.track.dropped.add(1);
+        // Release: as for `ignored`.
+        self.track.dropped.add_release(1);
         self.cut(epoch_of(admitted));
     }
 

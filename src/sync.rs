@@ -219,6 +219,19 @@ impl SharedCounter {
     pub(crate) fn get(&self) -> usize {
         self.0.load(Ordering::Relaxed)
     }
+
+    /// Adds `n` with `Release`: what the caller did before is visible to
+    /// whoever reads the new count with [`Self::get_acquire`].
+    #[inline]
+    pub(crate) fn add_release(&self, n: usize) {
+        self.0.fetch_add(n, Ordering::Release);
+    }
+
+    /// The current count, with `Acquire` (pairs with [`Self::add_release`]).
+    #[inline]
+    pub(crate) fn get_acquire(&self) -> usize {
+        self.0.load(Ordering::Acquire)
+    }
 }
 
 /// Marks a point inside an operation where a test may suspend the calling

@@ -575,3 +575,23 @@ fn preempted_between_loads_across_a_counter_wrap_cannot_admit_over_limit() {
     drop(held);
     assert_eq!(l.in_flight(), 0);
 }
+
+#[test]
+fn succeeded_count_survives_released_counter_wrap() {
+    // Found by the `limit` fuzz target: `succeeded` was derived with a
+    // saturating subtraction, which read 0 once `released` wrapped while
+    // the outcome counters had not.
+    let start = usize::MAX - 1;
+    let aimd = Aimd::__with_start(AimdConfig::DEFAULT, 0, start).unwrap();
+    for _ in 0..3 {
+        aimd.try_acquire().unwrap().ignore();
+    }
+    // `released` has wrapped to 1; 3 ignored, no success yet.
+    assert_eq!(aimd.stats().succeeded.wrapping_sub(start), 0);
+    for _ in 0..2 {
+        aimd.try_acquire().unwrap().success(10);
+    }
+    let s = aimd.stats();
+    assert_eq!(s.ignored, 3);
+    assert_eq!(s.succeeded.wrapping_sub(start), 2);
+}
