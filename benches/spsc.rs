@@ -1,1 +1,2 @@
+//! SPSC benchmarks (being written).
 fn main() {}
