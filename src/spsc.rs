@@ -163,7 +163,6 @@
 //!   indices and padding.
 //! - DPDK `rte_ring`: the burst/bulk vocabulary.
 
-#[cfg(not(sluicegate_loom))]
 mod chunk;
 
 #[cfg(all(
@@ -171,7 +170,6 @@ mod chunk;
     any(target_has_atomic = "ptr", feature = "portable-atomic")
 ))]
 pub use chunk::Peek;
-#[cfg(not(sluicegate_loom))]
 pub use chunk::{ReadChunk, WriteChunkUninit};
 
 use core::marker::PhantomData;
@@ -730,7 +728,6 @@ impl<'a, T, const N: usize, P: Policy> Producer<'a, T, N, P> {
     /// Reserves up to `max` free slots for writing in place (both halves of
     /// a wrap); the chunk may be shorter, or empty. Nothing becomes visible to
     /// the consumer until the chunk is committed.
-    #[cfg(not(sluicegate_loom))]
     pub fn write_chunk_uninit(&mut self, max: usize) -> WriteChunkUninit<'_, T, N, P> {
         let n = self.ring.free_for(self.tail, &mut self.head, max).min(max);
         WriteChunkUninit::new(self.ring, &mut self.tail, n)
@@ -924,7 +921,6 @@ impl<T, const N: usize, P: Policy> Consumer<'_, T, N, P> {
     /// and frees their slots; dropping the chunk frees nothing. Under
     /// [`Overwrite`], while the chunk lives the producer cannot evict the
     /// claimed items, so a full ring sheds new items instead.
-    #[cfg(not(sluicegate_loom))]
     pub fn read_chunk(&mut self, max: usize) -> ReadChunk<'_, T, N, P> {
         let n = self.ring.claim(&mut self.head, &mut self.tail, max);
         ReadChunk::new(self.ring, &mut self.head, n)

@@ -1,4 +1,3 @@
-#![cfg(not(sluicegate_loom))]
 //! Deterministic simulation of the AIMD limiter in front of a server of fixed
 //! capacity, on virtual ticks.
 //!
@@ -8,6 +7,7 @@
 //! `dropped()`; the server still does the work, as real servers usually do).
 //! Arrivals are Bernoulli per tick from a seeded PRNG. Assertions are ranges
 //! derived from the model, not recorded outputs.
+#![cfg(not(sluicegate_loom))]
 
 use core::cmp::Reverse;
 use sluicegate::limit::{Aimd, AimdConfig, Permit, Priority};

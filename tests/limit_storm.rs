@@ -1,7 +1,7 @@
-#![cfg(not(sluicegate_loom))]
 //! Thread storms: many threads acquire and release with random outcomes.
 //! In flight must never exceed the limit (no "+ threads" slack), and every
 //! permit must come back and be counted exactly once.
+#![cfg(not(sluicegate_loom))]
 
 use core::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use sluicegate::limit::{Aimd, AimdConfig, Priority};

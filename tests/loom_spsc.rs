@@ -186,3 +186,56 @@ fn loom_spsc_try_split_race() {
         assert!(here ^ there, "exactly one split must succeed");
     });
 }
+
+#[test]
+fn loom_spsc_write_chunk_commit_against_read_chunk() {
+    loom::model(|| {
+        let (mut tx, mut rx) = ring::<Reject, 2>(usize::MAX).split();
+        let producer = thread::spawn(move || {
+            let mut chunk = tx.write_chunk_uninit(2);
+            let n = chunk.len();
+            for i in 0..n {
+                chunk.write_at(i, i as u32);
+            }
+            // SAFETY: the first `n` slots were written just above.
+            unsafe { chunk.commit(n) };
+            let more = tx.write_chunk_uninit(2).fill_from_iter([10, 11]);
+            (n, more)
+        });
+        let chunk = rx.read_chunk(2);
+        let mut got: Vec<u32> = (0..chunk.len()).map(|i| chunk.read_at(i)).collect();
+        chunk.commit(got.len());
+        let (n, more) = producer.join().unwrap();
+        assert_eq!(n, 2);
+        got.extend(std::iter::from_fn(|| rx.try_pop()));
+        let mut want = vec![0, 1];
+        want.extend([10, 11].iter().take(more));
+        assert_eq!(got, want);
+    });
+}
+
+#[test]
+fn loom_spsc_overwrite_against_held_read_chunk() {
+    loom::model(|| {
+        let (mut tx, mut rx) = ring::<Overwrite, 2>(0).split();
+        tx.push_overwrite(0);
+        tx.push_overwrite(1);
+        let producer = thread::spawn(move || {
+            let mut back = Vec::new();
+            back.extend(tx.push_overwrite(2));
+            back.extend(tx.push_overwrite(3));
+            back
+        });
+        let chunk = rx.read_chunk(1);
+        let mut got: Vec<u32> = (0..chunk.len()).map(|i| chunk.read_at(i)).collect();
+        chunk.commit(1);
+        let back = producer.join().unwrap();
+        got.extend(std::iter::from_fn(|| rx.try_pop()));
+        for w in got.windows(2) {
+            assert!(w[0] < w[1], "out of order: {got:?}");
+        }
+        let mut all: Vec<u32> = got.iter().chain(&back).copied().collect();
+        all.sort_unstable();
+        assert_eq!(all, [0, 1, 2, 3], "popped {got:?}, handed back {back:?}");
+    });
+}

@@ -1,6 +1,6 @@
-#![cfg(not(sluicegate_loom))]
 //! Single-threaded behaviour of `mpmc::Ring`: FIFO, reject, overwrite,
 //! counters, drops, and wrap-around of the internal position counters.
+#![cfg(not(sluicegate_loom))]
 
 use core::cell::Cell;
 use sluicegate::mpmc::{Ring, Stats};

@@ -1,7 +1,7 @@
-#![cfg(not(sluicegate_loom))]
 //! Multi-threaded stress of `mpmc::Ring` with exact accounting: every item
 //! pushed is popped, shed, handed back or still in the ring, exactly once, and
 //! every consumer sees each producer's items in push order.
+#![cfg(not(sluicegate_loom))]
 
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use sluicegate::mpmc::Ring;

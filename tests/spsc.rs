@@ -1,5 +1,5 @@
-#![cfg(not(sluicegate_loom))]
 //! Behaviour of the SPSC ring, single-threaded and on real threads.
+#![cfg(not(sluicegate_loom))]
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

@@ -1,8 +1,10 @@
 //! Zero-copy access: reserve a region of the ring, fill or read it in place,
 //! then commit. The chunks move the same indices as the burst and bulk
-//! operations (`free_for`/`publish`, `claim`/`release`), which the loom models
-//! check; only the slice views are missing under loom.
+//! operations (`free_for`/`publish`, `claim`/`release`). Under loom the slice
+//! views are replaced by per-slot accessors (`write_at`, `read_at`), so the
+//! loom models check chunk commits against the other side too.
 
+#[cfg(not(sluicegate_loom))]
 use core::mem::MaybeUninit;
 
 use super::{Policy, Ring};
@@ -39,6 +41,7 @@ impl<'c, T, const N: usize, P: Policy> WriteChunkUninit<'c, T, N, P> {
 
     /// The reserved slots, in order: the part up to the end of the storage,
     /// then the part that wrapped to its start (often empty).
+    #[cfg(not(sluicegate_loom))]
     pub fn as_mut_slices(&mut self) -> (&mut [MaybeUninit<T>], &mut [MaybeUninit<T>]) {
         let start = Ring::<T, N, P>::index(*self.tail);
         let first = self.len.min(N - start);
@@ -78,15 +81,33 @@ impl<'c, T, const N: usize, P: Policy> WriteChunkUninit<'c, T, N, P> {
 
     /// Moves items from `iter` into the reserved slots until either runs out,
     /// then publishes them at once. Returns how many were written.
-    pub fn fill_from_iter<I: IntoIterator<Item = T>>(mut self, iter: I) -> usize {
+    pub fn fill_from_iter<I: IntoIterator<Item = T>>(self, iter: I) -> usize {
         let mut written = 0;
-        let (a, b) = self.as_mut_slices();
-        for (slot, item) in a.iter_mut().chain(b.iter_mut()).zip(iter) {
-            slot.write(item);
+        for item in iter.into_iter().take(self.len) {
+            self.write_slot(written, item);
             written += 1;
         }
         self.ring.publish(self.tail, written);
         written
+    }
+
+    /// Writes the `i`-th reserved slot (loom models only; `i < len`).
+    #[cfg(sluicegate_loom)]
+    #[doc(hidden)]
+    pub fn write_at(&mut self, i: usize, item: T) {
+        assert!(i < self.len);
+        self.write_slot(i, item);
+    }
+
+    fn write_slot(&self, i: usize, item: T) {
+        debug_assert!(i < self.len);
+        self.ring
+            .slot(self.tail.wrapping_add(i << P::SHIFT))
+            .with_mut(|p| {
+                // SAFETY: the slot is one of the `len` reserved free slots,
+                // which nobody reads before we publish.
+                unsafe { (*p).write(item) };
+            });
     }
 }
 
@@ -118,6 +139,7 @@ impl<'c, T, const N: usize, P: Policy> ReadChunk<'c, T, N, P> {
         self.len == 0
     }
 
+    #[cfg(not(sluicegate_loom))]
     fn ranges(&self) -> (usize, usize, usize) {
         let start = Ring::<T, N, P>::index(*self.head);
         let first = self.len.min(N - start);
@@ -126,6 +148,7 @@ impl<'c, T, const N: usize, P: Policy> ReadChunk<'c, T, N, P> {
 
     /// The claimed items, oldest first: the part up to the end of the storage,
     /// then the part that wrapped to its start (often empty).
+    #[cfg(not(sluicegate_loom))]
     pub fn as_slices(&self) -> (&[T], &[T]) {
         let (start, first, rest) = self.ranges();
         // SAFETY: the claimed items are published (tail acquired) and
@@ -140,6 +163,7 @@ impl<'c, T, const N: usize, P: Policy> ReadChunk<'c, T, N, P> {
     }
 
     /// The claimed items, mutably (to process in place before committing).
+    #[cfg(not(sluicegate_loom))]
     pub fn as_mut_slices(&mut self) -> (&mut [T], &mut [T]) {
         let (start, first, rest) = self.ranges();
         // SAFETY: as in `as_slices`; `&mut self` makes these the only
@@ -154,26 +178,43 @@ impl<'c, T, const N: usize, P: Policy> ReadChunk<'c, T, N, P> {
 
     /// Drops the first `n` items (clamped to the chunk's length) in place
     /// and frees their slots; the rest stay in the ring.
-    pub fn commit(mut self, n: usize) {
+    pub fn commit(self, n: usize) {
         if self.len == 0 {
             // An empty chunk holds no claim: nothing to free or release.
             return;
         }
         let n = n.min(self.len);
-        let (a, b) = self.as_mut_slices();
-        let in_a = n.min(a.len());
-        let a: *mut [T] = &mut a[..in_a];
-        let b: *mut [T] = &mut b[..n - in_a];
-        // SAFETY: the items are initialised and claimed by us; after this
-        // they are released to the producer, which treats them as empty, so
-        // each is dropped exactly once.
-        unsafe {
-            core::ptr::drop_in_place(a);
-            core::ptr::drop_in_place(b);
+        if core::mem::needs_drop::<T>() {
+            for i in 0..n {
+                self.ring
+                    .slot(self.head.wrapping_add(i << P::SHIFT))
+                    .with_mut(|p| {
+                        // SAFETY: the item is initialised and claimed by us;
+                        // after the release below its slot counts as empty, so
+                        // it is dropped exactly once.
+                        unsafe { (*p).assume_init_drop() }
+                    });
+            }
         }
-        self.ring.release(self.head, n);
-        // Released already: skip Drop's release of the claim.
-        core::mem::forget(self);
+        // Release the claim ourselves and skip Drop's release.
+        let mut this = core::mem::ManuallyDrop::new(self);
+        this.ring.release(this.head, n);
+    }
+
+    /// Reads the `i`-th claimed item (loom models only; `i < len`).
+    #[cfg(sluicegate_loom)]
+    #[doc(hidden)]
+    pub fn read_at(&self, i: usize) -> T
+    where
+        T: Copy,
+    {
+        assert!(i < self.len);
+        self.ring
+            .slot(self.head.wrapping_add(i << P::SHIFT))
+            .with(|p| {
+                // SAFETY: a claimed, published item; `T: Copy`.
+                unsafe { (*p).assume_init_read() }
+            })
     }
 
     /// Drops every item of the chunk and frees their slots.
@@ -192,6 +233,7 @@ impl<T, const N: usize, P: Policy> Drop for ReadChunk<'_, T, N, P> {
     }
 }
 
+#[cfg(not(sluicegate_loom))]
 crate::sync::cfg_cas! {
 /// The oldest item of an [`Overwrite`](super::Overwrite) ring, held in place
 /// (see [`Consumer::peek`](super::Consumer::peek)). Dereferences to the item;
