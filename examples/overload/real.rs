@@ -1,0 +1,5 @@
+//! `--real`: the stand on OS threads.
+
+pub fn main() {
+    println!("--real: not yet");
+}
