@@ -18,7 +18,7 @@ mod plot;
 mod real;
 mod sim;
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -208,15 +208,15 @@ fn main() {
 
     let total = LOADS.len() * ROWS.len() + SLOW_ROWS.len();
     let mut done = 0;
-    let mut step = |what: &str| {
+    let mut step = |what: &str, milestone: bool| {
         done += 1;
-        progress(&format!("running {done}/{total}: {what}"));
+        progress(&format!("running {done}/{total}: {what}"), milestone);
     };
     let mut sweep: Vec<Vec<Window>> = Vec::new();
     for &load in LOADS {
         let mut at_load = Vec::new();
-        for row in ROWS {
-            step(&format!("{load} % load, {}", row.name));
+        for (i, row) in ROWS.iter().enumerate() {
+            step(&format!("{load} % load, {}", row.name), i == 0);
             let mut sc = Scenario::base(row.policy, load);
             sc.check = row.check;
             at_load.push(sim::run(&sc).steady());
@@ -224,13 +224,13 @@ fn main() {
         sweep.push(at_load);
     }
     let mut slow: Vec<Run> = Vec::new();
-    for row in SLOW_ROWS {
-        step(&format!("slowdown, {}", row.name));
+    for (i, row) in SLOW_ROWS.iter().enumerate() {
+        step(&format!("slowdown, {}", row.name), i == 0);
         let mut sc = slowdown(row.policy);
         sc.check = row.check;
         slow.push(sim::run(&sc));
     }
-    progress("");
+    progress("", false);
 
     for (i, &load) in LOADS.iter().enumerate() {
         table(load, &base, &sweep[i]);
@@ -247,11 +247,16 @@ fn main() {
     eprintln!("done in {:.1} s", started.elapsed().as_secs_f64());
 }
 
-fn progress(msg: &str) {
+/// The progress line: rewritten in place on a terminal; elsewhere (a log, a
+/// pipe) only `milestone` messages are printed, one per line.
+pub fn progress(msg: &str, milestone: bool) {
     let mut e = std::io::stderr();
-    // `\r` and padding keep it to one line on a terminal.
-    let _ = write!(e, "\r{msg:<72}\r");
-    let _ = e.flush();
+    if e.is_terminal() {
+        let _ = write!(e, "\r{msg:<72}\r");
+        let _ = e.flush();
+    } else if milestone && !msg.is_empty() {
+        let _ = writeln!(e, "{msg}");
+    }
 }
 
 fn cell_ms(v: f64) -> String {
