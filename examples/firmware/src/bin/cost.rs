@@ -7,7 +7,8 @@
 //! pointer, `ROUNDS` times, and subtracts the same loop calling an empty
 //! function (`mov r0, r1; bx lr`). So a figure is the operation's own
 //! instructions, including its share of call/return and argument set-up
-//! beyond an empty call, identical for both libraries.
+//! beyond an empty call, identical for both libraries. The limiter rows have
+//! no heapless counterpart.
 #![no_std]
 #![no_main]
 
@@ -16,6 +17,7 @@ use core::hint::black_box;
 use cortex_m_rt::entry;
 use fw::{hprintln, Clock};
 use heapless::spsc::Queue;
+use sluicegate::limit::{Aimd, AimdConfig, Permit};
 use sluicegate::spsc::{Overwrite, Reject, Ring};
 
 /// Calls per timed loop.
@@ -260,6 +262,70 @@ fn mpmc(clock: &Clock) -> bool {
         )
 }
 
+// --- AIMD limiter (heapless has none) ----------------------------------------
+
+/// Netflix's defaults: limit 20, so one permit at a time never grows it (in
+/// flight stays below half the limit) and an equal latency every time is a
+/// good sample: the steady path, no cut, no growth.
+static SG_AIMD: Aimd = Aimd::new(AimdConfig::DEFAULT);
+
+struct SgLimit {
+    aimd: &'static Aimd,
+    /// The latency passed to `success`, read at run time as a clock would be.
+    latency: u32,
+}
+
+fn sg_acquire_success(s: &mut SgLimit, _: u32) -> u32 {
+    match s.aimd.try_acquire() {
+        Some(p) => {
+            p.success(s.latency);
+            1
+        }
+        None => 0,
+    }
+}
+fn sg_acquire_drop(s: &mut SgLimit, _: u32) -> u32 {
+    // Dropping the permit releases it as `ignore`.
+    s.aimd.try_acquire().is_some() as u32
+}
+
+#[inline(never)]
+fn limit(clock: &Clock) -> bool {
+    let s = &mut SgLimit {
+        aimd: &SG_AIMD,
+        latency: black_box(100),
+    };
+    let (mut success, mut ignore, mut shed) = (Acc::default(), Acc::default(), Acc::default());
+    for _ in 0..ROUNDS {
+        success.add(s, sg_acquire_success);
+        ignore.add(s, sg_acquire_drop);
+    }
+    // Hold the whole limit, then time the refusals.
+    let mut held: [Option<Permit<'static>>; 20] = [const { None }; 20];
+    for p in held.iter_mut() {
+        *p = SG_AIMD.try_acquire();
+    }
+    for _ in 0..ROUNDS {
+        shed.add(s, sg_acquire_drop);
+    }
+    let full = held.iter().all(Option::is_some);
+    drop(held);
+    let st = SG_AIMD.stats();
+    // The figures are only what they claim if the limit never moved, every
+    // timed call in the first loop was admitted and every one after was shed.
+    let calls = (ROUNDS * K) as usize;
+    let sane = full
+        && st.limit == AimdConfig::DEFAULT.initial_limit
+        && st.in_flight == 0
+        && st.decreases == 0
+        && st.succeeded == calls
+        && st.ignored == calls + 20
+        && st.shed[0] == calls;
+    sane & report(clock, "limit.try_acquire+success", success, None)
+        & report(clock, "limit.try_acquire+drop(ignore)", ignore, None)
+        & report(clock, "limit.try_acquire(shed)", shed, None)
+}
+
 #[entry]
 fn main() -> ! {
     let mut cp = cortex_m::Peripherals::take().expect("peripherals");
@@ -276,5 +342,6 @@ fn main() -> ! {
     ok &= spsc_reject(&clock);
     ok &= spsc_overwrite(&clock);
     ok &= mpmc(&clock);
+    ok &= limit(&clock);
     fw::exit(ok)
 }
