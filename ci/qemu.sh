@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds examples/firmware for each emulated board, runs every binary under
 # qemu-system-arm, and fails on any self-check mismatch. Prints one line per
-# board, then the instructions-per-operation table and the .text sizes.
+# board (its spsc, mpmc and limiter phases), then the instructions-per-operation
+# table and the .text sizes.
 #
 #   ci/qemu.sh            # everything
 #   KEEP_LOGS=dir ci/qemu.sh   # keep each QEMU run's output in dir
@@ -49,11 +50,13 @@ for b in "${BUILDS[@]}"; do
   [ "$name" = lm3s6965evb-defmt ] && bins=(firmware)
   for bin in "${bins[@]}"; do
     log="$LOGS/$name.$bin.log"
-    if run "$machine" "$elf/$bin" "$log"; then
+    rc=0
+    run "$machine" "$elf/$bin" "$log" || rc=$?
+    if [ "$rc" -eq 0 ]; then
       [ "$bin" = firmware ] && printf '%-20s %s\n' "$name" "$(grep -E ': PASS' "$log")"
     else
       FAIL=1
-      printf '%-20s FAIL (%s, exit %s):\n' "$name" "$bin" "$?"
+      printf '%-20s FAIL (%s, exit %s):\n' "$name" "$bin" "$rc"
       sed 's/^/    /' "$log"
     fi
   done

@@ -7,7 +7,8 @@
 //! pointer, `ROUNDS` times, and subtracts the same loop calling an empty
 //! function (`mov r0, r1; bx lr`). So a figure is the operation's own
 //! instructions, including its share of call/return and argument set-up
-//! beyond an empty call, identical for both libraries.
+//! beyond an empty call, identical for both libraries. The limiter rows have
+//! no heapless counterpart.
 #![no_std]
 #![no_main]
 
@@ -16,6 +17,7 @@ use core::hint::black_box;
 use cortex_m_rt::entry;
 use fw::{hprintln, Clock};
 use heapless::spsc::Queue;
+use sluicegate::limit::{Aimd, AimdConfig, Permit};
 use sluicegate::spsc::{Overwrite, Reject, Ring};
 
 /// Calls per timed loop.
@@ -217,19 +219,50 @@ fn hl_mpmc_pop(q: &mut &heapless::mpmc::MpMcQueue<u32, MPMC_CAP>, _: u32) -> u32
     q.dequeue().unwrap_or(0)
 }
 
+/// MPMC figures: the four of [`SpscFigs`] plus the full and empty cases once
+/// they have lasted (see [`mpmc_figs`]).
+#[derive(Default)]
+struct MpmcFigs {
+    ops: SpscFigs,
+    push_full_steady: Acc,
+    pop_empty_steady: Acc,
+}
+
 /// Push `K` (of 128 slots), pop them, `ROUNDS` times; then full and empty.
-fn mpmc_figs<S>(s: &mut S, push: fn(&mut S, u32) -> u32, pop: fn(&mut S, u32) -> u32) -> SpscFigs {
-    let mut f = SpscFigs::default();
+///
+/// SCQ's index rings keep a `threshold` of `3N - 1` misses that every
+/// successful enqueue resets: until a full or empty ring has refused that many
+/// calls, each refusal takes the full miss path (take a position, mark its
+/// entry, move `tail` up); after it, a refusal is one load. The plain figures
+/// average refusals right after activity (each round of `K` empty pops
+/// follows pushes and pops; the full pushes follow filling, and the first
+/// `3N - 1` of their `ROUNDS * K` take the miss path); the `steady` ones come
+/// after `3N` further untimed refusals, all past the threshold. heapless has
+/// one path, measured the same way.
+fn mpmc_figs<S>(s: &mut S, push: fn(&mut S, u32) -> u32, pop: fn(&mut S, u32) -> u32) -> MpmcFigs {
+    let mut f = MpmcFigs::default();
     for _ in 0..ROUNDS {
-        f.push.add(s, push);
-        f.pop.add(s, pop);
-        f.pop_empty.add(s, pop);
+        f.ops.push.add(s, push);
+        f.ops.pop.add(s, pop);
+        f.ops.pop_empty.add(s, pop);
+    }
+    for _ in 0..3 * MPMC_CAP {
+        pop(s, 0); // past the threshold
+    }
+    for _ in 0..ROUNDS {
+        f.pop_empty_steady.add(s, pop);
     }
     for i in 0..MPMC_CAP {
         push(s, i as u32);
     }
     for _ in 0..ROUNDS {
-        f.push_full.add(s, push);
+        f.ops.push_full.add(s, push);
+    }
+    for _ in 0..3 * MPMC_CAP {
+        push(s, 0); // past the threshold (already, after `ROUNDS * K`)
+    }
+    for _ in 0..ROUNDS {
+        f.push_full_steady.add(s, push);
     }
     for _ in 0..MPMC_CAP {
         pop(s, 0);
@@ -244,20 +277,87 @@ static HL_MPMC: heapless::mpmc::MpMcQueue<u32, MPMC_CAP> = heapless::mpmc::MpMcQ
 fn mpmc(clock: &Clock) -> bool {
     let ours = mpmc_figs(&mut &SG_MPMC, sg_mpmc_push, sg_mpmc_pop);
     let theirs = mpmc_figs(&mut &HL_MPMC, hl_mpmc_push, hl_mpmc_pop);
-    report(clock, "mpmc.try_push", ours.push, Some(theirs.push))
-        & report(clock, "mpmc.try_pop", ours.pop, Some(theirs.pop))
+    let (o, t) = (&ours.ops, &theirs.ops);
+    report(clock, "mpmc.try_push", o.push, Some(t.push))
+        & report(clock, "mpmc.try_pop", o.pop, Some(t.pop))
+        & report(clock, "mpmc.try_push(full)", o.push_full, Some(t.push_full))
         & report(
             clock,
-            "mpmc.try_push(full)",
-            ours.push_full,
-            Some(theirs.push_full),
+            "mpmc.try_push(full,steady)",
+            ours.push_full_steady,
+            Some(theirs.push_full_steady),
         )
+        & report(clock, "mpmc.try_pop(empty)", o.pop_empty, Some(t.pop_empty))
         & report(
             clock,
-            "mpmc.try_pop(empty)",
-            ours.pop_empty,
-            Some(theirs.pop_empty),
+            "mpmc.try_pop(empty,steady)",
+            ours.pop_empty_steady,
+            Some(theirs.pop_empty_steady),
         )
+}
+
+// --- AIMD limiter (heapless has none) ----------------------------------------
+
+/// Netflix's defaults: limit 20, so one permit at a time never grows it (in
+/// flight stays below half the limit) and an equal latency every time is a
+/// good sample: the steady path, no cut, no growth.
+static SG_AIMD: Aimd = Aimd::new(AimdConfig::DEFAULT);
+
+struct SgLimit {
+    aimd: &'static Aimd,
+    /// The latency passed to `success`, read at run time as a clock would be.
+    latency: u32,
+}
+
+fn sg_acquire_success(s: &mut SgLimit, _: u32) -> u32 {
+    match s.aimd.try_acquire() {
+        Some(p) => {
+            p.success(s.latency);
+            1
+        }
+        None => 0,
+    }
+}
+fn sg_acquire_drop(s: &mut SgLimit, _: u32) -> u32 {
+    // Dropping the permit releases it as `ignore`.
+    s.aimd.try_acquire().is_some() as u32
+}
+
+#[inline(never)]
+fn limit(clock: &Clock) -> bool {
+    let s = &mut SgLimit {
+        aimd: &SG_AIMD,
+        latency: black_box(100),
+    };
+    let (mut success, mut ignore, mut shed) = (Acc::default(), Acc::default(), Acc::default());
+    for _ in 0..ROUNDS {
+        success.add(s, sg_acquire_success);
+        ignore.add(s, sg_acquire_drop);
+    }
+    // Hold the whole limit, then time the refusals.
+    let mut held: [Option<Permit<'static>>; 20] = [const { None }; 20];
+    for p in held.iter_mut() {
+        *p = SG_AIMD.try_acquire();
+    }
+    for _ in 0..ROUNDS {
+        shed.add(s, sg_acquire_drop);
+    }
+    let full = held.iter().all(Option::is_some);
+    drop(held);
+    let st = SG_AIMD.stats();
+    // The figures are only what they claim if the limit never moved, every
+    // timed call in the first loop was admitted and every one after was shed.
+    let calls = (ROUNDS * K) as usize;
+    let sane = full
+        && st.limit == AimdConfig::DEFAULT.initial_limit
+        && st.in_flight == 0
+        && st.decreases == 0
+        && st.succeeded == calls
+        && st.ignored == calls + 20
+        && st.shed[0] == calls;
+    sane & report(clock, "limit.try_acquire+success", success, None)
+        & report(clock, "limit.try_acquire+drop(ignore)", ignore, None)
+        & report(clock, "limit.try_acquire(shed)", shed, None)
 }
 
 #[entry]
@@ -276,5 +376,6 @@ fn main() -> ! {
     ok &= spsc_reject(&clock);
     ok &= spsc_overwrite(&clock);
     ok &= mpmc(&clock);
+    ok &= limit(&clock);
     fw::exit(ok)
 }

@@ -15,18 +15,35 @@
 //!   producer: popped by either side, or handed back to its pusher (rejected,
 //!   shed, or evicted). Each side takes any producer's items out in order, and
 //!   the handed-back counts match the ring's counters.
+//! - Limiter: the main loop asks a `static` AIMD limiter for permits (a mix of
+//!   priority classes) as fast as it is allowed and hands each admitted permit,
+//!   stamped with the SysTick interrupt count, to the interrupt through a
+//!   `static` SPSC ring. The interrupt plays the dependency: it serves a
+//!   varying number of permits per tick (sometimes none, a stall) and ends
+//!   each one: `dropped` if it waited more than `TIMEOUT_TICKS`, otherwise now
+//!   and then `ignore` (or a plain drop), else `success` with the ticks it
+//!   waited, so queueing raises the latency and the limit has to follow the
+//!   service rate. Checks: every acquire sees the limit in
+//!   `min_limit..=max_limit` and an in-flight count at admission no higher than
+//!   the limit then; every change of the limit is +1 or one multiplicative cut
+//!   (the interrupt is the only context that ends permits, so it sees each
+//!   change); the cuts it saw equal `stats().decreases`; the limit went both
+//!   up and down; the shed counts per class, admitted, and each outcome match
+//!   `stats()`; admitted == succeeded + dropped + ignored; in flight is back
+//!   to 0.
 #![no_std]
 #![no_main]
 
 use core::cell::RefCell;
-use core::sync::atomic::{AtomicBool, Ordering};
+use core::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use cortex_m::peripheral::SYST;
 use cortex_m_rt::{entry, exception};
 use critical_section::Mutex;
 use fw::{hprintln, Clock, Rng};
+use sluicegate::limit::{Aimd, AimdConfig, Permit, Priority, CLASSES};
 use sluicegate::mpmc;
-use sluicegate::spsc::{Overwrite, Producer, Ring};
+use sluicegate::spsc::{Consumer, Overwrite, Producer, Ring};
 
 /// One telemetry sample: a sequence number and a payload derived from it (a
 /// torn or stale read would not match).
@@ -281,6 +298,246 @@ fn mpmc_phase() -> (bool, Ledger, Ledger) {
     (ok, main, isr)
 }
 
+// --- Limiter: main acquires, the interrupt ends the permits -----------------
+
+/// Small limits so the ring of permits can hold all of them and queueing
+/// shows in whole ticks; a deep cut (×0.75) and a short baseline window so
+/// the limit moves often in a short run.
+const LIMIT_CONFIG: AimdConfig = AimdConfig {
+    min_limit: 2,
+    initial_limit: 4,
+    max_limit: 12,
+    backoff: 192,
+    tolerance: 384,
+    baseline_window: 32,
+    ..AimdConfig::DEFAULT
+};
+static LIMITER: Aimd = Aimd::new(LIMIT_CONFIG);
+
+/// Permits in the hands of the "dependency" (the interrupt). Holds every
+/// permit that can be in flight, so a push never fails.
+const JOBS_CAP: usize = 16;
+const _: () = assert!(LIMIT_CONFIG.max_limit as usize <= JOBS_CAP);
+static JOBS: Ring<Job, JOBS_CAP> = Ring::new();
+
+/// SysTick interrupts so far in the limiter phase: the clock latencies are
+/// measured in. Only the interrupt stores it.
+static LIMIT_NOW: AtomicU32 = AtomicU32::new(0);
+/// Interrupt ticks the limiter phase lasts.
+const LIMIT_TICKS: u32 = 8_000;
+/// A permit that waited longer than this is a timeout: `dropped`.
+const TIMEOUT_TICKS: u32 = 8;
+
+/// A request admitted by the limiter, waiting to be served.
+struct Job {
+    permit: Permit<'static>,
+    /// `LIMIT_NOW` when it was admitted.
+    issued: u32,
+}
+
+/// The interrupt's side of the limiter phase: the dependency.
+struct LimitIsr {
+    rx: Consumer<'static, Job, JOBS_CAP>,
+    now: u32,
+    /// Ticks left in the current stall (nothing served).
+    stall: u32,
+    succeeded: usize,
+    dropped: usize,
+    ignored: usize,
+    /// Changes of the limit seen across an outcome.
+    ups: usize,
+    downs: usize,
+    /// A change that was neither +1 nor one cut.
+    errors: u32,
+}
+
+impl LimitIsr {
+    fn tick(&mut self, rng: &mut Rng) {
+        self.now += 1;
+        LIMIT_NOW.store(self.now, Ordering::Relaxed);
+        // Service rate per tick changes every 512 ticks; rare stalls.
+        let mut serve = match (self.now >> 9) & 3 {
+            0 => 3,
+            1 => 1,
+            2 => 2,
+            _ => 1,
+        };
+        if self.stall > 0 {
+            self.stall -= 1;
+            serve = 0;
+        } else if rng.next_u32() & 255 == 0 {
+            self.stall = 2 * TIMEOUT_TICKS;
+        }
+        for _ in 0..serve {
+            let Some(job) = self.rx.try_pop() else { break };
+            let waited = self.now.wrapping_sub(job.issued);
+            let before = LIMITER.limit();
+            if waited > TIMEOUT_TICKS {
+                job.permit.dropped();
+                self.dropped += 1;
+            } else if rng.next_u32() & 15 == 0 {
+                // No information: half explicitly, half by dropping the permit.
+                if waited & 1 == 0 {
+                    job.permit.ignore();
+                } else {
+                    drop(job.permit);
+                }
+                self.ignored += 1;
+            } else {
+                job.permit.success(waited);
+                self.succeeded += 1;
+            }
+            self.check_move(before);
+        }
+    }
+
+    /// Checks the limit's move across one outcome: none, +1 (up to
+    /// `max_limit`), or one cut to `max(min_limit, ⌊limit · backoff / 256⌋)`.
+    fn check_move(&mut self, before: u32) {
+        let after = LIMITER.limit();
+        let c = &LIMIT_CONFIG;
+        if after > before {
+            self.ups += 1;
+            self.errors += (after != before + 1 || after > c.max_limit) as u32;
+        } else if after < before {
+            self.downs += 1;
+            let cut = (before * c.backoff as u32 / 256).max(c.min_limit);
+            self.errors += (after != cut) as u32;
+        }
+    }
+}
+
+/// What the limiter phase saw, for the one-line result.
+struct LimitSummary {
+    admitted: u32,
+    shed: u32,
+    succeeded: usize,
+    dropped: usize,
+    ignored: usize,
+    ups: usize,
+    downs: usize,
+    lowest: u32,
+    highest: u32,
+}
+
+fn limit_phase() -> (bool, LimitSummary) {
+    let (mut tx, rx) = JOBS.try_split().expect("first split");
+    with_isr(|isr| {
+        // Each tick may end up to 3 permits: a longer period than the ring
+        // phases so the interrupt never takes the whole core.
+        isr.reload_lo *= 4;
+        isr.reload_mask = isr.reload_mask * 2 + 1;
+        isr.limit = Some(LimitIsr {
+            rx,
+            now: 0,
+            stall: 0,
+            succeeded: 0,
+            dropped: 0,
+            ignored: 0,
+            ups: 0,
+            downs: 0,
+            errors: 0,
+        })
+    });
+    let c = &LIMIT_CONFIG;
+    let mut rng = Rng::new(0x5EED_1E55);
+    let mut admitted = 0u32;
+    let mut shed = [0usize; CLASSES];
+    let mut errors = 0u32;
+    let (mut lowest, mut highest) = (u32::MAX, 0u32);
+    while LIMIT_NOW.load(Ordering::Relaxed) < LIMIT_TICKS {
+        let class = match rng.next_u32() & 7 {
+            0 => Priority::Background,
+            1 | 2 => Priority::Normal,
+            _ => Priority::Critical,
+        };
+        let got = LIMITER.try_acquire_with(class);
+        let limit = LIMITER.limit();
+        lowest = lowest.min(limit);
+        highest = highest.max(limit);
+        errors += !(c.min_limit..=c.max_limit).contains(&limit) as u32;
+        match got {
+            Some(permit) => {
+                admitted += 1;
+                errors += (permit.in_flight_at_admission() > permit.limit_at_admission()
+                    || !(c.min_limit..=c.max_limit).contains(&permit.limit_at_admission()))
+                    as u32;
+                let job = Job {
+                    permit,
+                    issued: LIMIT_NOW.load(Ordering::Relaxed),
+                };
+                if tx.try_push(job).is_err() {
+                    errors += 1; // the permit is released as `ignore`
+                }
+                fw::spin(rng.range(20, 200));
+            }
+            None => {
+                shed[class as usize] += 1;
+                fw::spin(rng.range(100, 400));
+            }
+        }
+    }
+    // Every permit handed over is ended inside one interrupt run, which main
+    // never observes half-done: once the ring is empty, all are ended.
+    while !tx.is_empty() {
+        fw::spin(50);
+    }
+    let isr = with_isr(|isr| isr.limit.take().expect("limit state"));
+    let stats = LIMITER.stats();
+    let ok = errors == 0
+        && isr.errors == 0
+        && LIMITER.in_flight() == 0
+        && stats.in_flight == 0
+        && stats.admitted == admitted as usize
+        && stats.admitted == stats.succeeded + stats.dropped + stats.ignored
+        && stats.succeeded == isr.succeeded
+        && stats.dropped == isr.dropped
+        && stats.ignored == isr.ignored
+        && stats.shed == shed
+        && stats.decreases == isr.downs
+        && isr.downs > 0
+        && isr.ups > 0
+        && isr.dropped > 0
+        && isr.ignored > 0
+        && stats.baseline.is_some();
+    let shed_total = shed.iter().sum::<usize>() as u32;
+    hprintln!(
+        "limit: admitted={} shed={} (critical/normal/background {}/{}/{}) succeeded={} dropped={} ignored={} limit moved up {} down {} within {}..={} baseline={:?} in_flight={} errors={} -> {}",
+        admitted,
+        shed_total,
+        shed[0],
+        shed[1],
+        shed[2],
+        stats.succeeded,
+        stats.dropped,
+        stats.ignored,
+        isr.ups,
+        isr.downs,
+        lowest,
+        highest,
+        stats.baseline,
+        stats.in_flight,
+        errors + isr.errors,
+        if ok { "ok" } else { "MISMATCH" }
+    );
+    #[cfg(feature = "defmt")]
+    defmt::println!("limit stats {}", stats);
+    (
+        ok,
+        LimitSummary {
+            admitted,
+            shed: shed_total,
+            succeeded: stats.succeeded,
+            dropped: stats.dropped,
+            ignored: stats.ignored,
+            ups: isr.ups,
+            downs: isr.downs,
+            lowest,
+            highest,
+        },
+    )
+}
+
 /// Everything the SysTick handler owns.
 struct Isr {
     syst: SYST,
@@ -290,6 +547,7 @@ struct Isr {
     reload_mask: u32,
     spsc: Option<SpscIsr>,
     mpmc: Option<MpmcIsr>,
+    limit: Option<LimitIsr>,
 }
 
 static ISR: Mutex<RefCell<Option<Isr>>> = Mutex::new(RefCell::new(None));
@@ -307,6 +565,9 @@ fn SysTick() {
             }
             if let Some(mpmc) = isr.mpmc.as_mut() {
                 mpmc.tick();
+            }
+            if let Some(limit) = isr.limit.as_mut() {
+                limit.tick(&mut isr.rng);
             }
         }
     });
@@ -430,15 +691,17 @@ fn main() -> ! {
         reload_mask,
         spsc: None,
         mpmc: None,
+        limit: None,
     });
     with_isr(|isr| isr.syst.enable_interrupt());
 
     let (spsc_ok, spsc) = spsc_phase();
     let (mpmc_ok, mpmc_main, mpmc_isr) = mpmc_phase();
+    let (limit_ok, limit) = limit_phase();
 
     with_isr(|isr| isr.syst.disable_interrupt());
     #[allow(unused_mut)]
-    let mut ok = spsc_ok && mpmc_ok;
+    let mut ok = spsc_ok && mpmc_ok && limit_ok;
     #[cfg(feature = "defmt")]
     {
         let bytes = fw::defmt_bytes();
@@ -446,7 +709,7 @@ fn main() -> ! {
         ok &= bytes > 0;
     }
     hprintln!(
-        "{} ({}, {}): {} spsc[produced={} received={} overwritten={} shed-mid-pop={}] mpmc[pushed={} evicted={} rejected={}]",
+        "{} ({}, {}): {} spsc[produced={} received={} overwritten={} shed-mid-pop={}] mpmc[pushed={} evicted={} rejected={}] limit[admitted={} shed={} success/drop/ignore={}/{}/{} up={} down={} range={}..={}]",
         fw::BOARD,
         fw::CORE,
         fw::CAS,
@@ -458,6 +721,15 @@ fn main() -> ! {
         mpmc_main.produced + mpmc_isr.produced,
         mpmc_main.evicted + mpmc_isr.evicted,
         mpmc_main.rejected + mpmc_isr.rejected,
+        limit.admitted,
+        limit.shed,
+        limit.succeeded,
+        limit.dropped,
+        limit.ignored,
+        limit.ups,
+        limit.downs,
+        limit.lowest,
+        limit.highest,
     );
     fw::exit(ok)
 }
