@@ -6,7 +6,8 @@
 //!
 //! Two-thread cases follow rtrb's `performance-comparison`: `iter_custom`, the
 //! other thread spawned once per sample, a barrier so both start together,
-//! and `spin_loop` while the ring is full or empty. Each sample builds fresh
+//! and `spin_loop` while the ring is full or empty (with a `yield_now`
+//! every 64 misses in a row, see `common::wait`). Each sample builds fresh
 //! rings.
 //!
 //! Groups (time is per iteration):
@@ -65,20 +66,22 @@ fn stream<P: Send, C>(
         s.spawn(|| {
             barrier.wait();
             for i in 0..iters {
+                let mut m = 0;
                 while !push(&mut p, i) {
-                    wait();
+                    wait(&mut m);
                 }
             }
         });
         barrier.wait();
         let start = Instant::now();
         for _ in 0..iters {
+            let mut m = 0;
             loop {
                 if let Some(v) = pop(&mut c) {
                     black_box(v);
                     break;
                 }
-                wait();
+                wait(&mut m);
             }
         }
         start.elapsed()
@@ -101,22 +104,30 @@ fn batches<P: Send, C>(
         s.spawn(|| {
             barrier.wait();
             let mut sent = 0u64;
+            let mut m = 0;
             while sent < total {
                 let want = batch.min((total - sent) as usize);
                 match push(&mut p, sent, want) {
-                    0 => wait(),
-                    n => sent += n as u64,
+                    0 => wait(&mut m),
+                    n => {
+                        sent += n as u64;
+                        m = 0;
+                    }
                 }
             }
         });
         barrier.wait();
         let start = Instant::now();
         let mut got = 0u64;
+        let mut m = 0;
         while got < total {
             let want = batch.min((total - got) as usize);
             match pop(&mut c, want) {
-                0 => wait(),
-                n => got += n as u64,
+                0 => wait(&mut m),
+                n => {
+                    got += n as u64;
+                    m = 0;
+                }
             }
         }
         start.elapsed()
@@ -137,29 +148,33 @@ fn pingpong<P: Send, C: Send>(
         s.spawn(|| {
             barrier.wait();
             for _ in 0..iters {
+                let mut m = 0;
                 let v = loop {
                     if let Some(v) = pop(&mut ca) {
                         break v;
                     }
-                    wait();
+                    wait(&mut m);
                 };
+                let mut m = 0;
                 while !push(&mut pb, v) {
-                    wait();
+                    wait(&mut m);
                 }
             }
         });
         barrier.wait();
         let start = Instant::now();
         for i in 0..iters {
+            let mut m = 0;
             while !push(&mut pa, i) {
-                wait();
+                wait(&mut m);
             }
+            let mut m = 0;
             loop {
                 if let Some(v) = pop(&mut cb) {
                     black_box(v);
                     break;
                 }
-                wait();
+                wait(&mut m);
             }
         }
         start.elapsed()
@@ -174,8 +189,9 @@ fn pingpong_floor(iters: u64) -> Duration {
         s.spawn(|| {
             barrier.wait();
             for i in 0..iters {
+                let mut m = 0;
                 while word.load(Ordering::Acquire) != 2 * i + 1 {
-                    wait();
+                    wait(&mut m);
                 }
                 word.store(2 * i + 2, Ordering::Release);
             }
@@ -184,8 +200,9 @@ fn pingpong_floor(iters: u64) -> Duration {
         let start = Instant::now();
         for i in 0..iters {
             word.store(2 * i + 1, Ordering::Release);
+            let mut m = 0;
             while word.load(Ordering::Acquire) != 2 * i + 2 {
-                wait();
+                wait(&mut m);
             }
         }
         start.elapsed()
@@ -206,12 +223,14 @@ fn overwrite_live<P, C: Send>(
     thread::scope(|s| {
         s.spawn(|| {
             barrier.wait();
+            let mut m = 0;
             while !done.load(Ordering::Relaxed) {
                 match pop(&mut c) {
                     Some(v) => {
                         black_box(v);
+                        m = 0;
                     }
-                    None => wait(),
+                    None => wait(&mut m),
                 }
             }
         });
