@@ -145,9 +145,16 @@
 //! Orderings for Overwrite: the eviction CAS uses `Acquire` on success and on
 //! failure, because either way the producer goes on to reuse a slot the
 //! consumer may have just read, and the consumer's `Release` store of `head`
-//! is what publishes the end of that read. The consumer's claim CAS is
+//! is what publishes the end of that read. A successful claim CAS is
 //! `Relaxed`: the data it reads was published by the `tail` store it already
-//! acquired, and the slot cannot be reused while the claim is held.
+//! acquired, and the slot cannot be reused while the claim is held. A failed
+//! claim CAS hands the consumer a head moved on by evictions, possibly past
+//! every `tail` value it has seen; so the eviction CAS is also `Release` and
+//! the failed claim `Acquire`: the `tail` store that filled the ring before an
+//! eviction is then visible to the consumer's next load of `tail`, which is
+//! never behind the head it got. (Before this, a consumer on a weak memory
+//! model could claim positions past the last `tail` it had acquired and read
+//! slots being written: Miri found it in `stress_overwrite_exact_accounting`.)
 //!
 //! On 32-bit targets positions wrap at 2^32 (Reject) or 2^31 (Overwrite);
 //! the differences are taken with wrapping arithmetic and are never larger
@@ -233,9 +240,13 @@ fn claim_cas(head: &AtomicUsize, current: usize, new: usize) -> Result<usize, us
         sluicegate_loom
     ))]
     {
-        // Relaxed: the items were published by the tail store the consumer
-        // already acquired; the CAS only decides who owns slot `current`.
-        head.compare_exchange(current, new, Ordering::Relaxed, Ordering::Relaxed)
+        // Success, Relaxed: the items were published by the tail store the
+        // consumer already acquired; the CAS only decides who owns slot
+        // `current`. Failure, Acquire: the word read was written by the
+        // producer's eviction CAS (Release), so the `tail` stores before it
+        // are visible to our next load of `tail`, which therefore is not
+        // behind the new head (see "Orderings for Overwrite").
+        head.compare_exchange(current, new, Ordering::Relaxed, Ordering::Acquire)
     }
     #[cfg(not(any(
         target_has_atomic = "ptr",
@@ -508,12 +519,20 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     fn avail_for(&self, head: usize, tail: &mut usize, want: usize) -> usize {
         let mut avail = tail.wrapping_sub(head) >> P::SHIFT;
         // `avail > N`: under Overwrite the producer evicted past our cached
-        // tail and the wrapping difference went "negative".
+        // head (the claim CAS will correct it); reload to be sure.
         if avail < want || avail > N {
             // Acquire: pairs with the producer's Release store of tail, so
             // the slot writes before it are visible to our reads.
             *tail = self.producer.tail.load(Ordering::Acquire);
             avail = tail.wrapping_sub(head) >> P::SHIFT;
+            // Not behind `head`: a failed claim that moved `head` forward
+            // acquired a `tail` at least that far (see "Orderings for
+            // Overwrite"). (`avail > N` is left when the producer evicted past
+            // our `head`: the claim CAS then fails and corrects it.)
+            debug_assert!(
+                (tail.wrapping_sub(head) as isize) >= 0,
+                "consumer head ahead of every tail it has seen"
+            );
         }
         avail.min(N)
     }
@@ -778,10 +797,12 @@ impl<T, const N: usize> Producer<'_, T, N, Overwrite> {
             crate::sync::pause_point("spsc.overwrite.evict");
             // Acquire (both ways): we go on to reuse a slot the consumer may
             // just have read; its Release store of head published that.
+            // Release on success: a consumer whose claim fails on the new
+            // head acquires our earlier tail stores with it.
             match ring.head.compare_exchange(
                 h,
                 h.wrapping_add(Ring::<T, N, Overwrite>::STEP),
-                Ordering::Acquire,
+                Ordering::AcqRel,
                 Ordering::Acquire,
             ) {
                 Ok(_) => {
