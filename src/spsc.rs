@@ -129,7 +129,11 @@
 //! position with `Release`, clearing the flag. `push_overwrite` on a full ring
 //! evicts by CAS (`h<<1` → `(h+1)<<1`), reading the evicted item and writing the
 //! new one into the same slot. The CAS decides who owns slot `h`: whoever
-//! changes the word first. The producer never writes `head` while `BUSY` is
+//! changes the word first. When its cached copy of `head` says full, the
+//! producer CASes straight from that copy instead of loading `head` first:
+//! the copy is never ahead of the real head, so the CAS succeeds exactly when
+//! the ring really is full with nobody reading, and a failure returns the real
+//! word, which says whether the consumer freed a slot or is reading the oldest. The producer never writes `head` while `BUSY` is
 //! set, so the consumer's release is a plain store.
 //!
 //! The one case where the producer cannot evict the oldest: the ring is full
@@ -792,8 +796,13 @@ impl<T, const N: usize> Producer<'_, T, N, Overwrite> {
     /// [`Stats::rejected`]). Never waits for the consumer; wait-free.
     pub fn push_overwrite(&mut self, item: T) -> Option<T> {
         let ring = self.ring;
-        if ring.free_for(self.tail, &mut self.head, 1) == 0 {
-            let h = self.head; // just reloaded: the real head, flag cleared
+        if self.tail.wrapping_sub(self.head) == Ring::<T, N, Overwrite>::FULL {
+            // The cached head says full. Rather than load head and then CAS
+            // it (two transfers of the consumer's cache line when it is
+            // busy), CAS straight from the cached value: it succeeds iff the
+            // consumer has not moved since, and a failure returns the real
+            // head, which tells us whether there is room after all.
+            let h = self.head; // flag cleared; never ahead of the real head
             crate::sync::pause_point("spsc.overwrite.evict");
             // Acquire (both ways): we go on to reuse a slot the consumer may
             // just have read; its Release store of head published that.
