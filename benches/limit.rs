@@ -2,10 +2,21 @@
 //! `fetch_add`/`fetch_sub` pair on one word) and `tokio::sync::Semaphore`.
 //!
 //! Run with `cargo bench --bench limit`.
+//!
+//! - `limit_uncontended`: one thread, acquire then release; an iteration is
+//!   one pair. `sluicegate_success` ends the permit with `success` (the
+//!   common path: two read-modify-writes), `sluicegate_drop` drops it
+//!   (counted as ignored: one more counter). `floor_plus_counter` is the
+//!   floor plus what one exact statistic costs.
+//! - `limit_2threads`: both threads do `iters` pairs on one shared limiter,
+//!   started together by a barrier; the time is the slower thread's.
 
 use core::sync::atomic::{AtomicUsize, Ordering};
 use core::time::Duration;
 use criterion::{black_box, Criterion};
+
+mod common;
+use common::Case;
 use sluicegate::limit::{Aimd, AimdConfig};
 use std::sync::{Arc, Barrier};
 use std::thread;
@@ -45,23 +56,32 @@ fn limiter() -> Aimd {
     Aimd::new(AimdConfig::DEFAULT)
 }
 
-fn uncontended(c: &mut Criterion) {
-    let mut g = c.benchmark_group("uncontended acquire+release");
-    let word = AtomicUsize::new(0);
-    let counter = AtomicUsize::new(0);
-    g.bench_function("floor fetch_add+fetch_sub", |b| b.iter(|| floor(&word)));
-    g.bench_function("floor + 1 counter", |b| {
-        b.iter(|| floor_plus_counter(&word, &counter))
-    });
-    let l = limiter();
-    g.bench_function("aimd try_acquire+drop", |b| b.iter(|| aimd_ignore(&l)));
-    let l = limiter();
-    g.bench_function("aimd try_acquire+success", |b| b.iter(|| aimd_success(&l)));
-    let s = tokio::sync::Semaphore::new(200);
-    g.bench_function("tokio Semaphore try_acquire+drop", |b| {
-        b.iter(|| tokio_sem(&s))
-    });
-    g.finish();
+/// The single-threaded cases (criterion and instruction counts).
+fn uncontended_cases() -> Vec<Case<'static>> {
+    let word: &'static AtomicUsize = Box::leak(Box::new(AtomicUsize::new(0)));
+    let counter: &'static AtomicUsize = Box::leak(Box::new(AtomicUsize::new(0)));
+    let l1: &'static Aimd = Box::leak(Box::new(limiter()));
+    let l2: &'static Aimd = Box::leak(Box::new(limiter()));
+    let s: &'static tokio::sync::Semaphore = Box::leak(Box::new(tokio::sync::Semaphore::new(200)));
+    fn case<T: Sync + ?Sized>(x: &'static T, op: impl Fn(&T) + 'static) -> Box<dyn FnMut(u64)> {
+        Box::new(move |iters| {
+            for _ in 0..iters {
+                op(x)
+            }
+        })
+    }
+    const G: &str = "limit_uncontended";
+    vec![
+        (G, "floor_fetch_add_fetch_sub", case(word, floor)),
+        (
+            G,
+            "floor_plus_counter",
+            case(word, move |w| floor_plus_counter(w, counter)),
+        ),
+        (G, "sluicegate_drop", case(l1, aimd_ignore)),
+        (G, "sluicegate_success", case(l2, aimd_success)),
+        (G, "tokio_semaphore", case(s, tokio_sem)),
+    ]
 }
 
 /// Runs `op` `iters` times on each of two threads started together; returns
@@ -85,20 +105,20 @@ fn two_threads<T: Send + Sync + 'static>(shared: Arc<T>, iters: u64, op: fn(&T))
 }
 
 fn contended(c: &mut Criterion) {
-    let mut g = c.benchmark_group("2 threads acquire+release");
-    g.bench_function("floor fetch_add+fetch_sub", |b| {
+    let mut g = c.benchmark_group("limit_2threads");
+    g.bench_function("floor_fetch_add_fetch_sub", |b| {
         let w = Arc::new(AtomicUsize::new(0));
         b.iter_custom(|iters| two_threads(w.clone(), iters, floor))
     });
-    g.bench_function("aimd try_acquire+drop", |b| {
+    g.bench_function("sluicegate_drop", |b| {
         let l = Arc::new(limiter());
         b.iter_custom(|iters| two_threads(l.clone(), iters, aimd_ignore))
     });
-    g.bench_function("aimd try_acquire+success", |b| {
+    g.bench_function("sluicegate_success", |b| {
         let l = Arc::new(limiter());
         b.iter_custom(|iters| two_threads(l.clone(), iters, aimd_success))
     });
-    g.bench_function("tokio Semaphore try_acquire+drop", |b| {
+    g.bench_function("tokio_semaphore", |b| {
         let s = Arc::new(tokio::sync::Semaphore::new(200));
         b.iter_custom(|iters| two_threads(s.clone(), iters, tokio_sem))
     });
@@ -106,8 +126,12 @@ fn contended(c: &mut Criterion) {
 }
 
 fn main() {
-    let mut c = Criterion::default().configure_from_args();
-    uncontended(&mut c);
+    let mut cases = uncontended_cases();
+    if common::icount(&mut cases) {
+        return;
+    }
+    let mut c = common::criterion();
+    common::bench_cases(&mut c, &mut cases);
     contended(&mut c);
     c.final_summary();
 }

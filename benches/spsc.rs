@@ -1,2 +1,780 @@
-//! SPSC benchmarks (being written).
-fn main() {}
+//! `spsc::Ring` against rtrb, ringbuf, heapless `spsc::Queue` and crossbeam
+//! `ArrayQueue` (used single-producer/single-consumer), u64 items, all in one
+//! binary so every comparison is side by side in one run. Run with
+//! `cargo bench --bench spsc`; `ci/bench-table.sh` turns the results into the
+//! README's table.
+//!
+//! Two-thread cases follow rtrb's `performance-comparison`: `iter_custom`, the
+//! other thread spawned once per sample, a barrier so both start together,
+//! and `spin_loop` while the ring is full or empty (with a `yield_now`
+//! every 64 misses in a row, see `common::wait`). Each sample builds fresh
+//! rings.
+//!
+//! Groups (time is per iteration):
+//!
+//! - `spsc_stream_{16,1024}`: one item per call; an iteration is one item
+//!   through the ring.
+//! - `spsc_batch_{8,32,256}` (capacity 1024): an iteration is one batch.
+//!   `*_burst`: copy in/out as much as fits (ours `push_burst`/`pop_burst`,
+//!   rtrb `push_partial_slice`/`pop_partial_slice`, ringbuf `push_slice`/
+//!   `pop_slice`). `*_chunk`: zero-copy, the producer writes the values in
+//!   place and the consumer sums them in place (ours and rtrb chunks,
+//!   ringbuf `vacant_slices_mut`/`occupied_slices` + advance).
+//! - `spsc_pingpong`: two rings, one item in flight; an iteration is one
+//!   round trip. `floor_atomic` bounces one cache-padded atomic word.
+//! - `overwrite_live_{16,1024}`: the producer pushes with overwrite-oldest
+//!   while a consumer pops; an iteration is one push.
+//! - `overwrite_single_1024`, `pair_1024` (single thread): push on a full ring
+//!   with overwrite; one push and one pop on an empty ring. `floor_vecdeque`
+//!   is `VecDeque` (no atomics at all).
+//!
+//! Capacities: heapless 0.8's `Queue<T, N>` holds `N - 1` items and indexes
+//! with `% N`, so it runs with `N` = 16 / 1024 (capacity 15 / 1023, the
+//! power of two its docs recommend) against capacity 16 / 1024 for the others.
+
+use core::hint::black_box;
+use core::mem::MaybeUninit;
+use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use core::time::Duration;
+use criterion::Criterion;
+use crossbeam_queue::ArrayQueue;
+use crossbeam_utils::CachePadded;
+use ringbuf::traits::{Consumer as _, Producer as _, RingBuffer as _, Split as _};
+use sluicegate::spsc::{Overwrite, Ring};
+use sluicegate::{mpmc, spsc};
+use std::collections::VecDeque;
+use std::sync::Barrier;
+use std::thread;
+use std::time::Instant;
+
+mod common;
+use common::{wait, Case};
+
+// ---------------------------------------------------------------- harnesses
+
+/// Moves `iters` items from a producer thread to the calling (consumer)
+/// thread; returns the consumer's time from the barrier to the last item.
+fn stream<P: Send, C>(
+    iters: u64,
+    mut p: P,
+    mut c: C,
+    push: fn(&mut P, u64) -> bool,
+    pop: fn(&mut C) -> Option<u64>,
+) -> Duration {
+    let barrier = Barrier::new(2);
+    thread::scope(|s| {
+        s.spawn(|| {
+            barrier.wait();
+            for i in 0..iters {
+                let mut m = 0;
+                while !push(&mut p, i) {
+                    wait(&mut m);
+                }
+            }
+        });
+        barrier.wait();
+        let start = Instant::now();
+        for _ in 0..iters {
+            let mut m = 0;
+            loop {
+                if let Some(v) = pop(&mut c) {
+                    black_box(v);
+                    break;
+                }
+                wait(&mut m);
+            }
+        }
+        start.elapsed()
+    })
+}
+
+/// Moves `iters` batches of `batch` items; `push(p, first_value, max)` and
+/// `pop(c, max)` move up to `max` items and return how many (0: wait).
+fn batches<P: Send, C>(
+    iters: u64,
+    batch: usize,
+    mut p: P,
+    mut c: C,
+    push: fn(&mut P, u64, usize) -> usize,
+    pop: fn(&mut C, usize) -> usize,
+) -> Duration {
+    let total = iters * batch as u64;
+    let barrier = Barrier::new(2);
+    thread::scope(|s| {
+        s.spawn(|| {
+            barrier.wait();
+            let mut sent = 0u64;
+            let mut m = 0;
+            while sent < total {
+                let want = batch.min((total - sent) as usize);
+                match push(&mut p, sent, want) {
+                    0 => wait(&mut m),
+                    n => {
+                        sent += n as u64;
+                        m = 0;
+                    }
+                }
+            }
+        });
+        barrier.wait();
+        let start = Instant::now();
+        let mut got = 0u64;
+        let mut m = 0;
+        while got < total {
+            let want = batch.min((total - got) as usize);
+            match pop(&mut c, want) {
+                0 => wait(&mut m),
+                n => {
+                    got += n as u64;
+                    m = 0;
+                }
+            }
+        }
+        start.elapsed()
+    })
+}
+
+/// `iters` round trips: the caller pushes into `a` and waits for the echo
+/// from `b`; the other thread pops from `a` and pushes into `b`.
+fn pingpong<P: Send, C: Send>(
+    iters: u64,
+    (mut pa, mut ca): (P, C),
+    (mut pb, mut cb): (P, C),
+    push: fn(&mut P, u64) -> bool,
+    pop: fn(&mut C) -> Option<u64>,
+) -> Duration {
+    let barrier = Barrier::new(2);
+    thread::scope(|s| {
+        s.spawn(|| {
+            barrier.wait();
+            for _ in 0..iters {
+                let mut m = 0;
+                let v = loop {
+                    if let Some(v) = pop(&mut ca) {
+                        break v;
+                    }
+                    wait(&mut m);
+                };
+                let mut m = 0;
+                while !push(&mut pb, v) {
+                    wait(&mut m);
+                }
+            }
+        });
+        barrier.wait();
+        let start = Instant::now();
+        for i in 0..iters {
+            let mut m = 0;
+            while !push(&mut pa, i) {
+                wait(&mut m);
+            }
+            let mut m = 0;
+            loop {
+                if let Some(v) = pop(&mut cb) {
+                    black_box(v);
+                    break;
+                }
+                wait(&mut m);
+            }
+        }
+        start.elapsed()
+    })
+}
+
+/// The floor of a round trip: two threads bouncing one padded word.
+fn pingpong_floor(iters: u64) -> Duration {
+    let word = CachePadded::new(AtomicU64::new(0));
+    let barrier = Barrier::new(2);
+    thread::scope(|s| {
+        s.spawn(|| {
+            barrier.wait();
+            for i in 0..iters {
+                let mut m = 0;
+                while word.load(Ordering::Acquire) != 2 * i + 1 {
+                    wait(&mut m);
+                }
+                word.store(2 * i + 2, Ordering::Release);
+            }
+        });
+        barrier.wait();
+        let start = Instant::now();
+        for i in 0..iters {
+            word.store(2 * i + 1, Ordering::Release);
+            let mut m = 0;
+            while word.load(Ordering::Acquire) != 2 * i + 2 {
+                wait(&mut m);
+            }
+        }
+        start.elapsed()
+    })
+}
+
+/// The caller pushes `iters` items with overwrite-oldest while another
+/// thread pops as fast as it can; returns the producer's time.
+fn overwrite_live<P, C: Send>(
+    iters: u64,
+    mut p: P,
+    mut c: C,
+    push: fn(&mut P, u64),
+    pop: fn(&mut C) -> Option<u64>,
+) -> Duration {
+    let barrier = Barrier::new(2);
+    let done = AtomicBool::new(false);
+    thread::scope(|s| {
+        s.spawn(|| {
+            barrier.wait();
+            let mut m = 0;
+            while !done.load(Ordering::Relaxed) {
+                match pop(&mut c) {
+                    Some(v) => {
+                        black_box(v);
+                        m = 0;
+                    }
+                    None => wait(&mut m),
+                }
+            }
+        });
+        barrier.wait();
+        let start = Instant::now();
+        for i in 0..iters {
+            push(&mut p, i);
+        }
+        let e = start.elapsed();
+        done.store(true, Ordering::Relaxed);
+        e
+    })
+}
+
+// ------------------------------------------------------ the adapters, per peer
+
+type Sg<const N: usize> = Ring<u64, N>;
+type SgO<const N: usize> = Ring<u64, N, Overwrite>;
+type SgP<'a, const N: usize, P = spsc::Reject> = spsc::Producer<'a, u64, N, P>;
+type SgC<'a, const N: usize, P = spsc::Reject> = spsc::Consumer<'a, u64, N, P>;
+type HlQ<const N: usize> = heapless::spsc::Queue<u64, N>;
+type RbP = ringbuf::HeapProd<u64>;
+type RbC = ringbuf::HeapCons<u64>;
+
+fn sg_push<const N: usize>(p: &mut SgP<'_, N>, v: u64) -> bool {
+    p.try_push(v).is_ok()
+}
+fn sg_pop<const N: usize>(c: &mut SgC<'_, N>) -> Option<u64> {
+    c.try_pop()
+}
+fn rtrb_push(p: &mut rtrb::Producer<u64>, v: u64) -> bool {
+    p.push(v).is_ok()
+}
+fn rtrb_pop(c: &mut rtrb::Consumer<u64>) -> Option<u64> {
+    c.pop().ok()
+}
+fn rb_push(p: &mut RbP, v: u64) -> bool {
+    p.try_push(v).is_ok()
+}
+fn rb_pop(c: &mut RbC) -> Option<u64> {
+    c.try_pop()
+}
+fn hl_push<const N: usize>(p: &mut heapless::spsc::Producer<'_, u64, N>, v: u64) -> bool {
+    p.enqueue(v).is_ok()
+}
+fn hl_pop<const N: usize>(c: &mut heapless::spsc::Consumer<'_, u64, N>) -> Option<u64> {
+    c.dequeue()
+}
+fn aq_push(q: &mut &ArrayQueue<u64>, v: u64) -> bool {
+    q.push(v).is_ok()
+}
+fn aq_pop(q: &mut &ArrayQueue<u64>) -> Option<u64> {
+    q.pop()
+}
+
+fn rb_split(cap: usize) -> (RbP, RbC) {
+    ringbuf::HeapRb::<u64>::new(cap).split()
+}
+
+// ------------------------------------------------------------------- groups
+
+fn stream_group<const N: usize>(c: &mut Criterion) {
+    let mut g = c.benchmark_group(format!("spsc_stream_{N}"));
+    g.bench_function("sluicegate", |b| {
+        b.iter_custom(|iters| {
+            let mut ring = Box::new(Sg::<N>::new());
+            let (p, c) = ring.split();
+            stream(iters, p, c, sg_push::<N>, sg_pop::<N>)
+        })
+    });
+    g.bench_function("rtrb", |b| {
+        b.iter_custom(|iters| {
+            let (p, c) = rtrb::RingBuffer::new(N);
+            stream(iters, p, c, rtrb_push, rtrb_pop)
+        })
+    });
+    g.bench_function("ringbuf", |b| {
+        b.iter_custom(|iters| {
+            let (p, c) = rb_split(N);
+            stream(iters, p, c, rb_push, rb_pop)
+        })
+    });
+    g.bench_function("heapless", |b| {
+        b.iter_custom(|iters| {
+            let mut q = Box::new(HlQ::<N>::new());
+            let (p, c) = q.split();
+            stream(iters, p, c, hl_push::<N>, hl_pop::<N>)
+        })
+    });
+    g.bench_function("crossbeam_arrayqueue", |b| {
+        b.iter_custom(|iters| {
+            let q = ArrayQueue::new(N);
+            stream(iters, &q, &q, aq_push, aq_pop)
+        })
+    });
+    g.finish();
+}
+
+/// Source of the copying producers.
+static SRC: [u64; 256] = {
+    let mut a = [0u64; 256];
+    let mut i = 0;
+    while i < 256 {
+        a[i] = i as u64;
+        i += 1;
+    }
+    a
+};
+
+/// Writes `base, base+1, ...` into uninitialised slots (the zero-copy
+/// producers' work).
+#[inline(always)]
+fn fill(a: &mut [MaybeUninit<u64>], b: &mut [MaybeUninit<u64>], base: u64) {
+    for (k, s) in a.iter_mut().chain(b.iter_mut()).enumerate() {
+        s.write(base + k as u64);
+    }
+}
+
+/// Sums items in place (the zero-copy consumers' work).
+#[inline(always)]
+fn sum(a: &[u64], b: &[u64]) -> u64 {
+    a.iter().chain(b).fold(0, |s, &x| s.wrapping_add(x))
+}
+
+fn batch_group(c: &mut Criterion, batch: usize) {
+    const N: usize = 1024;
+    let mut g = c.benchmark_group(format!("spsc_batch_{batch}"));
+    g.bench_function("sluicegate_burst", |b| {
+        b.iter_custom(|iters| {
+            let mut ring = Box::new(Sg::<N>::new());
+            let (p, c) = ring.split();
+            batches(
+                iters,
+                batch,
+                p,
+                c,
+                |p, _, n| p.push_burst(&SRC[..n]),
+                |c, n| {
+                    let mut out = [0u64; 256];
+                    let k = c.pop_burst(&mut out[..n]);
+                    black_box(&out);
+                    k
+                },
+            )
+        })
+    });
+    g.bench_function("rtrb_burst", |b| {
+        b.iter_custom(|iters| {
+            let (p, c) = rtrb::RingBuffer::new(N);
+            batches(
+                iters,
+                batch,
+                p,
+                c,
+                |p, _, n| n - p.push_partial_slice(&SRC[..n]).1.len(),
+                |c, n| {
+                    let mut out = [0u64; 256];
+                    let k = c.pop_partial_slice(&mut out[..n]).0.len();
+                    black_box(&out);
+                    k
+                },
+            )
+        })
+    });
+    g.bench_function("ringbuf_burst", |b| {
+        b.iter_custom(|iters| {
+            let (p, c) = rb_split(N);
+            batches(
+                iters,
+                batch,
+                p,
+                c,
+                |p, _, n| p.push_slice(&SRC[..n]),
+                |c, n| {
+                    let mut out = [0u64; 256];
+                    let k = c.pop_slice(&mut out[..n]);
+                    black_box(&out);
+                    k
+                },
+            )
+        })
+    });
+    g.bench_function("sluicegate_chunk", |b| {
+        b.iter_custom(|iters| {
+            let mut ring = Box::new(Sg::<N>::new());
+            let (p, c) = ring.split();
+            batches(
+                iters,
+                batch,
+                p,
+                c,
+                |p, base, n| {
+                    let mut w = p.write_chunk_uninit(n);
+                    let k = w.len();
+                    let (a, b) = w.as_mut_slices();
+                    fill(a, b, base);
+                    // SAFETY: `fill` initialised every reserved slot.
+                    unsafe { w.commit_all() };
+                    k
+                },
+                |c, n| {
+                    let r = c.read_chunk(n);
+                    let k = r.len();
+                    let (a, b) = r.as_slices();
+                    black_box(sum(a, b));
+                    r.commit_all();
+                    k
+                },
+            )
+        })
+    });
+    g.bench_function("rtrb_chunk", |b| {
+        b.iter_custom(|iters| {
+            let (p, c) = rtrb::RingBuffer::new(N);
+            batches(
+                iters,
+                batch,
+                p,
+                c,
+                |p, base, n| {
+                    let mut w = match p.write_chunk_uninit(n) {
+                        Ok(w) => w,
+                        Err(rtrb::chunks::ChunkError::TooFewSlots(0)) => return 0,
+                        Err(rtrb::chunks::ChunkError::TooFewSlots(k)) => {
+                            p.write_chunk_uninit(k).unwrap()
+                        }
+                    };
+                    let k = w.len();
+                    let (a, b) = w.as_mut_slices();
+                    fill(a, b, base);
+                    // SAFETY: `fill` initialised every reserved slot.
+                    unsafe { w.commit_all() };
+                    k
+                },
+                |c, n| {
+                    let r = match c.read_chunk(n) {
+                        Ok(r) => r,
+                        Err(rtrb::chunks::ChunkError::TooFewSlots(0)) => return 0,
+                        Err(rtrb::chunks::ChunkError::TooFewSlots(k)) => c.read_chunk(k).unwrap(),
+                    };
+                    let k = r.len();
+                    let (a, b) = r.as_slices();
+                    black_box(sum(a, b));
+                    r.commit_all();
+                    k
+                },
+            )
+        })
+    });
+    g.bench_function("ringbuf_chunk", |b| {
+        b.iter_custom(|iters| {
+            let (p, c) = rb_split(N);
+            batches(
+                iters,
+                batch,
+                p,
+                c,
+                |p, base, n| {
+                    let (a, b) = p.vacant_slices_mut();
+                    let la = a.len().min(n);
+                    let lb = b.len().min(n - la);
+                    fill(&mut a[..la], &mut b[..lb], base);
+                    // SAFETY: the first la + lb vacant slots were initialised.
+                    unsafe { p.advance_write_index(la + lb) };
+                    la + lb
+                },
+                |c, n| {
+                    let (a, b) = c.as_slices();
+                    let la = a.len().min(n);
+                    let lb = b.len().min(n - la);
+                    black_box(sum(&a[..la], &b[..lb]));
+                    // SAFETY: u64 needs no drop; we read the first la + lb.
+                    unsafe { c.advance_read_index(la + lb) };
+                    la + lb
+                },
+            )
+        })
+    });
+    g.finish();
+}
+
+fn pingpong_group(c: &mut Criterion) {
+    const N: usize = 16;
+    let mut g = c.benchmark_group("spsc_pingpong");
+    g.bench_function("floor_atomic", |b| b.iter_custom(pingpong_floor));
+    g.bench_function("sluicegate", |b| {
+        b.iter_custom(|iters| {
+            let (mut r1, mut r2) = (Box::new(Sg::<N>::new()), Box::new(Sg::<N>::new()));
+            pingpong(iters, r1.split(), r2.split(), sg_push::<N>, sg_pop::<N>)
+        })
+    });
+    g.bench_function("rtrb", |b| {
+        b.iter_custom(|iters| {
+            let (a, b) = (rtrb::RingBuffer::new(N), rtrb::RingBuffer::new(N));
+            pingpong(iters, a, b, rtrb_push, rtrb_pop)
+        })
+    });
+    g.bench_function("ringbuf", |b| {
+        b.iter_custom(|iters| pingpong(iters, rb_split(N), rb_split(N), rb_push, rb_pop))
+    });
+    g.bench_function("heapless", |b| {
+        b.iter_custom(|iters| {
+            let (mut q1, mut q2) = (Box::new(HlQ::<N>::new()), Box::new(HlQ::<N>::new()));
+            pingpong(iters, q1.split(), q2.split(), hl_push::<N>, hl_pop::<N>)
+        })
+    });
+    g.bench_function("crossbeam_arrayqueue", |b| {
+        b.iter_custom(|iters| {
+            let (q1, q2) = (ArrayQueue::new(N), ArrayQueue::new(N));
+            pingpong(iters, (&q1, &q1), (&q2, &q2), aq_push, aq_pop)
+        })
+    });
+    g.finish();
+}
+
+fn overwrite_live_group<const N: usize>(c: &mut Criterion) {
+    let mut g = c.benchmark_group(format!("overwrite_live_{N}"));
+    g.bench_function("sluicegate_spsc", |b| {
+        b.iter_custom(|iters| {
+            let mut ring = Box::new(SgO::<N>::new());
+            let (p, c) = ring.split();
+            overwrite_live(
+                iters,
+                p,
+                c,
+                |p, v| {
+                    black_box(p.push_overwrite(v));
+                },
+                |c| c.try_pop(),
+            )
+        })
+    });
+    g.bench_function("sluicegate_mpmc", |b| {
+        b.iter_custom(|iters| {
+            let ring = Box::new(mpmc::Ring::<u64, N>::new());
+            let r: &mpmc::Ring<u64, N> = &ring;
+            overwrite_live(
+                iters,
+                r,
+                r,
+                |r, v| {
+                    black_box(r.push_overwrite(v));
+                },
+                |r| r.try_pop(),
+            )
+        })
+    });
+    g.bench_function("crossbeam_force_push", |b| {
+        b.iter_custom(|iters| {
+            let q = ArrayQueue::new(N);
+            overwrite_live(
+                iters,
+                &q,
+                &q,
+                |q, v| {
+                    black_box(q.force_push(v));
+                },
+                |q| q.pop(),
+            )
+        })
+    });
+    g.finish();
+}
+
+// ------------------------------------------------------ single-thread cases
+
+/// The single-threaded cases (criterion and instruction counts).
+fn single_thread_cases<'a>(
+    sg: &'a mut Sg<1024>,
+    sgo: &'a mut SgO<1024>,
+    sgo_full: &'a mut SgO<1024>,
+    hl: &'a mut HlQ<1024>,
+) -> Vec<Case<'a>> {
+    const N: usize = 1024;
+    let mut v: Vec<Case<'a>> = Vec::new();
+
+    // One push and one pop on an empty ring.
+    let (mut p, mut c) = sg.split();
+    v.push((
+        "pair_1024",
+        "sluicegate",
+        Box::new(move |iters| {
+            for i in 0..iters {
+                let _ = black_box(p.try_push(black_box(i)));
+                black_box(c.try_pop());
+            }
+        }),
+    ));
+    let (mut p, mut c) = sgo.split();
+    v.push((
+        "pair_1024",
+        "sluicegate_overwrite_policy",
+        Box::new(move |iters| {
+            for i in 0..iters {
+                black_box(p.push_overwrite(black_box(i)));
+                black_box(c.try_pop());
+            }
+        }),
+    ));
+    let (mut p, mut c) = rtrb::RingBuffer::new(N);
+    v.push((
+        "pair_1024",
+        "rtrb",
+        Box::new(move |iters| {
+            for i in 0..iters {
+                let _ = black_box(p.push(black_box(i)));
+                let _ = black_box(c.pop());
+            }
+        }),
+    ));
+    let (mut p, mut c) = rb_split(N);
+    v.push((
+        "pair_1024",
+        "ringbuf",
+        Box::new(move |iters| {
+            for i in 0..iters {
+                let _ = black_box(p.try_push(black_box(i)));
+                black_box(c.try_pop());
+            }
+        }),
+    ));
+    let (mut p, mut c) = hl.split();
+    v.push((
+        "pair_1024",
+        "heapless",
+        Box::new(move |iters| {
+            for i in 0..iters {
+                let _ = black_box(p.enqueue(black_box(i)));
+                black_box(c.dequeue());
+            }
+        }),
+    ));
+    let q = ArrayQueue::new(N);
+    v.push((
+        "pair_1024",
+        "crossbeam_arrayqueue",
+        Box::new(move |iters| {
+            for i in 0..iters {
+                let _ = black_box(q.push(black_box(i)));
+                black_box(q.pop());
+            }
+        }),
+    ));
+    let mut d = VecDeque::with_capacity(N);
+    v.push((
+        "pair_1024",
+        "floor_vecdeque",
+        Box::new(move |iters| {
+            for i in 0..iters {
+                if d.len() < N {
+                    d.push_back(black_box(i));
+                }
+                black_box(d.pop_front());
+            }
+        }),
+    ));
+
+    // push_overwrite on a full ring (every push evicts).
+    let (mut p, _c) = sgo_full.split();
+    for i in 0..N as u64 {
+        p.push_overwrite(i);
+    }
+    v.push((
+        "overwrite_single_1024",
+        "sluicegate_spsc",
+        Box::new(move |iters| {
+            for i in 0..iters {
+                black_box(p.push_overwrite(black_box(i)));
+            }
+        }),
+    ));
+    let m = Box::new(mpmc::Ring::<u64, N>::new());
+    for i in 0..N as u64 {
+        m.push_overwrite(i);
+    }
+    v.push((
+        "overwrite_single_1024",
+        "sluicegate_mpmc",
+        Box::new(move |iters| {
+            for i in 0..iters {
+                black_box(m.push_overwrite(black_box(i)));
+            }
+        }),
+    ));
+    let mut r = ringbuf::HeapRb::<u64>::new(N);
+    for i in 0..N as u64 {
+        r.push_overwrite(i);
+    }
+    v.push((
+        "overwrite_single_1024",
+        "ringbuf",
+        Box::new(move |iters| {
+            for i in 0..iters {
+                black_box(r.push_overwrite(black_box(i)));
+            }
+        }),
+    ));
+    let q = ArrayQueue::new(N);
+    for i in 0..N as u64 {
+        q.force_push(i);
+    }
+    v.push((
+        "overwrite_single_1024",
+        "crossbeam_force_push",
+        Box::new(move |iters| {
+            for i in 0..iters {
+                black_box(q.force_push(black_box(i)));
+            }
+        }),
+    ));
+    let mut d = VecDeque::with_capacity(N);
+    d.extend(0..N as u64);
+    v.push((
+        "overwrite_single_1024",
+        "floor_vecdeque",
+        Box::new(move |iters| {
+            for i in 0..iters {
+                let old = if d.len() == N { d.pop_front() } else { None };
+                d.push_back(black_box(i));
+                black_box(old);
+            }
+        }),
+    ));
+    v
+}
+
+fn main() {
+    let mut sg = Box::new(Sg::<1024>::new());
+    let mut sgo = Box::new(SgO::<1024>::new());
+    let mut sgo_full = Box::new(SgO::<1024>::new());
+    let mut hl = Box::new(HlQ::<1024>::new());
+    let mut cases = single_thread_cases(&mut sg, &mut sgo, &mut sgo_full, &mut hl);
+    if common::icount(&mut cases) {
+        return;
+    }
+    let mut c = common::criterion();
+    stream_group::<16>(&mut c);
+    stream_group::<1024>(&mut c);
+    for batch in [8, 32, 256] {
+        batch_group(&mut c, batch);
+    }
+    pingpong_group(&mut c);
+    overwrite_live_group::<16>(&mut c);
+    overwrite_live_group::<1024>(&mut c);
+    common::bench_cases(&mut c, &mut cases);
+    c.final_summary();
+}

@@ -728,14 +728,31 @@ impl Aimd {
     /// window started, if the permit closing the window is a good success
     /// from the current epoch that saw at least half of its class's
     /// threshold in use.
+    #[inline(always)]
     fn grow(&self, admitted: usize, priority: Priority, n: usize) {
+        let share = self.shares[priority as usize];
+        // Fast exit without touching shared state: within an epoch the
+        // limit only grows (a cut starts a new epoch), so a permit below half
+        // of its class's threshold at admission is below half of the
+        // threshold now, and the full check below would return too. (After
+        // exactly 2^8 cuts on 32-bit targets the epoch repeats and this may
+        // skip a growth the full check would allow: harmless, growth is a
+        // heuristic.)
+        if in_flight_of(admitted) * 2 < threshold(limit_of(admitted), share) {
+            return;
+        }
+        self.grow_checked(admitted, share, n);
+    }
+
+    #[inline(never)]
+    fn grow_checked(&self, admitted: usize, share: usize, n: usize) {
         let epoch = epoch_of(admitted);
         // Relaxed: only limit and epoch are used; the CAS below validates.
         let now = self.state.load(Ordering::Relaxed);
         let limit = limit_of(now);
         // Not application-limited: the permit saw at least half of its
         // class's threshold in use.
-        let bound = threshold(limit, self.shares[priority as usize]);
+        let bound = threshold(limit, share);
         if epoch_of(now) != epoch || limit >= self.max_limit || in_flight_of(admitted) * 2 < bound {
             return;
         }

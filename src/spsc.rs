@@ -129,7 +129,11 @@
 //! position with `Release`, clearing the flag. `push_overwrite` on a full ring
 //! evicts by CAS (`h<<1` → `(h+1)<<1`), reading the evicted item and writing the
 //! new one into the same slot. The CAS decides who owns slot `h`: whoever
-//! changes the word first. The producer never writes `head` while `BUSY` is
+//! changes the word first. When its cached copy of `head` says full, the
+//! producer CASes straight from that copy instead of loading `head` first:
+//! the copy is never ahead of the real head, so the CAS succeeds exactly when
+//! the ring really is full with nobody reading, and a failure returns the real
+//! word, which says whether the consumer freed a slot or is reading the oldest. The producer never writes `head` while `BUSY` is
 //! set, so the consumer's release is a plain store.
 //!
 //! The one case where the producer cannot evict the oldest: the ring is full
@@ -145,9 +149,16 @@
 //! Orderings for Overwrite: the eviction CAS uses `Acquire` on success and on
 //! failure, because either way the producer goes on to reuse a slot the
 //! consumer may have just read, and the consumer's `Release` store of `head`
-//! is what publishes the end of that read. The consumer's claim CAS is
+//! is what publishes the end of that read. A successful claim CAS is
 //! `Relaxed`: the data it reads was published by the `tail` store it already
-//! acquired, and the slot cannot be reused while the claim is held.
+//! acquired, and the slot cannot be reused while the claim is held. A failed
+//! claim CAS hands the consumer a head moved on by evictions, possibly past
+//! every `tail` value it has seen; so the eviction CAS is also `Release` and
+//! the failed claim `Acquire`: the `tail` store that filled the ring before an
+//! eviction is then visible to the consumer's next load of `tail`, which is
+//! never behind the head it got. (Before this, a consumer on a weak memory
+//! model could claim positions past the last `tail` it had acquired and read
+//! slots being written: Miri found it in `stress_overwrite_exact_accounting`.)
 //!
 //! On 32-bit targets positions wrap at 2^32 (Reject) or 2^31 (Overwrite);
 //! the differences are taken with wrapping arithmetic and are never larger
@@ -231,13 +242,17 @@ fn claim_cas(head: &LoadStoreUsize, current: usize, new: usize) -> Result<usize,
         sluicegate_loom
     ))]
     {
-        // Relaxed: the items were published by the tail store the consumer
-        // already acquired; the CAS only decides who owns slot `current`.
+        // Success, Relaxed: the items were published by the tail store the
+        // consumer already acquired; the CAS only decides who owns slot
+        // `current`. Failure, Acquire: the word read was written by the
+        // producer's eviction CAS (Release), so the `tail` stores before it
+        // are visible to our next load of `tail`, which therefore is not
+        // behind the new head (see "Orderings for Overwrite").
         crate::sync::rmw_view(head).compare_exchange(
             current,
             new,
             Ordering::Relaxed,
-            Ordering::Relaxed,
+            Ordering::Acquire,
         )
     }
     #[cfg(not(any(
@@ -520,6 +535,14 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
             // the slot writes before it are visible to our reads.
             *tail = self.producer.tail.load(Ordering::Acquire);
             avail = tail.wrapping_sub(head) >> P::SHIFT;
+            // Not behind `head`: a failed claim that moved `head` forward
+            // acquired a `tail` at least that far (see "Orderings for
+            // Overwrite"). (`avail > N` is left when the producer evicted past
+            // our `head`: the claim CAS then fails and corrects it.)
+            debug_assert!(
+                (tail.wrapping_sub(head) as isize) >= 0,
+                "consumer head ahead of every tail it has seen"
+            );
         }
         if P::BUSY != 0 {
             // Our head may still be behind evictions: the claim CAS corrects it.
@@ -813,15 +836,22 @@ impl<T, const N: usize> Producer<'_, T, N, Overwrite> {
     /// [`Stats::rejected`]). Never waits for the consumer; wait-free.
     pub fn push_overwrite(&mut self, item: T) -> Option<T> {
         let ring = self.ring;
-        if ring.free_for(self.tail, &mut self.head, 1) == 0 {
-            let h = self.head; // just reloaded: the real head, flag cleared
+        if self.tail.wrapping_sub(self.head) == Ring::<T, N, Overwrite>::FULL {
+            // The cached head says full. Rather than load head and then CAS
+            // it (two transfers of the consumer's cache line when it is
+            // busy), CAS straight from the cached value: it succeeds iff the
+            // consumer has not moved since, and a failure returns the real
+            // head, which tells us whether there is room after all.
+            let h = self.head; // flag cleared; never ahead of the real head
             crate::sync::pause_point("spsc.overwrite.evict");
             // Acquire (both ways): we go on to reuse a slot the consumer may
             // just have read; its Release store of head published that.
+            // Release on success: a consumer whose claim fails on the new
+            // head acquires our earlier tail stores with it.
             match crate::sync::rmw_view(&ring.head).compare_exchange(
                 h,
                 h.wrapping_add(Ring::<T, N, Overwrite>::STEP),
-                Ordering::Acquire,
+                Ordering::AcqRel,
                 Ordering::Acquire,
             ) {
                 Ok(_) => {

@@ -1,0 +1,83 @@
+//! Shared by the three bench binaries: criterion settings, the spin policy,
+//! and the instruction-count mode used by `ci/callgrind.sh`.
+//!
+//! Naming convention read by `ci/bench-table.sh`: in every group, benchmark
+//! ids starting with `sluicegate` are ours, ids starting with `floor` are
+//! lower bounds (not products), everything else is a peer.
+
+#![allow(dead_code)]
+
+use core::time::Duration;
+use criterion::Criterion;
+
+/// Short default runs (the whole suite in a few minutes); the command line
+/// (`--measurement-time`, `--sample-size`, ...) overrides these.
+pub fn criterion() -> Criterion {
+    Criterion::default()
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_millis(2500))
+        .sample_size(20)
+        .configure_from_args()
+}
+
+/// What a thread does while it waits for the other side (full or empty
+/// ring), the same for every implementation in a run: `spin_loop`, and
+/// every 64th miss in a row a `yield_now`, so that on a loaded or
+/// oversubscribed machine a thread whose partner was descheduled gives the
+/// core back instead of spinning through its whole time slice. `misses`
+/// counts the misses of the current wait (start each wait at 0).
+#[inline(always)]
+pub fn wait(misses: &mut u32) {
+    *misses += 1;
+    if *misses % 64 == 0 {
+        std::thread::yield_now();
+    } else {
+        core::hint::spin_loop();
+    }
+}
+
+/// A single-threaded case for both criterion and the instruction counter:
+/// runs its operation `iters` times on state it owns.
+pub type Case<'a> = (&'static str, &'static str, Box<dyn FnMut(u64) + 'a>);
+
+/// Instruction-count mode. With `SLUICEGATE_ICOUNT=list` prints
+/// `group/name` of every case; with `SLUICEGATE_ICOUNT=group/name:iters`
+/// runs that case `iters` times (under `valgrind --tool=callgrind`, see
+/// `ci/callgrind.sh`). Returns `false` (nothing done) when the variable is
+/// not set.
+pub fn icount(cases: &mut [Case<'_>]) -> bool {
+    let Ok(spec) = std::env::var("SLUICEGATE_ICOUNT") else {
+        return false;
+    };
+    if spec == "list" {
+        for (g, n, _) in cases.iter() {
+            println!("{g}/{n}");
+        }
+        return true;
+    }
+    let (id, iters) = spec
+        .rsplit_once(':')
+        .expect("SLUICEGATE_ICOUNT=group/name:iters");
+    let iters: u64 = iters.parse().expect("iteration count");
+    let case = cases
+        .iter_mut()
+        .find(|(g, n, _)| format!("{g}/{n}") == id)
+        .unwrap_or_else(|| panic!("no case {id}"));
+    (case.2)(iters);
+    true
+}
+
+/// Benchmarks every single-threaded case with criterion.
+pub fn bench_cases(c: &mut Criterion, cases: &mut [Case<'_>]) {
+    for (group, name, op) in cases.iter_mut() {
+        let mut g = c.benchmark_group(*group);
+        g.bench_function(*name, |b| {
+            b.iter_custom(|iters| {
+                let start = std::time::Instant::now();
+                op(iters);
+                start.elapsed()
+            })
+        });
+        g.finish();
+    }
+}
