@@ -239,3 +239,29 @@ fn loom_spsc_overwrite_against_held_read_chunk() {
         assert_eq!(all, [0, 1, 2, 3], "popped {got:?}, handed back {back:?}");
     });
 }
+
+#[test]
+fn loom_spsc_claim_fails_after_evictions_past_cached_tail() {
+    // A consumer whose claim CAS fails on a head moved by several evictions
+    // must not read slots beyond the last tail it acquired (Miri found this
+    // race with Relaxed failure ordering on the claim).
+    loom::model(|| {
+        let (mut tx, mut rx) = ring::<Overwrite, 1>(0).split();
+        tx.push_overwrite(0);
+        let producer = thread::spawn(move || {
+            let mut back = Vec::new();
+            for i in 1..4 {
+                back.extend(tx.push_overwrite(i));
+            }
+            back
+        });
+        let mut got = Vec::new();
+        got.extend(rx.try_pop());
+        got.extend(rx.try_pop());
+        let back = producer.join().unwrap();
+        got.extend(std::iter::from_fn(|| rx.try_pop()));
+        let mut all: Vec<u32> = got.iter().chain(&back).copied().collect();
+        all.sort_unstable();
+        assert_eq!(all, [0, 1, 2, 3], "popped {got:?}, handed back {back:?}");
+    });
+}
