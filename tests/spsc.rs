@@ -382,6 +382,14 @@ fn stress_overwrite_exact_accounting() {
             }
         }
         let (back, tx) = producer.join().unwrap();
+        // `is_finished` does not synchronise with the producer (a relaxed
+        // check), so the loop above may have stopped on a stale empty view;
+        // after `join` every push is visible. Miri seed 13 found this.
+        while let Some(v) = rx.try_pop() {
+            assert!(last.is_none_or(|l| v > l), "out of order: {v} after {last:?}");
+            last = Some(v);
+            popped.push(v);
+        }
         (popped, back, tx.stats())
     });
     assert_eq!(stats.overwritten + stats.rejected, handed_back.len());
