@@ -62,7 +62,7 @@ EOF
 
 if [ -z "$FROM" ] && [ $TABLE_ONLY -eq 0 ]; then
   mkdir -p "$OUT"
-  rm -f "$OUT"/run-*.json "$OUT"/load.txt
+  rm -f "$OUT"/run-*.json "$OUT"/load.txt "$OUT"/log.txt
   ARGS=()
   [ $QUICK -eq 1 ] && ARGS+=(--warm-up-time 0.5 --measurement-time 1 --sample-size 10)
   cargo bench --no-run "${BENCHES[@]/#/--bench=}" >&2
@@ -70,7 +70,7 @@ if [ -z "$FROM" ] && [ $TABLE_ONLY -eq 0 ]; then
     START=$(date +%s)
     echo "run $r start: $(uptime)" | tee -a "$OUT/load.txt" >&2
     for b in "${BENCHES[@]}"; do
-      cargo bench --bench "$b" -- "${ARGS[@]}" "${FILTER[@]}" >&2
+      cargo bench --bench "$b" -- "${ARGS[@]}" "${FILTER[@]}" 2>&1 | tee -a "$OUT/log.txt" >&2
     done
     echo "run $r end:   $(uptime)" | tee -a "$OUT/load.txt" >&2
     collect "$OUT/run-$r.json.all"
@@ -137,4 +137,12 @@ for g, fs in groups.items():
             f"{v / floor[1]:.2f}×" if floor else "—",
             others or "—",
         ]) + " |")
+if not src and os.path.exists(f"{out}/log.txt"):
+    notes = sorted({l.strip() for l in open(f"{out}/log.txt") if any(w in l for w in ("SKIPPED", "HUNG", "aborted", "child benchmark failed"))})
+    if notes:
+        print()
+        print("Notes from the runs:")
+        print()
+        for n in notes:
+            print(f"- {n}")
 EOF
