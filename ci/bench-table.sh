@@ -16,7 +16,9 @@
 # Convention (see benches/common/mod.rs): in each criterion group, ids
 # starting with `sluicegate` are ours, ids starting with `floor` are lower
 # bounds, the rest are peers. "vs best peer" is best peer's median / ours
-# (> 1: ours is faster); "vs floor" is ours / the floor (>= 1).
+# (> 1: ours is faster); "vs floor" is ours / the floor (>= 1). An id with a
+# suffix (`sluicegate_burst`) is compared with the peers of the same suffix
+# (`rtrb_burst`, `ringbuf_burst`) when there are any.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -127,6 +129,11 @@ for g, fs in groups.items():
     best = min(peers.items(), key=lambda kv: kv[1]) if peers else None
     floor = min(floors.items(), key=lambda kv: kv[1]) if floors else None
     for f, v in sorted(ours.items(), key=lambda kv: kv[1]):
+        # Like for like: `sluicegate_burst` against `*_burst` peers when
+        # there are any, else against every peer.
+        suffix = f[len("sluicegate"):]
+        same = {p: x for p, x in peers.items() if suffix and p.endswith(suffix)}
+        best = min((same or peers).items(), key=lambda kv: kv[1]) if peers else None
         others = ", ".join(f"{p} {fmt(x)}" for p, x in sorted(peers.items(), key=lambda kv: kv[1]) if best and p != best[0])
         if floor:
             others = (others + "; " if others else "") + f"{floor[0]} {fmt(floor[1])}"
