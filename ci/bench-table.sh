@@ -16,7 +16,9 @@
 # Convention (see benches/common/mod.rs): in each criterion group, ids
 # starting with `sluicegate` are ours, ids starting with `floor` are lower
 # bounds, the rest are peers. "vs best peer" is best peer's median / ours
-# (> 1: ours is faster); "vs floor" is ours / the floor (>= 1).
+# (> 1: ours is faster); "vs floor" is ours / the floor (>= 1). An id with a
+# suffix (`sluicegate_burst`) is compared with the peers of the same suffix
+# (`rtrb_burst`, `ringbuf_burst`) when there are any.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -62,7 +64,7 @@ EOF
 
 if [ -z "$FROM" ] && [ $TABLE_ONLY -eq 0 ]; then
   mkdir -p "$OUT"
-  rm -f "$OUT"/run-*.json "$OUT"/load.txt
+  rm -f "$OUT"/run-*.json "$OUT"/load.txt "$OUT"/log.txt
   ARGS=()
   [ $QUICK -eq 1 ] && ARGS+=(--warm-up-time 0.5 --measurement-time 1 --sample-size 10)
   cargo bench --no-run "${BENCHES[@]/#/--bench=}" >&2
@@ -70,7 +72,7 @@ if [ -z "$FROM" ] && [ $TABLE_ONLY -eq 0 ]; then
     START=$(date +%s)
     echo "run $r start: $(uptime)" | tee -a "$OUT/load.txt" >&2
     for b in "${BENCHES[@]}"; do
-      cargo bench --bench "$b" -- "${ARGS[@]}" "${FILTER[@]}" >&2
+      cargo bench --bench "$b" -- "${ARGS[@]}" "${FILTER[@]}" 2>&1 | tee -a "$OUT/log.txt" >&2
     done
     echo "run $r end:   $(uptime)" | tee -a "$OUT/load.txt" >&2
     collect "$OUT/run-$r.json.all"
@@ -127,6 +129,11 @@ for g, fs in groups.items():
     best = min(peers.items(), key=lambda kv: kv[1]) if peers else None
     floor = min(floors.items(), key=lambda kv: kv[1]) if floors else None
     for f, v in sorted(ours.items(), key=lambda kv: kv[1]):
+        # Like for like: `sluicegate_burst` against `*_burst` peers when
+        # there are any, else against every peer.
+        suffix = f[len("sluicegate"):]
+        same = {p: x for p, x in peers.items() if suffix and p.endswith(suffix)}
+        best = min((same or peers).items(), key=lambda kv: kv[1]) if peers else None
         others = ", ".join(f"{p} {fmt(x)}" for p, x in sorted(peers.items(), key=lambda kv: kv[1]) if best and p != best[0])
         if floor:
             others = (others + "; " if others else "") + f"{floor[0]} {fmt(floor[1])}"
@@ -137,4 +144,12 @@ for g, fs in groups.items():
             f"{v / floor[1]:.2f}×" if floor else "—",
             others or "—",
         ]) + " |")
+if not src and os.path.exists(f"{out}/log.txt"):
+    notes = sorted({l.strip() for l in open(f"{out}/log.txt") if any(w in l for w in ("SKIPPED", "HUNG", "aborted", "child benchmark failed"))})
+    if notes:
+        print()
+        print("Notes from the runs:")
+        print()
+        for n in notes:
+            print(f"- {n}")
 EOF

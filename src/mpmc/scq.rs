@@ -34,6 +34,27 @@
 //! no enqueuer whose position was already passed by `head` reuses it. Nobody
 //! waits for anybody: each step either succeeds or moves on to a new position.
 //!
+//! An enqueuer does not load its entry before the CAS: it CASes from the
+//! word the entry holds when the previous cycle left it empty and safe
+//! (`cycle_word(p) - 4N`), the common case; a failure returns the actual word,
+//! and from there on the loop is the paper's. A CAS that succeeds from the
+//! guessed word is one the paper's enqueuer would have made after loading it.
+//!
+//! # Empty check
+//!
+//! Before taking a position, a dequeuer that sees `threshold` below its
+//! reset value (a dequeue has missed since the last enqueue, so the ring is
+//! probably empty) loads `head`, then `tail`, and answers "empty" if
+//! `tail <= head`. Soundness: an enqueue that completed before the
+//! load of `tail` took its position with fetch-and-add on `tail` (and `tail`
+//! never moves back), so its position is below the value read, hence below
+//! the `head` read earlier: a dequeuer already holds that position and either
+//! takes the index there or closed the entry first, so that the enqueue could
+//! not complete there. Either way no completed enqueue's index is waiting for
+//! a new dequeuer at the load of `tail`, where the empty answer linearizes;
+//! indices of enqueues still in progress are ordered after it. The check only
+//! reads, so it changes no state and no other operation's progress.
+//!
 //! `threshold` bounds the work of dequeuers on an empty ring: every enqueue
 //! sets it to `3N-1`; every failed dequeue attempt decrements it, and a
 //! dequeue that sees it negative returns "empty" at once. The paper shows that
@@ -193,7 +214,12 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
             pause_point(Self::P_ENQ_TICKET);
             let t_cycle = Self::cycle_word(t);
             let entry = self.entry(t);
-            let mut e = entry.load(Ordering::SeqCst);
+            // No load first: guess that the entry is in the state the last
+            // cycle leaves it in, `(cycle of t - 1, IsSafe, BOT)`, which is
+            // usable, and CAS from that. A failed CAS returns the real word,
+            // which the loop then checks as if it had been loaded (one
+            // transfer of the entry's cache line instead of two).
+            let mut e = t_cycle.wrapping_sub(Self::CYCLE_UNIT);
             loop {
                 let usable = before(e | Self::LOW, t_cycle)
                     && e & Self::BOT == Self::BOT
@@ -221,7 +247,26 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
     /// attempts fail between two enqueues.
     #[inline]
     pub(super) fn dequeue(&self) -> Option<usize> {
-        if (self.threshold.load(Ordering::SeqCst) as isize) < 0 {
+        let threshold = self.threshold.load(Ordering::SeqCst);
+        if (threshold as isize) < 0 {
+            return None;
+        }
+        // A dequeue has missed since the last enqueue: the ring is probably
+        // empty. Check without taking a position: every position below
+        // `head` has a dequeuer, and every enqueue that has completed placed
+        // its index below `tail`; read in this order, `tail <= head` means
+        // each index enqueued so far belongs to a dequeuer that started
+        // before this call, so the ring is empty at the load of `tail` (see
+        // "Empty check" in the module docs). Saves the ticket, the entry
+        // update and the catch-up of `tail` that a miss costs. Skipped while
+        // no dequeue has missed, where it would only add a read of the
+        // enqueuers' `tail` line.
+        if threshold != Self::THRESHOLD
+            && !before(
+                self.head.load(Ordering::SeqCst),
+                self.tail.load(Ordering::SeqCst),
+            )
+        {
             return None;
         }
         loop {
