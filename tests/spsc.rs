@@ -386,7 +386,10 @@ fn stress_overwrite_exact_accounting() {
         // check), so the loop above may have stopped on a stale empty view;
         // after `join` every push is visible. Miri seed 13 found this.
         while let Some(v) = rx.try_pop() {
-            assert!(last.is_none_or(|l| v > l), "out of order: {v} after {last:?}");
+            assert!(
+                last.is_none_or(|l| v > l),
+                "out of order: {v} after {last:?}"
+            );
             last = Some(v);
             popped.push(v);
         }
