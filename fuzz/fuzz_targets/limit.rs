@@ -76,7 +76,8 @@ fuzz_target!(|input: Input| {
         max_limit: shrink(c.max_limit),
         backoff: c.backoff % 300,
         tolerance: c.tolerance % 700,
-        baseline_window: 1u32.checked_shl(c.window_log2 as u32 % 40).unwrap_or(0) + (c.window_log2 > 200) as u32,
+        baseline_window: 1u32.checked_shl(c.window_log2 as u32 % 40).unwrap_or(0)
+            + (c.window_log2 > 200) as u32,
         normal_share: c.normal_share % 300,
         background_share: c.background_share % 300,
     };
@@ -93,7 +94,9 @@ fuzz_target!(|input: Input| {
         }
     };
     let shares = [256u16, config.normal_share, config.background_share];
-    let cut = |limit: u32| ((limit as usize * config.backoff as usize) >> 8).max(config.min_limit as usize) as u32;
+    let cut = |limit: u32| {
+        ((limit as usize * config.backoff as usize) >> 8).max(config.min_limit as usize) as u32
+    };
 
     // (permit, decreases at admission)
     let mut held: Vec<(Permit<'_>, usize)> = Vec::new();
@@ -135,7 +138,10 @@ fuzz_target!(|input: Input| {
                     assert!(may_cut && now == cut(limit), "bad cut {limit} -> {now}");
                     decreases += 1;
                 } else {
-                    assert!(now == limit || (now == limit + 1 && now <= config.max_limit), "bad growth {limit} -> {now}");
+                    assert!(
+                        now == limit || (now == limit + 1 && now <= config.max_limit),
+                        "bad growth {limit} -> {now}"
+                    );
                 }
                 limit = now;
             }
@@ -152,7 +158,11 @@ fuzz_target!(|input: Input| {
                     assert_eq!(now, limit, "a stale or floor-level drop moved the limit");
                 }
                 limit = now;
-                assert_eq!(aimd.baseline(), baseline_before, "a drop moved the baseline");
+                assert_eq!(
+                    aimd.baseline(),
+                    baseline_before,
+                    "a drop moved the baseline"
+                );
             }
             Op::Ignore(which) | Op::Forget(which) if !held.is_empty() => {
                 let (permit, _) = held.swap_remove(which as usize % held.len());
@@ -163,7 +173,11 @@ fuzz_target!(|input: Input| {
                 }
                 ignored += 1;
                 assert_eq!(aimd.limit(), limit);
-                assert_eq!(aimd.baseline(), baseline_before, "an ignore moved the baseline");
+                assert_eq!(
+                    aimd.baseline(),
+                    baseline_before,
+                    "an ignore moved the baseline"
+                );
             }
             _ => {}
         }

@@ -20,11 +20,20 @@ enum Op {
     PopBurst(u8),
     PopBulk(u8),
     /// Reserve up to `max` slots, write and commit `commit` of them.
-    WriteChunk { max: u8, commit: u8 },
+    WriteChunk {
+        max: u8,
+        commit: u8,
+    },
     /// Reserve up to `max` slots and fill them from an iterator of `n` items.
-    FillChunk { max: u8, n: u8 },
+    FillChunk {
+        max: u8,
+        n: u8,
+    },
     /// Claim up to `max` items, compare, commit `commit` of them.
-    ReadChunk { max: u8, commit: u8 },
+    ReadChunk {
+        max: u8,
+        commit: u8,
+    },
 }
 
 #[derive(Arbitrary, Debug)]

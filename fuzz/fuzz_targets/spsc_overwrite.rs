@@ -17,12 +17,20 @@ enum Op {
     PushOverwrite,
     Pop,
     /// Peek; pop through the guard if `take`.
-    Peek { take: bool },
+    Peek {
+        take: bool,
+    },
     /// Fill up to `max` free slots from an iterator.
-    FillChunk { max: u8 },
+    FillChunk {
+        max: u8,
+    },
     /// Claim up to `max` items, then do `pushes` push_overwrite calls while
     /// holding them, then commit `commit` of them.
-    HoldReadChunk { max: u8, pushes: u8, commit: u8 },
+    HoldReadChunk {
+        max: u8,
+        pushes: u8,
+        commit: u8,
+    },
 }
 
 #[derive(Arbitrary, Debug)]
@@ -104,7 +112,11 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
                 assert_eq!(wrote, items.len());
                 m.items.extend(items);
             }
-            Op::HoldReadChunk { max, pushes, commit } => {
+            Op::HoldReadChunk {
+                max,
+                pushes,
+                commit,
+            } => {
                 let max = max as usize % (2 * N + 1);
                 let chunk = rx.read_chunk(max);
                 let held = chunk.len();
@@ -115,7 +127,11 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
                     assert_eq!(got, m.push_overwrite::<N>(item, held));
                 }
                 let (a, b) = chunk.as_slices();
-                assert!(a.iter().chain(b).map(|b| **b).eq(m.items.iter().take(held).copied()));
+                assert!(a
+                    .iter()
+                    .chain(b)
+                    .map(|b| **b)
+                    .eq(m.items.iter().take(held).copied()));
                 let c = commit as usize % (held + 1);
                 chunk.commit(c);
                 m.items.drain(..c);
