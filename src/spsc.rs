@@ -35,7 +35,7 @@
 //! ```
 //!
 //! A `static` ring shared by an interrupt handler (producer) and the main
-//! loop (consumer), with no `unsafe` and no `static mut`:
+//! loop (consumer), with no `unsafe` and no mutable `static`:
 //!
 //! ```
 //! use sluicegate::spsc::{Consumer, Overwrite, Producer, Ring};

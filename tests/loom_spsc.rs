@@ -8,7 +8,7 @@ use sluicegate::spsc::{Overwrite, Policy, Reject, Ring};
 
 /// A ring that lives for the rest of the model iteration, so both handles can
 /// be `'static` and move into threads.
-fn ring<P: Policy, const N: usize>(start: usize) -> &'static mut Ring<u32, N, P> {
+fn ring<'a, P: Policy, const N: usize>(start: usize) -> &'a mut Ring<u32, N, P> {
     Box::leak(Box::new(Ring::with_start(start)))
 }
 

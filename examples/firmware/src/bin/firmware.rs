@@ -3,7 +3,7 @@
 //! exit status.
 //!
 //! - SPSC: the interrupt `push_overwrite`s sequence-numbered samples into a
-//!   `static` ring split with `try_split` (no `unsafe`, no `static mut`); the
+//!   `static` ring split with `try_split` (no `unsafe`, no mutable `static`); the
 //!   main loop pops with slow, jittered work between pops, so the ring is often
 //!   full and the interrupt lands inside pops. Check: received + overwritten +
 //!   shed == produced, every sequence number exactly once (count and sum), in

@@ -43,11 +43,10 @@ fn SysTick() {
 #[entry]
 fn main() -> ! {
     let mut syst = cortex_m::Peripherals::take().unwrap().SYST;
-    // heapless splits a `&'static mut` queue: `singleton!` hands one out
-    // without `static mut` in user code. 16 slots hold 15 items (a power of
-    // two keeps heapless's index arithmetic a mask).
-    let queue: &'static mut Queue<u32, 16> =
-        cortex_m::singleton!(: Queue<u32, 16> = Queue::new()).unwrap();
+    // heapless splits a queue borrowed mutably for 'static: `singleton!`
+    // hands one out without a mutable `static` in user code. 16 slots hold
+    // 15 items (a power of two keeps heapless's index arithmetic a mask).
+    let queue = cortex_m::singleton!(: Queue<u32, 16> = Queue::new()).unwrap();
     let (tx, mut rx) = queue.split();
     critical_section::with(|cs| {
         SOURCE.borrow(cs).replace(Some(Source {
