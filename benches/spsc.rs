@@ -7,7 +7,7 @@
 //! Two-thread cases follow rtrb's `performance-comparison`: `iter_custom`, the
 //! other thread spawned once per sample, a barrier so both start together,
 //! and `spin_loop` while the ring is full or empty (with a `yield_now`
-//! every 64 misses in a row, see `common::wait`). Each sample builds fresh
+//! every `YIELD_EVERY` misses in a row, see `common::wait`). Each sample builds fresh
 //! rings.
 //!
 //! Groups (time is per iteration):
@@ -21,7 +21,9 @@
 //!   place and the consumer sums them in place (ours and rtrb chunks,
 //!   ringbuf `vacant_slices_mut`/`occupied_slices` + advance).
 //! - `spsc_pingpong`: two rings, one item in flight; an iteration is one
-//!   round trip. `floor_atomic` bounces one cache-padded atomic word.
+//!   round trip. `floor_atomic` bounces one cache-padded atomic word;
+//!   `floor_two_lines` bounces a value and a flag on separate lines, the
+//!   least that a ring whose index and slots live apart moves per trip.
 //! - `overwrite_live_{16,1024}`: the producer pushes with overwrite-oldest
 //!   while a consumer pops; an iteration is one push.
 //! - `overwrite_single_1024`, `pair_1024` (single thread): push on a full ring
@@ -206,6 +208,53 @@ fn pingpong_floor(iters: u64) -> Duration {
             while word.load(Ordering::Acquire) != 2 * i + 2 {
                 wait(&mut m);
             }
+        }
+        start.elapsed()
+    })
+}
+
+/// One direction of `pingpong_floor_two_lines`: a value and the flag that
+/// publishes it, each on its own cache line, as a ring's slot and index are.
+#[derive(Default)]
+struct Mailbox {
+    value: CachePadded<AtomicU64>,
+    flag: CachePadded<AtomicU64>,
+}
+
+impl Mailbox {
+    fn send(&self, seq: u64, v: u64) {
+        self.value.store(v, Ordering::Relaxed);
+        self.flag.store(seq, Ordering::Release);
+    }
+
+    fn recv(&self, seq: u64) -> u64 {
+        let mut m = 0;
+        while self.flag.load(Ordering::Acquire) != seq {
+            wait(&mut m);
+        }
+        self.value.load(Ordering::Relaxed)
+    }
+}
+
+/// The floor of a round trip through any ring that keeps its index and its
+/// items on different cache lines: each way, the value's line and the
+/// flag's line both move to the other core.
+fn pingpong_floor_two_lines(iters: u64) -> Duration {
+    let (a, b) = (Mailbox::default(), Mailbox::default());
+    let barrier = Barrier::new(2);
+    thread::scope(|s| {
+        s.spawn(|| {
+            barrier.wait();
+            for i in 1..=iters {
+                let v = a.recv(i);
+                b.send(i, v);
+            }
+        });
+        barrier.wait();
+        let start = Instant::now();
+        for i in 1..=iters {
+            a.send(i, i);
+            black_box(b.recv(i));
         }
         start.elapsed()
     })
@@ -518,6 +567,9 @@ fn pingpong_group(c: &mut Criterion) {
     const N: usize = 16;
     let mut g = c.benchmark_group("spsc_pingpong");
     g.bench_function("floor_atomic", |b| b.iter_custom(pingpong_floor));
+    g.bench_function("floor_two_lines", |b| {
+        b.iter_custom(pingpong_floor_two_lines)
+    });
     g.bench_function("sluicegate", |b| {
         b.iter_custom(|iters| {
             let (mut r1, mut r2) = (Box::new(Sg::<N>::new()), Box::new(Sg::<N>::new()));

@@ -20,16 +20,27 @@ pub fn criterion() -> Criterion {
         .configure_from_args()
 }
 
+/// Misses in a row after which a waiting thread yields (see [`wait`]).
+///
+/// One `spin_loop` miss costs about 25 ns on the AMD EPYC VM the README's
+/// figures come from, so this is about 25 µs of spinning: far longer than
+/// any hand-off between two running threads, far shorter than a time slice.
+/// (It was 64, about 1.6 µs: short enough that `yield_now` (a syscall, and
+/// on a busy machine a switch to another runnable thread) landed inside
+/// ordinary hand-offs and made a ping-pong round trip through any ring look
+/// 6x slower than the cache-line transfers it is made of.)
+pub const YIELD_EVERY: u32 = 1024;
+
 /// What a thread does while it waits for the other side (full or empty
 /// ring), the same for every implementation in a run: `spin_loop`, and
-/// every 64th miss in a row a `yield_now`, so that on a loaded or
+/// every [`YIELD_EVERY`]th miss in a row a `yield_now`, so that on a loaded or
 /// oversubscribed machine a thread whose partner was descheduled gives the
 /// core back instead of spinning through its whole time slice. `misses`
 /// counts the misses of the current wait (start each wait at 0).
 #[inline(always)]
 pub fn wait(misses: &mut u32) {
     *misses += 1;
-    if *misses % 64 == 0 {
+    if *misses % YIELD_EVERY == 0 {
         std::thread::yield_now();
     } else {
         core::hint::spin_loop();
