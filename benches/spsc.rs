@@ -93,16 +93,20 @@ fn stream<P: Send, C>(
 }
 
 /// Moves `iters` batches of `batch` items; `push(p, first_value, max)` and
-/// `pop(c, max)` move up to `max` items and return how many (0: wait).
+/// `pop(c, out)` move up to `max` / `out.len()` items and return how many
+/// (0: wait). `out` is the consumer's buffer, allocated once per sample
+/// (the copying consumers copy into it; the zero-copy ones only take its
+/// length).
 fn batches<P: Send, C>(
     iters: u64,
     batch: usize,
     mut p: P,
     mut c: C,
     push: fn(&mut P, u64, usize) -> usize,
-    pop: fn(&mut C, usize) -> usize,
+    pop: fn(&mut C, &mut [u64]) -> usize,
 ) -> Duration {
     let total = iters * batch as u64;
+    let mut out = vec![0u64; batch];
     let barrier = &Barrier::new(2);
     thread::scope(|s| {
         s.spawn(move || {
@@ -126,7 +130,7 @@ fn batches<P: Send, C>(
         let mut m = 0;
         while got < total {
             let want = batch.min((total - got) as usize);
-            match pop(&mut c, want) {
+            match pop(&mut c, &mut out[..want]) {
                 0 => wait(&mut m),
                 n => {
                     got += n as u64;
@@ -419,10 +423,9 @@ fn batch_group(c: &mut Criterion, batch: usize) {
                 p,
                 c,
                 |p, _, n| p.push_burst(&SRC[..n]),
-                |c, n| {
-                    let mut out = [0u64; 256];
-                    let k = c.pop_burst(&mut out[..n]);
-                    black_box(&out);
+                |c, out| {
+                    let k = c.pop_burst(out);
+                    black_box(&*out);
                     k
                 },
             )
@@ -437,10 +440,9 @@ fn batch_group(c: &mut Criterion, batch: usize) {
                 p,
                 c,
                 |p, _, n| n - p.push_partial_slice(&SRC[..n]).1.len(),
-                |c, n| {
-                    let mut out = [0u64; 256];
-                    let k = c.pop_partial_slice(&mut out[..n]).0.len();
-                    black_box(&out);
+                |c, out| {
+                    let k = c.pop_partial_slice(out).0.len();
+                    black_box(&*out);
                     k
                 },
             )
@@ -455,10 +457,9 @@ fn batch_group(c: &mut Criterion, batch: usize) {
                 p,
                 c,
                 |p, _, n| p.push_slice(&SRC[..n]),
-                |c, n| {
-                    let mut out = [0u64; 256];
-                    let k = c.pop_slice(&mut out[..n]);
-                    black_box(&out);
+                |c, out| {
+                    let k = c.pop_slice(out);
+                    black_box(&*out);
                     k
                 },
             )
@@ -482,8 +483,8 @@ fn batch_group(c: &mut Criterion, batch: usize) {
                     unsafe { w.commit_all() };
                     k
                 },
-                |c, n| {
-                    let r = c.read_chunk(n);
+                |c, out| {
+                    let r = c.read_chunk(out.len());
                     let k = r.len();
                     let (a, b) = r.as_slices();
                     black_box(sum(a, b));
@@ -516,7 +517,8 @@ fn batch_group(c: &mut Criterion, batch: usize) {
                     unsafe { w.commit_all() };
                     k
                 },
-                |c, n| {
+                |c, out| {
+                    let n = out.len();
                     let r = match c.read_chunk(n) {
                         Ok(r) => r,
                         Err(rtrb::chunks::ChunkError::TooFewSlots(0)) => return 0,
@@ -548,7 +550,8 @@ fn batch_group(c: &mut Criterion, batch: usize) {
                     unsafe { p.advance_write_index(la + lb) };
                     la + lb
                 },
-                |c, n| {
+                |c, out| {
+                    let n = out.len();
                     let (a, b) = c.as_slices();
                     let la = a.len().min(n);
                     let lb = b.len().min(n - la);

@@ -135,8 +135,9 @@ for g, fs in groups.items():
         same = {p: x for p, x in peers.items() if suffix and p.endswith(suffix)}
         best = min((same or peers).items(), key=lambda kv: kv[1]) if peers else None
         others = ", ".join(f"{p} {fmt(x)}" for p, x in sorted(peers.items(), key=lambda kv: kv[1]) if best and p != best[0])
-        if floor:
-            others = (others + "; " if others else "") + f"{floor[0]} {fmt(floor[1])}"
+        if floors:
+            fl = ", ".join(f"{p} {fmt(x)}" for p, x in sorted(floors.items(), key=lambda kv: kv[1]))
+            others = (others + "; " if others else "") + fl
         print("| " + " | ".join([
             g, f, fmt(v),
             best[0] if best else "—", fmt(best[1]) if best else "—",
