@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs the criterion suite (benches/spsc.rs, mpmc.rs, limit.rs) and prints a
 # markdown table of medians and ratios to the best peer, with the machine and
-# its load.
+# its load. Ratios are computed within each run and their median (and range)
+# over the runs is shown.
 #
 #   ci/bench-table.sh                 full suite, once
 #   ci/bench-table.sh --quick         fewer, shorter samples
@@ -138,11 +139,31 @@ for g, fs in groups.items():
         if floors:
             fl = ", ".join(f"{p} {fmt(x)}" for p, x in sorted(floors.items(), key=lambda kv: kv[1]))
             others = (others + "; " if others else "") + fl
+        # Ratios are taken within each run (the peers of a group are
+        # measured back to back, minutes apart from other groups, and this
+        # VM's speed drifts between minutes), then the median over runs,
+        # with the range when there are several runs.
+        def per_run(num, den):
+            rs = []
+            for r in runs:
+                a, b = num(r), den(r)
+                if a is not None and b is not None:
+                    rs.append(a / b)
+            if not rs:
+                return "—"
+            m = f"{statistics.median(rs):.2f}×"
+            return m + (f" ({min(rs):.2f}–{max(rs):.2f})" if len(rs) > 1 else "")
+        def best_in(r):
+            xs = [r[f"{g}/{p}"] for p in (same or peers) if f"{g}/{p}" in r]
+            return min(xs) if xs else None
+        def floor_in(r):
+            return r.get(f"{g}/{floor[0]}") if floor else None
+        mine = lambda r: r.get(f"{g}/{f}")
         print("| " + " | ".join([
             g, f, fmt(v),
             best[0] if best else "—", fmt(best[1]) if best else "—",
-            f"{best[1] / v:.2f}×" if best else "—",
-            f"{v / floor[1]:.2f}×" if floor else "—",
+            per_run(best_in, mine) if best else "—",
+            per_run(mine, floor_in) if floor else "—",
             others or "—",
         ]) + " |")
 if not src and os.path.exists(f"{out}/log.txt"):
