@@ -26,8 +26,9 @@
 //!   least that a ring whose index and slots live apart moves per trip.
 //! - `overwrite_live_{16,1024}`: the producer pushes with overwrite-oldest
 //!   while a consumer pops; an iteration is one push.
-//! - `overwrite_single_1024`, `pair_1024` (single thread): push on a full ring
-//!   with overwrite; one push and one pop on an empty ring. `floor_vecdeque`
+//! - `overwrite_single_1024`, `pair_1024`, `batch_pair_{8,32}` (single
+//!   thread): push on a full ring with overwrite; one push and one pop on an
+//!   empty ring; one batch in and out (burst and chunk). `floor_vecdeque`
 //!   is `VecDeque` (no atomics at all).
 //!
 //! Capacities: heapless 0.8's `Queue<T, N>` holds `N - 1` items and indexes
@@ -744,6 +745,93 @@ fn single_thread_cases<'a>(
             }
         }),
     ));
+
+    // One batch in and one batch out on an empty ring (the batch paths'
+    // own cost, without a second thread): bursts copy from and to a
+    // buffer, chunks write and sum in place.
+    for batch in [8usize, 32] {
+        let g: &'static str = if batch == 8 {
+            "batch_pair_8"
+        } else {
+            "batch_pair_32"
+        };
+        let ring: &'static mut Sg<N> = Box::leak(Box::new(Sg::new()));
+        let (mut p, mut c) = ring.split();
+        let mut out = vec![0u64; batch];
+        v.push((
+            g,
+            "sluicegate_burst",
+            Box::new(move |iters| {
+                for _ in 0..iters {
+                    black_box(p.push_burst(black_box(&SRC[..batch])));
+                    black_box(c.pop_burst(black_box(&mut out[..])));
+                }
+            }),
+        ));
+        let (mut p, mut c) = rtrb::RingBuffer::new(N);
+        let mut out = vec![0u64; batch];
+        v.push((
+            g,
+            "rtrb_burst",
+            Box::new(move |iters| {
+                for _ in 0..iters {
+                    black_box(p.push_partial_slice(black_box(&SRC[..batch])));
+                    black_box(c.pop_partial_slice(black_box(&mut out[..])));
+                }
+            }),
+        ));
+        let (mut p, mut c) = rb_split(N);
+        let mut out = vec![0u64; batch];
+        v.push((
+            g,
+            "ringbuf_burst",
+            Box::new(move |iters| {
+                for _ in 0..iters {
+                    black_box(p.push_slice(black_box(&SRC[..batch])));
+                    black_box(c.pop_slice(black_box(&mut out[..])));
+                }
+            }),
+        ));
+        let ring: &'static mut Sg<N> = Box::leak(Box::new(Sg::new()));
+        let (mut p, mut c) = ring.split();
+        v.push((
+            g,
+            "sluicegate_chunk",
+            Box::new(move |iters| {
+                for i in 0..iters {
+                    let mut w = p.write_chunk_uninit(black_box(batch));
+                    let (a, b) = w.as_mut_slices();
+                    fill(a, b, i);
+                    // SAFETY: `fill` initialised every reserved slot.
+                    unsafe { w.commit_all() };
+                    let r = c.read_chunk(black_box(batch));
+                    let (a, b) = r.as_slices();
+                    black_box(sum(a, b));
+                    r.commit_all();
+                }
+            }),
+        ));
+        let (mut p, mut c) = rtrb::RingBuffer::new(N);
+        v.push((
+            g,
+            "rtrb_chunk",
+            Box::new(move |iters| {
+                for i in 0..iters {
+                    if let Ok(mut w) = p.write_chunk_uninit(black_box(batch)) {
+                        let (a, b) = w.as_mut_slices();
+                        fill(a, b, i);
+                        // SAFETY: `fill` initialised every reserved slot.
+                        unsafe { w.commit_all() };
+                    }
+                    if let Ok(r) = c.read_chunk(black_box(batch)) {
+                        let (a, b) = r.as_slices();
+                        black_box(sum(a, b));
+                        r.commit_all();
+                    }
+                }
+            }),
+        ));
+    }
 
     // push_overwrite on a full ring (every push evicts).
     let (mut p, _c) = sgo_full.split();

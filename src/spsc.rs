@@ -774,11 +774,14 @@ impl<'a, T: Copy, const N: usize, P: Policy> Producer<'a, T, N, P> {
                     self.ring.slot_ptr(start).cast::<T>(),
                     first,
                 );
-                core::ptr::copy_nonoverlapping(
-                    items.as_ptr().add(first),
-                    self.ring.slot_ptr(0).cast::<T>(),
-                    items.len() - first,
-                );
+                // Only across the wrap: saves a `memcpy` call otherwise.
+                if first < items.len() {
+                    core::ptr::copy_nonoverlapping(
+                        items.as_ptr().add(first),
+                        self.ring.slot_ptr(0).cast::<T>(),
+                        items.len() - first,
+                    );
+                }
             }
         }
         #[cfg(sluicegate_loom)]
@@ -1004,11 +1007,14 @@ impl<T: Copy, const N: usize, P: Policy> Consumer<'_, T, N, P> {
                     out.as_mut_ptr(),
                     first,
                 );
-                core::ptr::copy_nonoverlapping(
-                    self.ring.slot_ptr(0).cast::<T>().cast_const(),
-                    out.as_mut_ptr().add(first),
-                    out.len() - first,
-                );
+                // Only across the wrap, as in `push_copy`.
+                if first < out.len() {
+                    core::ptr::copy_nonoverlapping(
+                        self.ring.slot_ptr(0).cast::<T>().cast_const(),
+                        out.as_mut_ptr().add(first),
+                        out.len() - first,
+                    );
+                }
             }
         }
         #[cfg(sluicegate_loom)]
