@@ -446,20 +446,54 @@ pub struct AimdStats {
     pub baseline: Option<u32>,
 }
 
+/// The release counters: one per outcome, side by side in one cache line
+/// (off the admission word's). Each counts, wrapping, the permits released
+/// with its outcome; it is only ever incremented, by one, once per such
+/// permit, after that permit's admission, with `Release`, and read with
+/// `Acquire`. Invariant: `admitted − (success + dropped + ignored)` (mod
+/// 2^COUNT_BITS) is the number of permits in flight.
+struct Released {
+    /// Permits ended with [`Permit::success`]; its sequence numbers are the
+    /// clock of the growth and baseline windows.
+    success: AtomicUsize,
+    /// Permits ended with [`Permit::dropped`].
+    dropped: SharedCounter,
+    /// Permits ended with [`Permit::ignore`] or dropped without an outcome.
+    ignored: SharedCounter,
+}
+
+impl Released {
+    /// The three counters, each read once with `Acquire` (pairs with the
+    /// `Release` increment of each release): `[success, dropped, ignored]`.
+    #[inline(always)]
+    fn load(&self) -> [usize; 3] {
+        [
+            self.success.load(Ordering::Acquire),
+            self.dropped.get_acquire(),
+            self.ignored.get_acquire(),
+        ]
+    }
+}
+
+/// The number of permits the counters read by [`Released::load`] say were
+/// released (wrapping).
+#[inline(always)]
+const fn total(r: [usize; 3]) -> usize {
+    r[0].wrapping_add(r[1]).wrapping_add(r[2])
+}
+
 /// Adaptation words and counters written when permits end or are shed (kept
 /// off the admission word's cache line).
 struct Track {
-    /// Release count at which the current growth window started; may lie
-    /// ahead of `released` right after a cut (see [`Aimd::cut`]). Compared
-    /// with wrapping arithmetic.
+    /// Success count at which the current growth window started; may lie
+    /// ahead of the success counter right after a cut (see [`Aimd::cut`]).
+    /// Compared with wrapping arithmetic.
     window_start: AtomicUsize,
     /// The latency baseline in ticks (`UNKNOWN` before the first success).
     /// Invariant: ≤ `u32::MAX`.
     baseline: AtomicUsize,
     /// Minimum latency of the current baseline window (`UNKNOWN` if none).
     probe: AtomicUsize,
-    dropped: SharedCounter,
-    ignored: SharedCounter,
     decreases: SharedCounter,
     shed: [SharedCounter; CLASSES],
 }
@@ -469,10 +503,8 @@ pub struct Aimd {
     /// The admission word: `admitted | limit | epoch` (layout in the module
     /// docs). Only changed by read-modify-writes.
     state: Padded<AtomicUsize>,
-    /// Permits released so far (wrapping). Only ever incremented, once per
-    /// permit, after that permit's admission. Invariant: `admitted −
-    /// released` (mod 2^COUNT_BITS) is the number of permits in flight.
-    released: Padded<AtomicUsize>,
+    /// Permits released so far, per outcome (see [`Released`]).
+    released: Padded<Released>,
     track: Padded<Track>,
     /// Immutable after construction: `min_limit ≤ max_limit ≤ MAX_LIMIT`.
     min_limit: usize,
@@ -497,7 +529,7 @@ impl Aimd {
         /// built at run time.
         pub fn new(config: AimdConfig) -> Self {
             match config.validate() {
-                Ok(()) => Self::build(config, 0, 0),
+                Ok(()) => Self::build(config, 0, 0, 0),
                 Err(e) => panic!("{}", e.message()),
             }
         }
@@ -507,36 +539,50 @@ impl Aimd {
         /// A limiter with the given configuration, or what is wrong with it.
         pub fn try_new(config: AimdConfig) -> Result<Self, ConfigError> {
             match config.validate() {
-                Ok(()) => Ok(Self::build(config, 0, 0)),
+                Ok(()) => Ok(Self::build(config, 0, 0, 0)),
                 Err(e) => Err(e),
             }
         }
     }
 
-    const_fn! {
-        /// Test-only: a limiter whose epoch starts at `epoch` (mod the epoch
-        /// field) and whose admitted/released counters start at `count`, to
-        /// exercise wrap-around.
-        #[doc(hidden)]
-        pub fn __with_start(config: AimdConfig, epoch: usize, count: usize) -> Result<Self, ConfigError> {
-            match config.validate() {
-                Ok(()) => Ok(Self::build(config, epoch, count)),
-                Err(e) => Err(e),
+    /// Test-only: a limiter whose epoch starts at `epoch` (mod the epoch
+    /// field) and whose three release counters (success, dropped, ignored)
+    /// each start at `count`, so the admitted count starts at `3 · count`
+    /// (wrapping), to exercise wrap-around.
+    #[doc(hidden)]
+    pub fn __with_start(
+        config: AimdConfig,
+        epoch: usize,
+        count: usize,
+    ) -> Result<Self, ConfigError> {
+        match config.validate() {
+            Ok(()) => {
+                let l = Self::build(config, epoch, count.wrapping_mul(3), count);
+                // Not shared yet: plain adds before the limiter is returned.
+                l.released.dropped.add(count);
+                l.released.ignored.add(count);
+                Ok(l)
             }
+            Err(e) => Err(e),
         }
     }
 
     const_fn! {
-        fn build(c: AimdConfig, epoch: usize, count: usize) -> Self {
+        /// A limiter whose admitted count starts at `admitted` and its success
+        /// counter at `success` (the others at 0); `admitted − success` must be
+        /// the sum of the other two counters once the caller has set them.
+        fn build(c: AimdConfig, epoch: usize, admitted: usize, success: usize) -> Self {
             Self {
-                state: Padded::new(AtomicUsize::new(pack(count, c.initial_limit as usize, epoch))),
-                released: Padded::new(AtomicUsize::new(count)),
-                track: Padded::new(Track {
-                    window_start: AtomicUsize::new(count),
-                    baseline: AtomicUsize::new(UNKNOWN),
-                    probe: AtomicUsize::new(UNKNOWN),
+                state: Padded::new(AtomicUsize::new(pack(admitted, c.initial_limit as usize, epoch))),
+                released: Padded::new(Released {
+                    success: AtomicUsize::new(success),
                     dropped: SharedCounter::new(),
                     ignored: SharedCounter::new(),
+                }),
+                track: Padded::new(Track {
+                    window_start: AtomicUsize::new(success),
+                    baseline: AtomicUsize::new(UNKNOWN),
+                    probe: AtomicUsize::new(UNKNOWN),
                     decreases: SharedCounter::new(),
                     shed: [SharedCounter::new(), SharedCounter::new(), SharedCounter::new()],
                 }),
@@ -567,21 +613,22 @@ impl Aimd {
         loop {
             // Acquire: synchronises with the last admission (its AcqRel CAS
             // heads a release sequence every later RMW of the word
-            // continues), so the `released` we read next is at least the one
-            // it judged by (see "Orderings").
+            // continues), so each release counter we read next is at least
+            // the one it judged by (see "Orderings").
             let cur = self.state.load(Ordering::Acquire);
             pause_point("limit::between_loads");
-            // Acquire: pairs with the Release of each release.
-            let released = self.released.load(Ordering::Acquire);
+            // Acquire, each: pairs with the Release of each release.
+            let released = total(self.released.load());
             let in_flight = admitted_of(cur).wrapping_sub(released) & COUNT_MASK;
             if in_flight > self.max_limit {
-                // `released` counts a permit admitted after `cur` was read:
-                // the word has moved on. Read both again.
+                // The counters count a permit admitted after `cur` was read:
+                // the word has moved on. Read them all again.
                 continue;
             }
             if in_flight >= threshold(limit_of(cur), share) {
-                // Shed only if the word did not move while `released` was
-                // read, so the count judged was the one in force.
+                // Shed only if the word did not move while the counters were
+                // read, so the count judged was the one in force at some
+                // instant in between (see "Why three release counters").
                 if self.state.load(Ordering::Relaxed) != cur {
                     continue;
                 }
@@ -589,7 +636,7 @@ impl Aimd {
                 return None;
             }
             pause_point("limit::admit");
-            // AcqRel: Release hands what we saw of `released` to the next
+            // AcqRel: Release hands what we saw of the counters to the next
             // admission; Acquire gives semaphore semantics. The CAS compares
             // the admitted count, limit and epoch it checked.
             if self
@@ -619,15 +666,16 @@ impl Aimd {
         self.snapshot().2 as u32
     }
 
-    /// The admission word, `released`, and the in-flight count they imply,
-    /// read consistently (retried while admissions race the read).
+    /// The admission word, the release counters (`[success, dropped,
+    /// ignored]`) and the in-flight count they imply, read consistently
+    /// (retried while admissions race the read).
     #[inline]
-    fn snapshot(&self) -> (usize, usize, usize) {
+    fn snapshot(&self) -> (usize, [usize; 3], usize) {
         loop {
             // Orderings as in `try_acquire_with`.
             let word = self.state.load(Ordering::Acquire);
-            let released = self.released.load(Ordering::Acquire);
-            let in_flight = admitted_of(word).wrapping_sub(released) & COUNT_MASK;
+            let released = self.released.load();
+            let in_flight = admitted_of(word).wrapping_sub(total(released)) & COUNT_MASK;
             if in_flight <= self.max_limit && self.state.load(Ordering::Relaxed) == word {
                 return (word, released, in_flight);
             }
@@ -645,17 +693,14 @@ impl Aimd {
     /// A snapshot of the state and counters (see [`AimdStats`]).
     pub fn stats(&self) -> AimdStats {
         let t = &*self.track;
-        let dropped = t.dropped.get_acquire();
-        let ignored = t.ignored.get_acquire();
-        let (word, released, in_flight) = self.snapshot();
+        let (word, [succeeded, dropped, ignored], in_flight) = self.snapshot();
         AimdStats {
             limit: limit_of(word) as u32,
             in_flight: in_flight as u32,
-            admitted: released.wrapping_add(in_flight),
-            // Exact and wrapping: the outcome counters were read (Acquire)
-            // before `released`, and each is bumped (Release) after its
-            // permit's release, so `released` already counts them all.
-            succeeded: released.wrapping_sub(dropped).wrapping_sub(ignored),
+            // Read together with the word: every admitted permit is in
+            // flight or counted in exactly one outcome.
+            admitted: total([succeeded, dropped, ignored]).wrapping_add(in_flight),
+            succeeded,
             dropped,
             ignored,
             shed: [t.shed[0].get(), t.shed[1].get(), t.shed[2].get()],
@@ -664,27 +709,17 @@ impl Aimd {
         }
     }
 
-    /// Gives one permit back; returns the release's sequence number (1 for
-    /// the first release, wrapping).
-    #[inline(always)]
-    fn release(&self) -> usize {
-        // Release: pairs with the Acquire loads of `released` in admissions.
-        self.released
-            .fetch_add(1, Ordering::Release)
-            .wrapping_add(1)
-    }
-
+    /// Gives one permit back as ignored: its only read-modify-write.
     #[inline]
     fn on_ignore(&self) {
-        self.release();
-        // Release: `stats` must find this permit in `released` once it sees it here.
-        self.track.ignored.add_release(1);
+        // Release: pairs with the Acquire loads of the counters in
+        // admissions (semaphore semantics).
+        self.released.ignored.add_release(1);
     }
 
     fn on_dropped(&self, admitted: usize) {
-        self.release();
-        // Release: as for `ignored`.
-        self.track.dropped.add_release(1);
+        // Release: as in `on_ignore`.
+        self.released.dropped.add_release(1);
         self.cut(epoch_of(admitted));
     }
 
@@ -705,11 +740,16 @@ impl Aimd {
         if latency < t.probe.load(Ordering::Relaxed) {
             t.probe.fetch_min(latency, Ordering::Relaxed);
         }
-        let n = self.release();
+        // The permit's release, and its sequence number among successes (1
+        // for the first, wrapping). Release: as in `on_ignore`.
+        let n = self
+            .released
+            .success
+            .fetch_add(1, Ordering::Release)
+            .wrapping_add(1);
         if n & self.window_mask == 0 {
-            // Exactly one release sees each multiple of the window; if it is
-            // a success it re-probes the baseline as the minimum of the
-            // window that ended.
+            // Exactly one success sees each multiple of the window; it
+            // re-probes the baseline as the minimum of the window that ended.
             let min = t.probe.swap(UNKNOWN, Ordering::Relaxed);
             if min != UNKNOWN {
                 t.baseline.store(min, Ordering::Relaxed);
@@ -724,10 +764,9 @@ impl Aimd {
         }
     }
 
-    /// Additive increase: +1 once `limit` permits were released since the
-    /// window started, if the permit closing the window is a good success
-    /// from the current epoch that saw at least half of its class's
-    /// threshold in use.
+    /// Additive increase: +1 once `limit` permits succeeded since the window
+    /// started, if the success closing the window is a good one from the
+    /// current epoch that saw at least half of its class's threshold in use.
     #[inline(always)]
     fn grow(&self, admitted: usize, priority: Priority, n: usize) {
         let share = self.shares[priority as usize];
@@ -820,11 +859,14 @@ impl Aimd {
         }
         let t = &*self.track;
         t.decreases.add(1);
-        // The next growth window starts after the permits still in flight
-        // (all from the old epoch) have been released: their successes do
-        // not count toward growth under the new limit.
-        let (_, released, in_flight) = self.snapshot();
-        let start = released.wrapping_add(in_flight);
+        // The next growth window starts `in_flight` successes from now: the
+        // permits still in flight are all from the old epoch, and their
+        // successes must not count toward growth under the new limit. (If
+        // some of them end otherwise, as many successes of the new epoch are
+        // skipped instead: growth is delayed by at most `in_flight`
+        // successes, fewer than the old limit.)
+        let (_, [succeeded, _, _], in_flight) = self.snapshot();
+        let start = succeeded.wrapping_add(in_flight);
         t.window_start.store(start, Ordering::Relaxed);
     }
 }
