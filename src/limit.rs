@@ -15,10 +15,11 @@
 //! * [`Permit::ignore`], or dropping the permit: no information (cancelled,
 //!   client error). The permit is released all the same.
 //!
-//! Additive increase: once `limit` good samples have been seen since the last
-//! change of the limit, and the permit that completes the window was admitted
-//! with at least half of its class's threshold in use (half the limit for
-//! [`Priority::Critical`]), the limit grows by one. Counting a
+//! Additive increase: once `limit` permits have ended with `success` since
+//! the last change of the limit, and the success that completes this window
+//! is a good sample from a permit admitted with at least half of its class's
+//! threshold in use (half the limit for [`Priority::Critical`]), the limit
+//! grows by one. Counting a
 //! window of successes (rather than adding `1/limit` per success in fixed
 //! point) keeps the admission word free of fraction bits, so the limit keeps
 //! 12 bits on 32-bit targets. The half-full rule is Netflix's: an
@@ -43,6 +44,11 @@
 //! it. A latency of 0 ticks counts as 1 (and `u32::MAX` as `u32::MAX - 1`);
 //! comparisons are done in `u64`, so no tick value overflows or panics.
 //!
+//! Both windows count successes only: dropped and ignored permits advance
+//! neither. (Until issue #5 they counted every release, so a run of ignored
+//! permits could close a growth window, and a baseline window whose last
+//! release was not a success skipped its re-probe.)
+//!
 //! Priority classes: [`Priority::Critical`] may fill the whole limit;
 //! [`Priority::Normal`] and [`Priority::Background`] are admitted only while
 //! the total in flight is below `normal_share / 256` and
@@ -52,8 +58,10 @@
 //!
 //! # The admission word
 //!
-//! One `AtomicUsize` packs the three fields admission depends on; a second
-//! one, `released`, counts permits given back:
+//! One `AtomicUsize` packs the three fields admission depends on; three
+//! more, the *release counters* `released[o]`, count the permits given back
+//! with each outcome `o` (success, dropped, ignored), side by side in one
+//! cache line of their own:
 //!
 //! | bits (32-bit `usize`) | bits (64-bit `usize`) | field                                 |
 //! |-----------------------|-----------------------|---------------------------------------|
@@ -61,12 +69,13 @@
 //! | `12..24`              | `24..48`              | `limit`                               |
 //! | `24..32`              | `48..64`              | `epoch` (cuts so far, wrapping)       |
 //!
-//! In flight is `admitted − released` (mod 2^12 or 2^24).
+//! Write `released` for the wrapping sum of the three counters. In flight is
+//! `admitted − released` (mod 2^12 or 2^24).
 //!
 //! | transition | operation | from → to | who |
 //! |------------|-----------|-----------|-----|
 //! | admit | CAS on the word | `admitted: a → a + 1` if `a − released < threshold(limit, class)`; limit and epoch compared, unchanged | [`Aimd::try_acquire_with`] |
-//! | release | `fetch_add(1)` on `released` | `released: r → r + 1`, once per permit, after its admission | a permit's outcome or drop |
+//! | release | `fetch_add(1)` on the counter of the permit's outcome | `released[o]: r → r + 1`, once per permit, after its admission | a permit's outcome or drop |
 //! | grow | CAS on the word | `limit: L → L + 1` if `L < max_limit` and `epoch` is the permit's | a good success closing a window |
 //! | cut | CAS on the word | `limit: L → max(min, ⌊L·backoff/256⌋) < L`, `epoch: e → e + 1` if `epoch` is the permit's | an overload signal |
 //!
@@ -76,11 +85,11 @@
 //!
 //! ## Why admission is one step
 //!
-//! Admission reads the word, then `released`, checks `admitted − released`
-//! against the class's threshold of the word's `limit`, and CASes the word to
-//! `admitted + 1`. The CAS compares the *whole* word it checked: if the limit,
-//! the epoch or the admitted count changed in between, it fails and the check
-//! is redone. A successful CAS means the word read was still the latest, so
+//! Admission reads the word, then the three release counters, checks
+//! `admitted − released` against the class's threshold of the word's `limit`,
+//! and CASes the word to `admitted + 1`. The CAS compares the *whole* word it
+//! checked: if the limit, the epoch or the admitted count changed in between,
+//! it fails and the check is redone. A successful CAS means the word read was still the latest, so
 //! every release counted in `released` belongs to a permit counted in that
 //! word (a release of a permit admitted later would have changed the word
 //! first), and releases not yet seen only make in flight look *higher*.
@@ -92,10 +101,28 @@
 //! increment to roll back. A cut may leave in flight above the new limit; it
 //! then drains, as nothing is admitted until it is below.
 //!
-//! Splitting the release off the word keeps a release to one `fetch_add` on a
-//! counter that is also the sample clock for growth and baseline windows and
-//! the basis of the statistics, so an admission plus a `success` costs two
-//! read-modify-writes, as a bare `fetch_add`/`fetch_sub` pair does.
+//! ## Why three release counters
+//!
+//! Splitting the releases off the word keeps a release to one `fetch_add`;
+//! splitting them by outcome keeps it to one whatever the outcome, because
+//! the counter that releases a permit is also the exact statistic of its
+//! outcome ([`Aimd::stats`] reads the counters as they are; nothing is
+//! derived by subtraction) and, for successes, the sample clock of the
+//! growth and baseline windows. So an admission plus any outcome costs two
+//! read-modify-writes, as a bare `fetch_add`/`fetch_sub` pair does; the
+//! price is two more loads, from the same cache line, per admission.
+//!
+//! An admission reads the three counters one after another, not at one
+//! instant. Each counter is monotonic and their sum grows in steps of one,
+//! so a sum read at instants `t1 < t2 < t3` lies between the true sums at
+//! `t1` and at `t3`; an integer that moves in unit steps passes through
+//! every value in between, so the sum read *was* the true sum at some
+//! instant between the first load and the last. Everything that holds for
+//! one `released` counter read at one instant therefore holds for the sum:
+//! a shed, taken only if the word did not change around the loads, was
+//! justified at that instant; and a counter read early only undercounts
+//! releases, which makes in flight look higher, never lower, so an admission
+//! still never exceeds the limit.
 //!
 //! The epoch has 8 bits on 32-bit targets: a permit held across exactly a
 //! multiple of 256 cuts could cut once more. The limit is at most
@@ -106,11 +133,12 @@
 //! * [`Aimd::try_acquire_with`] is lock-free: it retries only when another
 //!   context changed the word or released a permit admitted after its read
 //!   (both progress), or when an LL/SC CAS failed spuriously. It sheds only
-//!   if the word did not change while it read `released`, so the count it
-//!   judged was in force then; a release it could not yet see is ordered
-//!   after the shed.
-//! * Releasing a permit is wait-free (one `fetch_add` and, for `ignore` and
-//!   `dropped`, a statistics counter).
+//!   if the word did not change while it read the release counters, so the
+//!   count it judged was in force at an instant in between (see above); a
+//!   release it could not yet see is ordered after the shed.
+//! * Releasing a permit is wait-free: one `fetch_add` on its outcome's
+//!   counter, whatever the outcome (`dropped` then also adapts the limit,
+//!   below).
 //! * Adapting the limit after a success or drop is lock-free and gives up as
 //!   soon as the epoch moves on.
 //!
@@ -123,23 +151,27 @@
 //!
 //! * Admission reads the word with `Acquire` and CASes it with `AcqRel`, so
 //!   it synchronises with the previous admission (grow and cut CASes,
-//!   `Relaxed`, continue that admission's release sequence). The `released`
-//!   it reads afterwards is therefore at least the one the previous
-//!   admission judged by, whose check bounded `admitted − released` by its
-//!   limit: an in-flight count computed from a stale `released` never wraps
-//!   around to a small number, however long the thread was preempted.
-//! * A release is a `Release` `fetch_add` on `released`, read with `Acquire`.
-//!   If a read of `released` counts the release of a permit admitted after
-//!   the word that was read, the CAS fails (the word moved) or, on the shed
-//!   path, the re-read of the word sees the change, so such a count is never
-//!   acted on; a difference above `max_limit` is recognised as such and
-//!   re-read at once.
+//!   `Relaxed`, continue that admission's release sequence). Each release
+//!   counter it reads afterwards is therefore at least the one the previous
+//!   admission judged by (coherence, counter by counter), so their sum is at
+//!   least the sum that admission judged by, and its check bounded
+//!   `admitted − released` by its limit: an in-flight count computed from
+//!   stale counters never wraps around to a small number, however long the
+//!   thread was preempted.
+//! * A release is a `Release` `fetch_add` on its outcome's counter; an
+//!   admission reads each counter with `Acquire`. If the counters read count
+//!   the release of a permit admitted after the word that was read, the CAS
+//!   fails (the word moved) or, on the shed path, the re-read of the word
+//!   sees the change, so such a count is never acted on; a difference above
+//!   `max_limit` is recognised as such and re-read at once.
 //! * These pairs also give semaphore semantics: what a holder wrote before
-//!   releasing is visible to an admission that counted the release.
-//! * The adaptation words (baseline, probe, window start) and the statistics
-//!   are `Relaxed`: heuristics and counters, ordered with nothing; a race there
-//!   can cost a sample or delay growth by one success, never admit over the
-//!   limit.
+//!   releasing, whatever the outcome, is visible to an admission that
+//!   counted the release (`loom_limit_release_hands_over_to_admission_at_the_limit`
+//!   fails when either side is weakened to `Relaxed`).
+//! * The adaptation words (baseline, probe, window start) and the shed and
+//!   cut statistics are `Relaxed`: heuristics and counters, ordered with
+//!   nothing; a race there can cost a sample or delay growth by one
+//!   success, never admit over the limit.
 //!
 //! loom checks these models (`tests/loom_limit.rs`), which do not rely on
 //! `SeqCst` (loom treats it like `AcqRel`).
@@ -415,13 +447,14 @@ impl core::error::Error for ConfigError {}
 
 /// A snapshot of an [`Aimd`]'s state and counters.
 ///
-/// Counters wrap (at 2^32 on 32-bit targets). `admitted` is derived as
-/// `released + in_flight` and `succeeded` as `released − dropped − ignored`
-/// (successes are not counted separately, which keeps the success path at two
-/// read-modify-writes). Each field is read on its own, so under concurrent
-/// use the snapshot is not one instant and a permit being released during it
-/// may be missing from `succeeded` for that snapshot. It is exact when
-/// nothing is being released concurrently.
+/// Counters wrap (at 2^32 on 32-bit targets). `succeeded`, `dropped` and
+/// `ignored` are the limiter's release counters themselves (a permit's
+/// release *is* the increment of its outcome's counter), and `admitted` is
+/// derived as `succeeded + dropped + ignored + in_flight`, read together with
+/// the admission word, so every snapshot adds up exactly. Under concurrent use
+/// the fields are not read at one instant: a permit released during the call
+/// may still be counted in `in_flight` rather than in its outcome. With
+/// nothing released concurrently the snapshot is exact.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct AimdStats {
@@ -606,7 +639,8 @@ impl Aimd {
     /// Admits a request of class `priority` if in flight is below the class's
     /// share of the limit; else sheds it (returns `None` and counts it).
     ///
-    /// Lock-free; two loads and one CAS when uncontended.
+    /// Lock-free; when uncontended, four loads (the word, then the three
+    /// release counters from one cache line) and one CAS.
     #[inline]
     pub fn try_acquire_with(&self, priority: Priority) -> Option<Permit<'_>> {
         let share = self.shares[priority as usize];
