@@ -15,10 +15,11 @@
 //! * [`Permit::ignore`], or dropping the permit: no information (cancelled,
 //!   client error). The permit is released all the same.
 //!
-//! Additive increase: once `limit` good samples have been seen since the last
-//! change of the limit, and the permit that completes the window was admitted
-//! with at least half of its class's threshold in use (half the limit for
-//! [`Priority::Critical`]), the limit grows by one. Counting a
+//! Additive increase: once `limit` permits have ended with `success` since
+//! the last change of the limit, and the success that completes this window
+//! is a good sample from a permit admitted with at least half of its class's
+//! threshold in use (half the limit for [`Priority::Critical`]), the limit
+//! grows by one. Counting a
 //! window of successes (rather than adding `1/limit` per success in fixed
 //! point) keeps the admission word free of fraction bits, so the limit keeps
 //! 12 bits on 32-bit targets. The half-full rule is Netflix's: an
@@ -43,6 +44,11 @@
 //! it. A latency of 0 ticks counts as 1 (and `u32::MAX` as `u32::MAX - 1`);
 //! comparisons are done in `u64`, so no tick value overflows or panics.
 //!
+//! Both windows count successes only: dropped and ignored permits advance
+//! neither. (Until issue #5 they counted every release, so a run of ignored
+//! permits could close a growth window, and a baseline window whose last
+//! release was not a success skipped its re-probe.)
+//!
 //! Priority classes: [`Priority::Critical`] may fill the whole limit;
 //! [`Priority::Normal`] and [`Priority::Background`] are admitted only while
 //! the total in flight is below `normal_share / 256` and
@@ -52,8 +58,10 @@
 //!
 //! # The admission word
 //!
-//! One `AtomicUsize` packs the three fields admission depends on; a second
-//! one, `released`, counts permits given back:
+//! One `AtomicUsize` packs the three fields admission depends on; three
+//! more, the *release counters* `released[o]`, count the permits given back
+//! with each outcome `o` (success, dropped, ignored), side by side in one
+//! cache line of their own:
 //!
 //! | bits (32-bit `usize`) | bits (64-bit `usize`) | field                                 |
 //! |-----------------------|-----------------------|---------------------------------------|
@@ -61,12 +69,13 @@
 //! | `12..24`              | `24..48`              | `limit`                               |
 //! | `24..32`              | `48..64`              | `epoch` (cuts so far, wrapping)       |
 //!
-//! In flight is `admitted − released` (mod 2^12 or 2^24).
+//! Write `released` for the wrapping sum of the three counters. In flight is
+//! `admitted − released` (mod 2^12 or 2^24).
 //!
 //! | transition | operation | from → to | who |
 //! |------------|-----------|-----------|-----|
 //! | admit | CAS on the word | `admitted: a → a + 1` if `a − released < threshold(limit, class)`; limit and epoch compared, unchanged | [`Aimd::try_acquire_with`] |
-//! | release | `fetch_add(1)` on `released` | `released: r → r + 1`, once per permit, after its admission | a permit's outcome or drop |
+//! | release | `fetch_add(1)` on the counter of the permit's outcome | `released[o]: r → r + 1`, once per permit, after its admission | a permit's outcome or drop |
 //! | grow | CAS on the word | `limit: L → L + 1` if `L < max_limit` and `epoch` is the permit's | a good success closing a window |
 //! | cut | CAS on the word | `limit: L → max(min, ⌊L·backoff/256⌋) < L`, `epoch: e → e + 1` if `epoch` is the permit's | an overload signal |
 //!
@@ -76,11 +85,11 @@
 //!
 //! ## Why admission is one step
 //!
-//! Admission reads the word, then `released`, checks `admitted − released`
-//! against the class's threshold of the word's `limit`, and CASes the word to
-//! `admitted + 1`. The CAS compares the *whole* word it checked: if the limit,
-//! the epoch or the admitted count changed in between, it fails and the check
-//! is redone. A successful CAS means the word read was still the latest, so
+//! Admission reads the word, then the three release counters, checks
+//! `admitted − released` against the class's threshold of the word's `limit`,
+//! and CASes the word to `admitted + 1`. The CAS compares the *whole* word it
+//! checked: if the limit, the epoch or the admitted count changed in between,
+//! it fails and the check is redone. A successful CAS means the word read was still the latest, so
 //! every release counted in `released` belongs to a permit counted in that
 //! word (a release of a permit admitted later would have changed the word
 //! first), and releases not yet seen only make in flight look *higher*.
@@ -92,10 +101,28 @@
 //! increment to roll back. A cut may leave in flight above the new limit; it
 //! then drains, as nothing is admitted until it is below.
 //!
-//! Splitting the release off the word keeps a release to one `fetch_add` on a
-//! counter that is also the sample clock for growth and baseline windows and
-//! the basis of the statistics, so an admission plus a `success` costs two
-//! read-modify-writes, as a bare `fetch_add`/`fetch_sub` pair does.
+//! ## Why three release counters
+//!
+//! Splitting the releases off the word keeps a release to one `fetch_add`;
+//! splitting them by outcome keeps it to one whatever the outcome, because
+//! the counter that releases a permit is also the exact statistic of its
+//! outcome ([`Aimd::stats`] reads the counters as they are; nothing is
+//! derived by subtraction) and, for successes, the sample clock of the
+//! growth and baseline windows. So an admission plus any outcome costs two
+//! read-modify-writes, as a bare `fetch_add`/`fetch_sub` pair does; the
+//! price is two more loads, from the same cache line, per admission.
+//!
+//! An admission reads the three counters one after another, not at one
+//! instant. Each counter is monotonic and their sum grows in steps of one,
+//! so a sum read at instants `t1 < t2 < t3` lies between the true sums at
+//! `t1` and at `t3`; an integer that moves in unit steps passes through
+//! every value in between, so the sum read *was* the true sum at some
+//! instant between the first load and the last. Everything that holds for
+//! one `released` counter read at one instant therefore holds for the sum:
+//! a shed, taken only if the word did not change around the loads, was
+//! justified at that instant; and a counter read early only undercounts
+//! releases, which makes in flight look higher, never lower, so an admission
+//! still never exceeds the limit.
 //!
 //! The epoch has 8 bits on 32-bit targets: a permit held across exactly a
 //! multiple of 256 cuts could cut once more. The limit is at most
@@ -106,11 +133,12 @@
 //! * [`Aimd::try_acquire_with`] is lock-free: it retries only when another
 //!   context changed the word or released a permit admitted after its read
 //!   (both progress), or when an LL/SC CAS failed spuriously. It sheds only
-//!   if the word did not change while it read `released`, so the count it
-//!   judged was in force then; a release it could not yet see is ordered
-//!   after the shed.
-//! * Releasing a permit is wait-free (one `fetch_add` and, for `ignore` and
-//!   `dropped`, a statistics counter).
+//!   if the word did not change while it read the release counters, so the
+//!   count it judged was in force at an instant in between (see above); a
+//!   release it could not yet see is ordered after the shed.
+//! * Releasing a permit is wait-free: one `fetch_add` on its outcome's
+//!   counter, whatever the outcome (`dropped` then also adapts the limit,
+//!   below).
 //! * Adapting the limit after a success or drop is lock-free and gives up as
 //!   soon as the epoch moves on.
 //!
@@ -123,23 +151,27 @@
 //!
 //! * Admission reads the word with `Acquire` and CASes it with `AcqRel`, so
 //!   it synchronises with the previous admission (grow and cut CASes,
-//!   `Relaxed`, continue that admission's release sequence). The `released`
-//!   it reads afterwards is therefore at least the one the previous
-//!   admission judged by, whose check bounded `admitted − released` by its
-//!   limit: an in-flight count computed from a stale `released` never wraps
-//!   around to a small number, however long the thread was preempted.
-//! * A release is a `Release` `fetch_add` on `released`, read with `Acquire`.
-//!   If a read of `released` counts the release of a permit admitted after
-//!   the word that was read, the CAS fails (the word moved) or, on the shed
-//!   path, the re-read of the word sees the change, so such a count is never
-//!   acted on; a difference above `max_limit` is recognised as such and
-//!   re-read at once.
+//!   `Relaxed`, continue that admission's release sequence). Each release
+//!   counter it reads afterwards is therefore at least the one the previous
+//!   admission judged by (coherence, counter by counter), so their sum is at
+//!   least the sum that admission judged by, and its check bounded
+//!   `admitted − released` by its limit: an in-flight count computed from
+//!   stale counters never wraps around to a small number, however long the
+//!   thread was preempted.
+//! * A release is a `Release` `fetch_add` on its outcome's counter; an
+//!   admission reads each counter with `Acquire`. If the counters read count
+//!   the release of a permit admitted after the word that was read, the CAS
+//!   fails (the word moved) or, on the shed path, the re-read of the word
+//!   sees the change, so such a count is never acted on; a difference above
+//!   `max_limit` is recognised as such and re-read at once.
 //! * These pairs also give semaphore semantics: what a holder wrote before
-//!   releasing is visible to an admission that counted the release.
-//! * The adaptation words (baseline, probe, window start) and the statistics
-//!   are `Relaxed`: heuristics and counters, ordered with nothing; a race there
-//!   can cost a sample or delay growth by one success, never admit over the
-//!   limit.
+//!   releasing, whatever the outcome, is visible to an admission that
+//!   counted the release (`loom_limit_release_hands_over_to_admission_at_the_limit`
+//!   fails when either side is weakened to `Relaxed`).
+//! * The adaptation words (baseline, probe, window start) and the shed and
+//!   cut statistics are `Relaxed`: heuristics and counters, ordered with
+//!   nothing; a race there can cost a sample or delay growth by one
+//!   success, never admit over the limit.
 //!
 //! loom checks these models (`tests/loom_limit.rs`), which do not rely on
 //! `SeqCst` (loom treats it like `AcqRel`).
@@ -415,13 +447,14 @@ impl core::error::Error for ConfigError {}
 
 /// A snapshot of an [`Aimd`]'s state and counters.
 ///
-/// Counters wrap (at 2^32 on 32-bit targets). `admitted` is derived as
-/// `released + in_flight` and `succeeded` as `released − dropped − ignored`
-/// (successes are not counted separately, which keeps the success path at two
-/// read-modify-writes). Each field is read on its own, so under concurrent
-/// use the snapshot is not one instant and a permit being released during it
-/// may be missing from `succeeded` for that snapshot. It is exact when
-/// nothing is being released concurrently.
+/// Counters wrap (at 2^32 on 32-bit targets). `succeeded`, `dropped` and
+/// `ignored` are the limiter's release counters themselves (a permit's
+/// release *is* the increment of its outcome's counter), and `admitted` is
+/// derived as `succeeded + dropped + ignored + in_flight`, read together with
+/// the admission word, so every snapshot adds up exactly. Under concurrent use
+/// the fields are not read at one instant: a permit released during the call
+/// may still be counted in `in_flight` rather than in its outcome. With
+/// nothing released concurrently the snapshot is exact.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct AimdStats {
@@ -446,20 +479,54 @@ pub struct AimdStats {
     pub baseline: Option<u32>,
 }
 
+/// The release counters: one per outcome, side by side in one cache line
+/// (off the admission word's). Each counts, wrapping, the permits released
+/// with its outcome; it is only ever incremented, by one, once per such
+/// permit, after that permit's admission, with `Release`, and read with
+/// `Acquire`. Invariant: `admitted − (success + dropped + ignored)` (mod
+/// 2^COUNT_BITS) is the number of permits in flight.
+struct Released {
+    /// Permits ended with [`Permit::success`]; its sequence numbers are the
+    /// clock of the growth and baseline windows.
+    success: AtomicUsize,
+    /// Permits ended with [`Permit::dropped`].
+    dropped: SharedCounter,
+    /// Permits ended with [`Permit::ignore`] or dropped without an outcome.
+    ignored: SharedCounter,
+}
+
+impl Released {
+    /// The three counters, each read once with `Acquire` (pairs with the
+    /// `Release` increment of each release): `[success, dropped, ignored]`.
+    #[inline(always)]
+    fn load(&self) -> [usize; 3] {
+        [
+            self.success.load(Ordering::Acquire),
+            self.dropped.get_acquire(),
+            self.ignored.get_acquire(),
+        ]
+    }
+}
+
+/// The number of permits the counters read by [`Released::load`] say were
+/// released (wrapping).
+#[inline(always)]
+const fn total(r: [usize; 3]) -> usize {
+    r[0].wrapping_add(r[1]).wrapping_add(r[2])
+}
+
 /// Adaptation words and counters written when permits end or are shed (kept
 /// off the admission word's cache line).
 struct Track {
-    /// Release count at which the current growth window started; may lie
-    /// ahead of `released` right after a cut (see [`Aimd::cut`]). Compared
-    /// with wrapping arithmetic.
+    /// Success count at which the current growth window started; may lie
+    /// ahead of the success counter right after a cut (see [`Aimd::cut`]).
+    /// Compared with wrapping arithmetic.
     window_start: AtomicUsize,
     /// The latency baseline in ticks (`UNKNOWN` before the first success).
     /// Invariant: ≤ `u32::MAX`.
     baseline: AtomicUsize,
     /// Minimum latency of the current baseline window (`UNKNOWN` if none).
     probe: AtomicUsize,
-    dropped: SharedCounter,
-    ignored: SharedCounter,
     decreases: SharedCounter,
     shed: [SharedCounter; CLASSES],
 }
@@ -469,10 +536,8 @@ pub struct Aimd {
     /// The admission word: `admitted | limit | epoch` (layout in the module
     /// docs). Only changed by read-modify-writes.
     state: Padded<AtomicUsize>,
-    /// Permits released so far (wrapping). Only ever incremented, once per
-    /// permit, after that permit's admission. Invariant: `admitted −
-    /// released` (mod 2^COUNT_BITS) is the number of permits in flight.
-    released: Padded<AtomicUsize>,
+    /// Permits released so far, per outcome (see [`Released`]).
+    released: Padded<Released>,
     track: Padded<Track>,
     /// Immutable after construction: `min_limit ≤ max_limit ≤ MAX_LIMIT`.
     min_limit: usize,
@@ -497,7 +562,7 @@ impl Aimd {
         /// built at run time.
         pub fn new(config: AimdConfig) -> Self {
             match config.validate() {
-                Ok(()) => Self::build(config, 0, 0),
+                Ok(()) => Self::build(config, 0, 0, 0),
                 Err(e) => panic!("{}", e.message()),
             }
         }
@@ -507,36 +572,50 @@ impl Aimd {
         /// A limiter with the given configuration, or what is wrong with it.
         pub fn try_new(config: AimdConfig) -> Result<Self, ConfigError> {
             match config.validate() {
-                Ok(()) => Ok(Self::build(config, 0, 0)),
+                Ok(()) => Ok(Self::build(config, 0, 0, 0)),
                 Err(e) => Err(e),
             }
         }
     }
 
-    const_fn! {
-        /// Test-only: a limiter whose epoch starts at `epoch` (mod the epoch
-        /// field) and whose admitted/released counters start at `count`, to
-        /// exercise wrap-around.
-        #[doc(hidden)]
-        pub fn __with_start(config: AimdConfig, epoch: usize, count: usize) -> Result<Self, ConfigError> {
-            match config.validate() {
-                Ok(()) => Ok(Self::build(config, epoch, count)),
-                Err(e) => Err(e),
+    /// Test-only: a limiter whose epoch starts at `epoch` (mod the epoch
+    /// field) and whose three release counters (success, dropped, ignored)
+    /// each start at `count`, so the admitted count starts at `3 · count`
+    /// (wrapping), to exercise wrap-around.
+    #[doc(hidden)]
+    pub fn __with_start(
+        config: AimdConfig,
+        epoch: usize,
+        count: usize,
+    ) -> Result<Self, ConfigError> {
+        match config.validate() {
+            Ok(()) => {
+                let l = Self::build(config, epoch, count.wrapping_mul(3), count);
+                // Not shared yet: plain adds before the limiter is returned.
+                l.released.dropped.add(count);
+                l.released.ignored.add(count);
+                Ok(l)
             }
+            Err(e) => Err(e),
         }
     }
 
     const_fn! {
-        fn build(c: AimdConfig, epoch: usize, count: usize) -> Self {
+        /// A limiter whose admitted count starts at `admitted` and its success
+        /// counter at `success` (the others at 0); `admitted − success` must be
+        /// the sum of the other two counters once the caller has set them.
+        fn build(c: AimdConfig, epoch: usize, admitted: usize, success: usize) -> Self {
             Self {
-                state: Padded::new(AtomicUsize::new(pack(count, c.initial_limit as usize, epoch))),
-                released: Padded::new(AtomicUsize::new(count)),
-                track: Padded::new(Track {
-                    window_start: AtomicUsize::new(count),
-                    baseline: AtomicUsize::new(UNKNOWN),
-                    probe: AtomicUsize::new(UNKNOWN),
+                state: Padded::new(AtomicUsize::new(pack(admitted, c.initial_limit as usize, epoch))),
+                released: Padded::new(Released {
+                    success: AtomicUsize::new(success),
                     dropped: SharedCounter::new(),
                     ignored: SharedCounter::new(),
+                }),
+                track: Padded::new(Track {
+                    window_start: AtomicUsize::new(success),
+                    baseline: AtomicUsize::new(UNKNOWN),
+                    probe: AtomicUsize::new(UNKNOWN),
                     decreases: SharedCounter::new(),
                     shed: [SharedCounter::new(), SharedCounter::new(), SharedCounter::new()],
                 }),
@@ -560,28 +639,30 @@ impl Aimd {
     /// Admits a request of class `priority` if in flight is below the class's
     /// share of the limit; else sheds it (returns `None` and counts it).
     ///
-    /// Lock-free; two loads and one CAS when uncontended.
+    /// Lock-free; when uncontended, four loads (the word, then the three
+    /// release counters from one cache line) and one CAS.
     #[inline]
     pub fn try_acquire_with(&self, priority: Priority) -> Option<Permit<'_>> {
         let share = self.shares[priority as usize];
         loop {
             // Acquire: synchronises with the last admission (its AcqRel CAS
             // heads a release sequence every later RMW of the word
-            // continues), so the `released` we read next is at least the one
-            // it judged by (see "Orderings").
+            // continues), so each release counter we read next is at least
+            // the one it judged by (see "Orderings").
             let cur = self.state.load(Ordering::Acquire);
             pause_point("limit::between_loads");
-            // Acquire: pairs with the Release of each release.
-            let released = self.released.load(Ordering::Acquire);
+            // Acquire, each: pairs with the Release of each release.
+            let released = total(self.released.load());
             let in_flight = admitted_of(cur).wrapping_sub(released) & COUNT_MASK;
             if in_flight > self.max_limit {
-                // `released` counts a permit admitted after `cur` was read:
-                // the word has moved on. Read both again.
+                // The counters count a permit admitted after `cur` was read:
+                // the word has moved on. Read them all again.
                 continue;
             }
             if in_flight >= threshold(limit_of(cur), share) {
-                // Shed only if the word did not move while `released` was
-                // read, so the count judged was the one in force.
+                // Shed only if the word did not move while the counters were
+                // read, so the count judged was the one in force at some
+                // instant in between (see "Why three release counters").
                 if self.state.load(Ordering::Relaxed) != cur {
                     continue;
                 }
@@ -589,7 +670,7 @@ impl Aimd {
                 return None;
             }
             pause_point("limit::admit");
-            // AcqRel: Release hands what we saw of `released` to the next
+            // AcqRel: Release hands what we saw of the counters to the next
             // admission; Acquire gives semaphore semantics. The CAS compares
             // the admitted count, limit and epoch it checked.
             if self
@@ -619,15 +700,16 @@ impl Aimd {
         self.snapshot().2 as u32
     }
 
-    /// The admission word, `released`, and the in-flight count they imply,
-    /// read consistently (retried while admissions race the read).
+    /// The admission word, the release counters (`[success, dropped,
+    /// ignored]`) and the in-flight count they imply, read consistently
+    /// (retried while admissions race the read).
     #[inline]
-    fn snapshot(&self) -> (usize, usize, usize) {
+    fn snapshot(&self) -> (usize, [usize; 3], usize) {
         loop {
             // Orderings as in `try_acquire_with`.
             let word = self.state.load(Ordering::Acquire);
-            let released = self.released.load(Ordering::Acquire);
-            let in_flight = admitted_of(word).wrapping_sub(released) & COUNT_MASK;
+            let released = self.released.load();
+            let in_flight = admitted_of(word).wrapping_sub(total(released)) & COUNT_MASK;
             if in_flight <= self.max_limit && self.state.load(Ordering::Relaxed) == word {
                 return (word, released, in_flight);
             }
@@ -645,17 +727,14 @@ impl Aimd {
     /// A snapshot of the state and counters (see [`AimdStats`]).
     pub fn stats(&self) -> AimdStats {
         let t = &*self.track;
-        let dropped = t.dropped.get_acquire();
-        let ignored = t.ignored.get_acquire();
-        let (word, released, in_flight) = self.snapshot();
+        let (word, [succeeded, dropped, ignored], in_flight) = self.snapshot();
         AimdStats {
             limit: limit_of(word) as u32,
             in_flight: in_flight as u32,
-            admitted: released.wrapping_add(in_flight),
-            // Exact and wrapping: the outcome counters were read (Acquire)
-            // before `released`, and each is bumped (Release) after its
-            // permit's release, so `released` already counts them all.
-            succeeded: released.wrapping_sub(dropped).wrapping_sub(ignored),
+            // Read together with the word: every admitted permit is in
+            // flight or counted in exactly one outcome.
+            admitted: total([succeeded, dropped, ignored]).wrapping_add(in_flight),
+            succeeded,
             dropped,
             ignored,
             shed: [t.shed[0].get(), t.shed[1].get(), t.shed[2].get()],
@@ -664,27 +743,17 @@ impl Aimd {
         }
     }
 
-    /// Gives one permit back; returns the release's sequence number (1 for
-    /// the first release, wrapping).
-    #[inline(always)]
-    fn release(&self) -> usize {
-        // Release: pairs with the Acquire loads of `released` in admissions.
-        self.released
-            .fetch_add(1, Ordering::Release)
-            .wrapping_add(1)
-    }
-
+    /// Gives one permit back as ignored: its only read-modify-write.
     #[inline]
     fn on_ignore(&self) {
-        self.release();
-        // Release: `stats` must find this permit in `released` once it sees it here.
-        self.track.ignored.add_release(1);
+        // Release: pairs with the Acquire loads of the counters in
+        // admissions (semaphore semantics).
+        self.released.ignored.add_release(1);
     }
 
     fn on_dropped(&self, admitted: usize) {
-        self.release();
-        // Release: as for `ignored`.
-        self.track.dropped.add_release(1);
+        // Release: as in `on_ignore`.
+        self.released.dropped.add_release(1);
         self.cut(epoch_of(admitted));
     }
 
@@ -705,11 +774,16 @@ impl Aimd {
         if latency < t.probe.load(Ordering::Relaxed) {
             t.probe.fetch_min(latency, Ordering::Relaxed);
         }
-        let n = self.release();
+        // The permit's release, and its sequence number among successes (1
+        // for the first, wrapping). Release: as in `on_ignore`.
+        let n = self
+            .released
+            .success
+            .fetch_add(1, Ordering::Release)
+            .wrapping_add(1);
         if n & self.window_mask == 0 {
-            // Exactly one release sees each multiple of the window; if it is
-            // a success it re-probes the baseline as the minimum of the
-            // window that ended.
+            // Exactly one success sees each multiple of the window; it
+            // re-probes the baseline as the minimum of the window that ended.
             let min = t.probe.swap(UNKNOWN, Ordering::Relaxed);
             if min != UNKNOWN {
                 t.baseline.store(min, Ordering::Relaxed);
@@ -724,10 +798,9 @@ impl Aimd {
         }
     }
 
-    /// Additive increase: +1 once `limit` permits were released since the
-    /// window started, if the permit closing the window is a good success
-    /// from the current epoch that saw at least half of its class's
-    /// threshold in use.
+    /// Additive increase: +1 once `limit` permits succeeded since the window
+    /// started, if the success closing the window is a good one from the
+    /// current epoch that saw at least half of its class's threshold in use.
     #[inline(always)]
     fn grow(&self, admitted: usize, priority: Priority, n: usize) {
         let share = self.shares[priority as usize];
@@ -820,11 +893,14 @@ impl Aimd {
         }
         let t = &*self.track;
         t.decreases.add(1);
-        // The next growth window starts after the permits still in flight
-        // (all from the old epoch) have been released: their successes do
-        // not count toward growth under the new limit.
-        let (_, released, in_flight) = self.snapshot();
-        let start = released.wrapping_add(in_flight);
+        // The next growth window starts `in_flight` successes from now: the
+        // permits still in flight are all from the old epoch, and their
+        // successes must not count toward growth under the new limit. (If
+        // some of them end otherwise, as many successes of the new epoch are
+        // skipped instead: growth is delayed by at most `in_flight`
+        // successes, fewer than the old limit.)
+        let (_, [succeeded, _, _], in_flight) = self.snapshot();
+        let start = succeeded.wrapping_add(in_flight);
         t.window_start.store(start, Ordering::Relaxed);
     }
 }

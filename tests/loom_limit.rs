@@ -180,3 +180,81 @@ fn loom_limit_no_lost_permits() {
         assert!(s.limit >= 1 && s.limit <= 2);
     });
 }
+
+/// How a permit ends in [`loom_limit_release_hands_over_to_admission_at_the_limit`].
+#[derive(Clone, Copy, Debug)]
+enum Outcome {
+    Success,
+    Dropped,
+    Ignore,
+    Drop,
+}
+
+/// Under a limit of 1 the limiter is a lock: a holder writes plain data,
+/// then releases the permit with each outcome in turn, racing an admission
+/// at the limit on another thread. That admission is refused, or it succeeds
+/// and reads the data through a plain (non-atomic) cell, so loom reports a
+/// data race unless the release (`Release` on the outcome's counter)
+/// happens-before the admission that counted it (`Acquire` load of it).
+#[test]
+fn loom_limit_release_hands_over_to_admission_at_the_limit() {
+    for outcome in [
+        Outcome::Success,
+        Outcome::Dropped,
+        Outcome::Ignore,
+        Outcome::Drop,
+    ] {
+        // Executions in which the racing admission was refused / admitted
+        // (outside loom: counted across the model's executions).
+        let refused = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let admitted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let (r, a) = (refused.clone(), admitted.clone());
+        loom::model(move || {
+            let limiter = leak(config(1, 1, 1));
+            let data = Arc::new(loom::cell::UnsafeCell::new(0usize));
+            let permit = limiter.try_acquire().unwrap();
+            let d = data.clone();
+            let holder = thread::spawn(move || {
+                // SAFETY: the permit, the only one under a limit of 1, gives
+                // this thread exclusive access until it is released.
+                d.with_mut(|p| unsafe { *p = 7 });
+                match outcome {
+                    Outcome::Success => permit.success(5),
+                    Outcome::Dropped => permit.dropped(),
+                    Outcome::Ignore => permit.ignore(),
+                    Outcome::Drop => drop(permit),
+                }
+            });
+            let got = limiter.try_acquire().map(|p| {
+                assert_eq!(p.in_flight_at_admission(), 1);
+                // SAFETY: as above, this thread now holds the only permit.
+                let seen = data.with(|p| unsafe { *p });
+                assert_eq!(seen, 7, "{outcome:?}: the holder's write is not visible");
+                p.ignore();
+            });
+            holder.join().unwrap();
+            let s = limiter.stats();
+            assert_eq!(s.in_flight, 0);
+            assert_eq!(s.shed[0], usize::from(got.is_none()));
+            assert_eq!(s.admitted, 1 + usize::from(got.is_some()));
+            let (ok, dropped, ignored) = match outcome {
+                Outcome::Success => (1, 0, 0),
+                Outcome::Dropped => (0, 1, 0),
+                Outcome::Ignore | Outcome::Drop => (0, 0, 1),
+            };
+            assert_eq!(
+                (s.succeeded, s.dropped, s.ignored),
+                (ok, dropped, ignored + usize::from(got.is_some())),
+                "{outcome:?}"
+            );
+            let branch = if got.is_some() { &a } else { &r };
+            branch.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        });
+        // Both interleavings were explored: the model is not vacuous.
+        let (r, a) = (
+            refused.load(std::sync::atomic::Ordering::Relaxed),
+            admitted.load(std::sync::atomic::Ordering::Relaxed),
+        );
+        assert!(r > 0 && a > 0, "{outcome:?}: refused {r}, admitted {a}");
+    }
+}

@@ -2,9 +2,10 @@
 //! class threshold (never over the limit), the limit always within
 //! [min, max], cuts exactly `max(min, limit * backoff / 256)` and at most once
 //! per epoch, growth by at most one, dropped/ignored outcomes never touching
-//! the baseline, counters consistent. Configurations include edge values and
-//! invalid ones (which `try_new` must refuse for the documented reasons);
-//! counters and epochs start at arbitrary values to reach wrap-around.
+//! the baseline, every counter exact and the snapshot adding up. Configurations
+//! include edge values and invalid ones (which `try_new` must refuse for the
+//! documented reasons); counters and epochs start at arbitrary values to reach
+//! wrap-around.
 #![no_main]
 
 use arbitrary::Arbitrary;
@@ -186,10 +187,22 @@ fuzz_target!(|input: Input| {
         assert_eq!(s.limit, limit);
         assert_eq!(s.in_flight as usize, held.len());
         assert_eq!(aimd.in_flight() as usize, held.len());
-        assert_eq!(s.admitted.wrapping_sub(input.count), admitted);
-        assert_eq!(s.dropped, dropped);
-        assert_eq!(s.ignored, ignored);
+        // Each of the three release counters starts at `count`, so the
+        // admitted count starts at `3 · count` (all wrapping).
+        assert_eq!(
+            s.admitted.wrapping_sub(input.count.wrapping_mul(3)),
+            admitted
+        );
         assert_eq!(s.succeeded.wrapping_sub(input.count), succeeded);
+        assert_eq!(s.dropped.wrapping_sub(input.count), dropped);
+        assert_eq!(s.ignored.wrapping_sub(input.count), ignored);
+        assert_eq!(
+            s.admitted,
+            s.succeeded
+                .wrapping_add(s.dropped)
+                .wrapping_add(s.ignored)
+                .wrapping_add(s.in_flight as usize)
+        );
         assert_eq!(s.shed, shed);
         assert_eq!(s.decreases, decreases);
     }

@@ -396,6 +396,50 @@ fn baseline_recovers_upward_after_a_window() {
     assert_eq!(l.baseline(), Some(7));
 }
 
+/// Windows count successes: ignored permits (and drops) between them
+/// neither close a growth window early nor shift it.
+#[test]
+fn ignored_releases_do_not_advance_the_growth_window() {
+    let l = Aimd::try_new(config(1, 4, 10)).unwrap();
+    // Holding one permit puts every further admission at half the limit.
+    let anchor = l.try_acquire().unwrap();
+    for _ in 0..3 {
+        l.try_acquire().unwrap().success(10);
+        for _ in 0..5 {
+            l.try_acquire().unwrap().ignore();
+            drop(l.try_acquire().unwrap());
+        }
+    }
+    assert_eq!(l.limit(), 4, "30 ignores and 3 successes are not a window");
+    l.try_acquire().unwrap().success(10);
+    assert_eq!(l.limit(), 5);
+    drop(anchor);
+    let s = l.stats();
+    assert_eq!((s.succeeded, s.ignored, s.admitted), (4, 31, 35));
+}
+
+/// The baseline is re-probed after every `baseline_window` successes, even
+/// when other outcomes end between them (when windows counted every release,
+/// a window boundary that fell on an ignored permit skipped the re-probe).
+#[test]
+fn baseline_reprobes_after_a_window_of_successes_with_ignores_between() {
+    let l = Aimd::try_new(AimdConfig {
+        baseline_window: 4,
+        ..config(1, 10, 20)
+    })
+    .unwrap();
+    for _ in 0..4 {
+        l.try_acquire().unwrap().success(10);
+        l.try_acquire().unwrap().ignore();
+    }
+    assert_eq!(l.baseline(), Some(10));
+    for _ in 0..4 {
+        l.try_acquire().unwrap().success(100);
+        l.try_acquire().unwrap().ignore();
+    }
+    assert_eq!(l.baseline(), Some(100));
+}
+
 #[test]
 fn epoch_wraps_around_without_losing_once_per_window() {
     let l = Aimd::__with_start(config(1, 100, 200), EPOCH_MASK, 0).unwrap();
@@ -414,17 +458,20 @@ fn epoch_wraps_around_without_losing_once_per_window() {
 
 #[test]
 fn counters_near_wraparound_keep_in_flight_and_windows() {
-    // The released counter starts 5 short of usize::MAX and the admitted
-    // field 5 short of its wrap: both wrap during the test.
+    // Each release counter starts 2 short of wrapping `usize`, so their sum
+    // (3 · start) wraps too, and the admitted field starts 6 short of its
+    // own wrap: all of them wrap during the test.
+    let start = usize::MAX - 1;
     let l = Aimd::__with_start(
         AimdConfig {
             baseline_window: 4,
             ..config(1, 4, 10)
         },
         0,
-        usize::MAX - 5,
+        start,
     )
     .unwrap();
+    assert_eq!(admitted_of(l.state.load(Ordering::Relaxed)), COUNT_MASK - 5);
     assert_eq!(l.in_flight(), 0);
     for round in 0..3u32 {
         let limit = l.limit();
@@ -438,11 +485,22 @@ fn counters_near_wraparound_keep_in_flight_and_windows() {
         assert_eq!(l.limit(), limit + 1, "round {round}");
     }
     assert_eq!(l.baseline(), Some(10));
+    // Now the other two counters wrap, with permits held across it.
+    let held: Vec<_> = (0..5).map(|_| l.try_acquire().unwrap()).collect();
+    for _ in 0..3 {
+        l.try_acquire().unwrap().ignore();
+        assert_eq!(l.in_flight(), 5);
+    }
+    for p in held {
+        p.dropped();
+    }
+    assert_eq!(l.in_flight(), 0);
+    assert_eq!(l.stats().decreases, 1);
     let s = l.stats();
-    // Counters started at the offset too.
-    let start = usize::MAX - 5;
     assert_eq!(s.succeeded, start.wrapping_add(4 + 5 + 6));
-    assert_eq!(s.admitted, start.wrapping_add(4 + 5 + 6));
+    assert_eq!(s.dropped, start.wrapping_add(5));
+    assert_eq!(s.ignored, start.wrapping_add(3));
+    assert_eq!(s.admitted, start.wrapping_mul(3).wrapping_add(15 + 5 + 3));
     assert_eq!(s.in_flight, 0);
 }
 
@@ -578,20 +636,37 @@ fn preempted_between_loads_across_a_counter_wrap_cannot_admit_over_limit() {
 
 #[test]
 fn succeeded_count_survives_released_counter_wrap() {
-    // Found by the `limit` fuzz target: `succeeded` was derived with a
-    // saturating subtraction, which read 0 once `released` wrapped while
-    // the outcome counters had not.
+    // Found by the `limit` fuzz target when `succeeded` was derived as
+    // `released − dropped − ignored` with a saturating subtraction: it read
+    // 0 once `released` wrapped while the outcome counters had not. Now each
+    // outcome has its own release counter and `in_flight` is derived from
+    // their wrapping sum: the counters wrap one at a time here, and every
+    // figure stays exact across each wrap.
     let start = usize::MAX - 1;
     let aimd = Aimd::__with_start(AimdConfig::DEFAULT, 0, start).unwrap();
+    let held = aimd.try_acquire().unwrap();
     for _ in 0..3 {
         aimd.try_acquire().unwrap().ignore();
     }
-    // `released` has wrapped to 1; 3 ignored, no success yet.
-    assert_eq!(aimd.stats().succeeded.wrapping_sub(start), 0);
+    // `ignored` has wrapped to 1; no success yet.
+    let s = aimd.stats();
+    assert_eq!(s.ignored, 1);
+    assert_eq!(s.succeeded, start);
+    assert_eq!((s.in_flight, aimd.in_flight()), (1, 1));
     for _ in 0..2 {
         aimd.try_acquire().unwrap().success(10);
     }
     let s = aimd.stats();
-    assert_eq!(s.ignored, 3);
-    assert_eq!(s.succeeded.wrapping_sub(start), 2);
+    assert_eq!(s.succeeded, 0);
+    assert_eq!(s.dropped, start);
+    assert_eq!(s.ignored, 1);
+    assert_eq!(s.in_flight, 1);
+    assert_eq!(s.admitted, start.wrapping_mul(3).wrapping_add(6));
+    held.dropped();
+    let s = aimd.stats();
+    assert_eq!((s.dropped, s.in_flight), (start.wrapping_add(1), 0));
+    assert_eq!(
+        s.admitted,
+        s.succeeded.wrapping_add(s.dropped).wrapping_add(s.ignored)
+    );
 }
