@@ -12,7 +12,7 @@
 //! - `mpmc_pair_128` (single thread): one push and one pop on an empty ring.
 //!
 //! A waiting thread spins (`spin_loop`) and yields to the scheduler after
-//! `common::YIELD_EVERY`
+//! `common::yield_every()`
 //! failed attempts in a row: with 2 producers and 2 consumers on a 2-core
 //! machine pure spinning would only measure the scheduler. Same for all.
 //!
@@ -39,7 +39,7 @@ use std::thread;
 use std::time::Instant;
 
 mod common;
-use common::{Case, YIELD_EVERY};
+use common::{yield_every, Case};
 
 trait Queue: Sync {
     fn push(&self, v: u64) -> bool;
@@ -103,7 +103,7 @@ impl Queue for Heapless {
 /// Time limit of one transfer (a criterion sample or the probe).
 const DEADLINE: Duration = Duration::from_secs(10);
 
-/// Waiting with a deadline: spin, yield after `YIELD_EVERY` misses in a row
+/// Waiting with a deadline: spin, yield after `yield_every()` misses in a row
 /// (as `common::wait`), and check the clock every 16 yields.
 struct Waiter<'a> {
     misses: u32,
@@ -123,9 +123,9 @@ impl<'a> Waiter<'a> {
     #[inline]
     fn wait(&mut self) -> bool {
         self.misses += 1;
-        if self.misses % YIELD_EVERY == 0 {
+        if self.misses % yield_every() == 0 {
             thread::yield_now();
-            if self.misses % (16 * YIELD_EVERY) == 0 {
+            if self.misses % (16 * yield_every()) == 0 {
                 if self.abort.load(Ordering::Relaxed) {
                     return false;
                 }
@@ -239,7 +239,7 @@ fn overwrite(q: &dyn Overwrite, threads: usize, iters: u64) -> Duration {
                 while !done.load(Ordering::Relaxed) {
                     if q.pop().is_none() {
                         misses += 1;
-                        if misses % YIELD_EVERY == 0 {
+                        if misses % yield_every() == 0 {
                             thread::yield_now();
                         } else {
                             core::hint::spin_loop();

@@ -7,7 +7,7 @@
 //! Two-thread cases follow rtrb's `performance-comparison`: `iter_custom`, the
 //! other thread spawned once per sample, a barrier so both start together,
 //! and `spin_loop` while the ring is full or empty (with a `yield_now`
-//! every `YIELD_EVERY` misses in a row, see `common::wait`). Each sample builds fresh
+//! every `yield_every()` misses in a row, see `common::wait`). Each sample builds fresh
 //! rings.
 //!
 //! Groups (time is per iteration):

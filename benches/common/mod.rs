@@ -20,27 +20,42 @@ pub fn criterion() -> Criterion {
         .configure_from_args()
 }
 
-/// Misses in a row after which a waiting thread yields (see [`wait`]).
+/// Misses in a row after which a waiting thread yields (see [`wait`]):
+/// [`YIELD_EVERY`] unless overridden.
 ///
 /// One `spin_loop` miss costs about 25 ns on the AMD EPYC VM the README's
 /// figures come from, so this is about 25 µs of spinning: far longer than
 /// any hand-off between two running threads, far shorter than a time slice.
-/// (It was 64, about 1.6 µs: short enough that `yield_now` (a syscall, and
-/// on a busy machine a switch to another runnable thread) landed inside
-/// ordinary hand-offs and made a ping-pong round trip through any ring look
-/// 6x slower than the cache-line transfers it is made of.)
+/// (It was 64, about 1.6 µs. On a quiet machine the two give the same
+/// figures; with another busy process, `yield_now` hands it the core, and
+/// at 64 that happened inside ordinary hand-offs: ping-pong round trips
+/// through every ring measured 6x the cache-line floor.)
+/// `SLUICEGATE_BENCH_YIELD_EVERY=n` overrides it (to compare policies, or
+/// for a machine whose `spin_loop` is much shorter).
+pub fn yield_every() -> u32 {
+    static V: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *V.get_or_init(|| {
+        std::env::var("SLUICEGATE_BENCH_YIELD_EVERY")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .filter(|&v| v > 0)
+            .unwrap_or(YIELD_EVERY)
+    })
+}
+
+/// The default of [`yield_every`].
 pub const YIELD_EVERY: u32 = 1024;
 
 /// What a thread does while it waits for the other side (full or empty
 /// ring), the same for every implementation in a run: `spin_loop`, and
-/// every [`YIELD_EVERY`]th miss in a row a `yield_now`, so that on a loaded or
+/// every [`yield_every`]th miss in a row a `yield_now`, so that on a loaded or
 /// oversubscribed machine a thread whose partner was descheduled gives the
 /// core back instead of spinning through its whole time slice. `misses`
 /// counts the misses of the current wait (start each wait at 0).
 #[inline(always)]
 pub fn wait(misses: &mut u32) {
     *misses += 1;
-    if *misses % YIELD_EVERY == 0 {
+    if *misses % yield_every() == 0 {
         std::thread::yield_now();
     } else {
         core::hint::spin_loop();
