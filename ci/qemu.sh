@@ -83,7 +83,9 @@ done | awk '
     for (t = 1; t <= ntags; t++) printf "%s|", "---------------------"
     printf "\n"
     for (o = 1; o <= nops; o++) {
-      printf "| %-42s |", ops[o]
+      name = ops[o]
+      if (name ~ /</) name = "`" name "`"   # rustdoc would read <T> as HTML
+      printf "| %-42s |", name
       for (t = 1; t <= ntags; t++) printf " %-19s |", cell[ops[o], tags[t]]
       printf "\n"
     }

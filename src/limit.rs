@@ -60,8 +60,8 @@
 //!
 //! One `AtomicUsize` packs the three fields admission depends on; three
 //! more, the *release counters* `released[o]`, count the permits given back
-//! with each outcome `o` (success, dropped, ignored), side by side in one
-//! cache line of their own:
+//! with each outcome `o` (success, dropped, ignored). All four share one
+//! cache line (on hosts; see "Why one cache line"):
 //!
 //! | bits (32-bit `usize`) | bits (64-bit `usize`) | field                                 |
 //! |-----------------------|-----------------------|---------------------------------------|
@@ -111,6 +111,20 @@
 //! growth and baseline windows. So an admission plus any outcome costs two
 //! read-modify-writes, as a bare `fetch_add`/`fetch_sub` pair does; the
 //! price is two more loads, from the same cache line, per admission.
+//!
+//! ## Why one cache line
+//!
+//! An admission reads the counters and then CASes the word, so it needs
+//! both; a release writes a counter. With the counters on a line of their
+//! own (as first built), every admission under contention fetched two lines
+//! that the other threads kept taking away, and two threads doing
+//! acquire + release measured 4-6x a bare `fetch_add`/`fetch_sub` pair on one
+//! word and no faster than tokio's semaphore. On one line an admission
+//! costs one line transfer, as the bare pair does; two threads measure
+//! 1.1-1.5x that pair (`benches/limit.rs`, `limit_2threads`). Releases do
+//! not change the word, so they never make an admission's CAS fail; they
+//! only share its line. The adaptation words (`Track`) stay on another
+//! line: they are read on every success but written rarely.
 //!
 //! An admission reads the three counters one after another, not at one
 //! instant. Each counter is monotonic and their sum grows in steps of one,
@@ -479,8 +493,8 @@ pub struct AimdStats {
     pub baseline: Option<u32>,
 }
 
-/// The release counters: one per outcome, side by side in one cache line
-/// (off the admission word's). Each counts, wrapping, the permits released
+/// The release counters: one per outcome, side by side, next to the
+/// admission word. Each counts, wrapping, the permits released
 /// with its outcome; it is only ever incremented, by one, once per such
 /// permit, after that permit's admission, with `Release`, and read with
 /// `Acquire`. Invariant: `admitted − (success + dropped + ignored)` (mod
@@ -515,6 +529,16 @@ const fn total(r: [usize; 3]) -> usize {
     r[0].wrapping_add(r[1]).wrapping_add(r[2])
 }
 
+/// What every admission and every release touches, kept on one cache line
+/// (see "Why one cache line" in the module docs).
+struct Hot {
+    /// The admission word: `admitted | limit | epoch` (layout in the module
+    /// docs). Only changed by read-modify-writes.
+    state: AtomicUsize,
+    /// Permits released so far, per outcome (see [`Released`]).
+    released: Released,
+}
+
 /// Adaptation words and counters written when permits end or are shed (kept
 /// off the admission word's cache line).
 struct Track {
@@ -533,11 +557,8 @@ struct Track {
 
 /// A lock-free AIMD concurrency limiter. See the [module docs](self).
 pub struct Aimd {
-    /// The admission word: `admitted | limit | epoch` (layout in the module
-    /// docs). Only changed by read-modify-writes.
-    state: Padded<AtomicUsize>,
-    /// Permits released so far, per outcome (see [`Released`]).
-    released: Padded<Released>,
+    /// The admission word and the release counters.
+    hot: Padded<Hot>,
     track: Padded<Track>,
     /// Immutable after construction: `min_limit ≤ max_limit ≤ MAX_LIMIT`.
     min_limit: usize,
@@ -592,8 +613,8 @@ impl Aimd {
             Ok(()) => {
                 let l = Self::build(config, epoch, count.wrapping_mul(3), count);
                 // Not shared yet: plain adds before the limiter is returned.
-                l.released.dropped.add(count);
-                l.released.ignored.add(count);
+                l.hot.released.dropped.add(count);
+                l.hot.released.ignored.add(count);
                 Ok(l)
             }
             Err(e) => Err(e),
@@ -606,11 +627,13 @@ impl Aimd {
         /// the sum of the other two counters once the caller has set them.
         fn build(c: AimdConfig, epoch: usize, admitted: usize, success: usize) -> Self {
             Self {
-                state: Padded::new(AtomicUsize::new(pack(admitted, c.initial_limit as usize, epoch))),
-                released: Padded::new(Released {
-                    success: AtomicUsize::new(success),
-                    dropped: SharedCounter::new(),
-                    ignored: SharedCounter::new(),
+                hot: Padded::new(Hot {
+                    state: AtomicUsize::new(pack(admitted, c.initial_limit as usize, epoch)),
+                    released: Released {
+                        success: AtomicUsize::new(success),
+                        dropped: SharedCounter::new(),
+                        ignored: SharedCounter::new(),
+                    },
                 }),
                 track: Padded::new(Track {
                     window_start: AtomicUsize::new(success),
@@ -640,7 +663,7 @@ impl Aimd {
     /// share of the limit; else sheds it (returns `None` and counts it).
     ///
     /// Lock-free; when uncontended, four loads (the word, then the three
-    /// release counters from one cache line) and one CAS.
+    /// release counters, all from the word's cache line) and one CAS.
     #[inline]
     pub fn try_acquire_with(&self, priority: Priority) -> Option<Permit<'_>> {
         let share = self.shares[priority as usize];
@@ -649,10 +672,10 @@ impl Aimd {
             // heads a release sequence every later RMW of the word
             // continues), so each release counter we read next is at least
             // the one it judged by (see "Orderings").
-            let cur = self.state.load(Ordering::Acquire);
+            let cur = self.hot.state.load(Ordering::Acquire);
             pause_point("limit::between_loads");
             // Acquire, each: pairs with the Release of each release.
-            let released = total(self.released.load());
+            let released = total(self.hot.released.load());
             let in_flight = admitted_of(cur).wrapping_sub(released) & COUNT_MASK;
             if in_flight > self.max_limit {
                 // The counters count a permit admitted after `cur` was read:
@@ -663,7 +686,7 @@ impl Aimd {
                 // Shed only if the word did not move while the counters were
                 // read, so the count judged was the one in force at some
                 // instant in between (see "Why three release counters").
-                if self.state.load(Ordering::Relaxed) != cur {
+                if self.hot.state.load(Ordering::Relaxed) != cur {
                     continue;
                 }
                 self.track.shed[priority as usize].add(1);
@@ -674,6 +697,7 @@ impl Aimd {
             // admission; Acquire gives semaphore semantics. The CAS compares
             // the admitted count, limit and epoch it checked.
             if self
+                .hot
                 .state
                 .compare_exchange_weak(cur, bump_admitted(cur), Ordering::AcqRel, Ordering::Relaxed)
                 .is_ok()
@@ -690,7 +714,7 @@ impl Aimd {
     /// The current limit.
     #[inline]
     pub fn limit(&self) -> u32 {
-        limit_of(self.state.load(Ordering::Relaxed)) as u32
+        limit_of(self.hot.state.load(Ordering::Relaxed)) as u32
     }
 
     /// Permits currently in flight (under concurrent use it may still count
@@ -707,10 +731,10 @@ impl Aimd {
     fn snapshot(&self) -> (usize, [usize; 3], usize) {
         loop {
             // Orderings as in `try_acquire_with`.
-            let word = self.state.load(Ordering::Acquire);
-            let released = self.released.load();
+            let word = self.hot.state.load(Ordering::Acquire);
+            let released = self.hot.released.load();
             let in_flight = admitted_of(word).wrapping_sub(total(released)) & COUNT_MASK;
-            if in_flight <= self.max_limit && self.state.load(Ordering::Relaxed) == word {
+            if in_flight <= self.max_limit && self.hot.state.load(Ordering::Relaxed) == word {
                 return (word, released, in_flight);
             }
         }
@@ -748,12 +772,12 @@ impl Aimd {
     fn on_ignore(&self) {
         // Release: pairs with the Acquire loads of the counters in
         // admissions (semaphore semantics).
-        self.released.ignored.add_release(1);
+        self.hot.released.ignored.add_release(1);
     }
 
     fn on_dropped(&self, admitted: usize) {
         // Release: as in `on_ignore`.
-        self.released.dropped.add_release(1);
+        self.hot.released.dropped.add_release(1);
         self.cut(epoch_of(admitted));
     }
 
@@ -777,6 +801,7 @@ impl Aimd {
         // The permit's release, and its sequence number among successes (1
         // for the first, wrapping). Release: as in `on_ignore`.
         let n = self
+            .hot
             .released
             .success
             .fetch_add(1, Ordering::Release)
@@ -821,7 +846,7 @@ impl Aimd {
     fn grow_checked(&self, admitted: usize, share: usize, n: usize) {
         let epoch = epoch_of(admitted);
         // Relaxed: only limit and epoch are used; the CAS below validates.
-        let now = self.state.load(Ordering::Relaxed);
+        let now = self.hot.state.load(Ordering::Relaxed);
         let limit = limit_of(now);
         // Not application-limited: the permit saw at least half of its
         // class's threshold in use.
@@ -850,7 +875,7 @@ impl Aimd {
             pause_point("limit::grow");
             // Relaxed: the word's own modification order is all that matters
             // (an RMW continues the admissions' release sequence).
-            match self.state.compare_exchange_weak(
+            match self.hot.state.compare_exchange_weak(
                 cur,
                 cur + (1 << LIMIT_SHIFT),
                 Ordering::Relaxed,
@@ -865,7 +890,7 @@ impl Aimd {
     /// Multiplicative decrease, at most once per epoch: only a permit
     /// admitted in the current epoch can cut, and the cut starts a new one.
     fn cut(&self, epoch: usize) {
-        let mut cur = self.state.load(Ordering::Relaxed);
+        let mut cur = self.hot.state.load(Ordering::Relaxed);
         loop {
             if epoch_of(cur) != epoch {
                 return; // admitted before the last cut
@@ -883,10 +908,12 @@ impl Aimd {
             let next = pack(admitted_of(cur), lower, epoch + 1);
             pause_point("limit::cut");
             // Relaxed: as in `grow`.
-            match self
-                .state
-                .compare_exchange_weak(cur, next, Ordering::Relaxed, Ordering::Relaxed)
-            {
+            match self.hot.state.compare_exchange_weak(
+                cur,
+                next,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
                 Ok(_) => break,
                 Err(w) => cur = w,
             }

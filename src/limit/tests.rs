@@ -443,15 +443,15 @@ fn baseline_reprobes_after_a_window_of_successes_with_ignores_between() {
 #[test]
 fn epoch_wraps_around_without_losing_once_per_window() {
     let l = Aimd::__with_start(config(1, 100, 200), EPOCH_MASK, 0).unwrap();
-    assert_eq!(epoch_of(l.state.load(Ordering::Relaxed)), EPOCH_MASK);
+    assert_eq!(epoch_of(l.hot.state.load(Ordering::Relaxed)), EPOCH_MASK);
     let old = l.try_acquire().unwrap();
     l.try_acquire().unwrap().dropped();
-    assert_eq!(epoch_of(l.state.load(Ordering::Relaxed)), 0);
+    assert_eq!(epoch_of(l.hot.state.load(Ordering::Relaxed)), 0);
     assert_eq!(l.limit(), 89);
     old.dropped(); // from epoch MASK, now 0: stale
     assert_eq!(l.limit(), 89);
     l.try_acquire().unwrap().dropped();
-    assert_eq!(epoch_of(l.state.load(Ordering::Relaxed)), 1);
+    assert_eq!(epoch_of(l.hot.state.load(Ordering::Relaxed)), 1);
     assert_eq!(l.limit(), 79);
     assert_eq!(l.in_flight(), 0);
 }
@@ -471,7 +471,10 @@ fn counters_near_wraparound_keep_in_flight_and_windows() {
         start,
     )
     .unwrap();
-    assert_eq!(admitted_of(l.state.load(Ordering::Relaxed)), COUNT_MASK - 5);
+    assert_eq!(
+        admitted_of(l.hot.state.load(Ordering::Relaxed)),
+        COUNT_MASK - 5
+    );
     assert_eq!(l.in_flight(), 0);
     for round in 0..3u32 {
         let limit = l.limit();
