@@ -98,8 +98,8 @@ fn stream<P: Send, C>(
 /// Moves `iters` batches of `batch` items; `push(p, first_value, max)` and
 /// `pop(c, out)` move up to `max` / `out.len()` items and return how many
 /// (0: wait). `out` is the consumer's buffer, allocated once per sample
-/// (the copying consumers copy into it; the zero-copy ones only take its
-/// length).
+/// (the copying consumers copy into it, and the harness `black_box`es what
+/// they copied; the zero-copy ones only take its length).
 fn batches<P: Send, C>(
     iters: u64,
     batch: usize,
@@ -136,6 +136,7 @@ fn batches<P: Send, C>(
             match pop(&mut c, &mut out[..want]) {
                 0 => wait(&mut m),
                 n => {
+                    black_box(&out[..n]);
                     got += n as u64;
                     m = 0;
                 }
@@ -450,11 +451,7 @@ fn batch_group(c: &mut Criterion, batch: usize) {
                 p,
                 c,
                 |p, _, n| p.push_burst(&SRC[..n]),
-                |c, out| {
-                    let k = c.pop_burst(out);
-                    black_box(&*out);
-                    k
-                },
+                |c, out| c.pop_burst(out),
             )
         })
     });
@@ -467,11 +464,7 @@ fn batch_group(c: &mut Criterion, batch: usize) {
                 p,
                 c,
                 |p, _, n| n - p.push_partial_slice(&SRC[..n]).1.len(),
-                |c, out| {
-                    let k = c.pop_partial_slice(out).0.len();
-                    black_box(&*out);
-                    k
-                },
+                |c, out| c.pop_partial_slice(out).0.len(),
             )
         })
     });
@@ -484,11 +477,7 @@ fn batch_group(c: &mut Criterion, batch: usize) {
                 p,
                 c,
                 |p, _, n| p.push_slice(&SRC[..n]),
-                |c, out| {
-                    let k = c.pop_slice(out);
-                    black_box(&*out);
-                    k
-                },
+                |c, out| c.pop_slice(out),
             )
         })
     });
@@ -686,6 +675,30 @@ fn overwrite_live_group<const N: usize>(c: &mut Criterion, per: Per) {
     g.finish();
 }
 
+/// A single-thread case: `batch` items in with `push`, then out into a
+/// buffer with `pop`, per iteration (each returns how many it moved).
+fn burst_pair<P: 'static, C: 'static>(
+    group: &'static str,
+    name: &'static str,
+    batch: usize,
+    mut p: P,
+    mut c: C,
+    mut push: impl FnMut(&mut P, &[u64]) -> usize + 'static,
+    mut pop: impl FnMut(&mut C, &mut [u64]) -> usize + 'static,
+) -> Case<'static> {
+    let mut out = vec![0u64; batch];
+    (
+        group,
+        name,
+        Box::new(move |iters| {
+            for _ in 0..iters {
+                black_box(push(&mut p, black_box(&SRC[..batch])));
+                black_box(pop(&mut c, black_box(&mut out[..])));
+            }
+        }),
+    )
+}
+
 // ------------------------------------------------------ single-thread cases
 
 /// The single-threaded cases (criterion and instruction counts).
@@ -789,41 +802,35 @@ fn single_thread_cases<'a>(
             "batch_pair_32"
         };
         let ring: &'static mut Sg<N> = Box::leak(Box::new(Sg::new()));
-        let (mut p, mut c) = ring.split();
-        let mut out = vec![0u64; batch];
-        v.push((
+        let (p, c) = ring.split();
+        v.push(burst_pair(
             g,
             "sluicegate_burst",
-            Box::new(move |iters| {
-                for _ in 0..iters {
-                    black_box(p.push_burst(black_box(&SRC[..batch])));
-                    black_box(c.pop_burst(black_box(&mut out[..])));
-                }
-            }),
+            batch,
+            p,
+            c,
+            |p, x| p.push_burst(x),
+            |c, o| c.pop_burst(o),
         ));
-        let (mut p, mut c) = rtrb::RingBuffer::new(N);
-        let mut out = vec![0u64; batch];
-        v.push((
+        let (p, c) = rtrb::RingBuffer::new(N);
+        v.push(burst_pair(
             g,
             "rtrb_burst",
-            Box::new(move |iters| {
-                for _ in 0..iters {
-                    black_box(p.push_partial_slice(black_box(&SRC[..batch])));
-                    black_box(c.pop_partial_slice(black_box(&mut out[..])));
-                }
-            }),
+            batch,
+            p,
+            c,
+            |p, x| x.len() - p.push_partial_slice(x).1.len(),
+            |c, o| c.pop_partial_slice(o).0.len(),
         ));
-        let (mut p, mut c) = rb_split(N);
-        let mut out = vec![0u64; batch];
-        v.push((
+        let (p, c) = rb_split(N);
+        v.push(burst_pair(
             g,
             "ringbuf_burst",
-            Box::new(move |iters| {
-                for _ in 0..iters {
-                    black_box(p.push_slice(black_box(&SRC[..batch])));
-                    black_box(c.pop_slice(black_box(&mut out[..])));
-                }
-            }),
+            batch,
+            p,
+            c,
+            |p, x| p.push_slice(x),
+            |c, o| c.pop_slice(o),
         ));
         let ring: &'static mut Sg<N> = Box::leak(Box::new(Sg::new()));
         let (mut p, mut c) = ring.split();
