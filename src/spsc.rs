@@ -92,6 +92,25 @@
 //! static RING: sluicegate::spsc::Ring<std::rc::Rc<u8>, 4> = sluicegate::spsc::Ring::new();
 //! ```
 //!
+//! Sharing the read side between threads when the items are not `Sync`
+//! (here two threads would mutate the peeked `Cell` at once):
+//!
+//! ```compile_fail,E0277
+//! use std::cell::Cell;
+//! let mut ring: sluicegate::spsc::Ring<Cell<u32>, 4> = sluicegate::spsc::Ring::new();
+//! let (mut tx, rx) = ring.split();
+//! tx.try_push(Cell::new(0)).unwrap();
+//! std::thread::scope(|s| {
+//!     let rx = &rx;
+//!     s.spawn(move || rx.peek().unwrap().set(1));
+//!     s.spawn(move || rx.peek().unwrap().set(2));
+//! });
+//! ```
+//!
+//! The same holds for a [`ReadChunk`] (`as_slices`) and a [`Peek`] guard;
+//! `CONTRIBUTING.md` lists every public type's `Send`/`Sync` bounds and what
+//! a panic in an item's `Drop` leaves behind on each path.
+//!
 //! # Algorithm
 //!
 //! Lamport's ring with free-running positions. `tail` (written only by the
@@ -314,9 +333,14 @@ pub struct Ring<T, const N: usize, P: Policy = Reject> {
     _policy: PhantomData<P>,
 }
 
-// SAFETY: the ring hands each item from the one producer to the one consumer
-// (or back to the producer), so it moves `T` across threads: `T: Send` is
-// needed and enough. No `&T` is ever shared between the two sides at once.
+// SAFETY: through `&Ring` a thread can only read the counters and the
+// length, and take the two handles once (`try_split`); the handles move each
+// item from the one producer to the one consumer (or back to the producer),
+// so `T` crosses threads by value: `T: Send` is needed and enough for the
+// ring. No `&Ring` method hands out a `&T`. Every handle holds a `&Ring`, so
+// it inherits this `Sync` and is `Send` where `T: Send`; the read side's
+// handles that do hand out `&T` through `&self` (`Consumer`, `ReadChunk`,
+// `Peek`) are made `Sync` only where `T: Sync` as well, next to their types.
 unsafe impl<T: Send, const N: usize, P: Policy> Sync for Ring<T, N, P> {}
 
 impl<T, const N: usize, P: Policy> Ring<T, N, P> {
@@ -480,18 +504,48 @@ impl<T, const N: usize, P: Policy> core::fmt::Debug for Ring<T, N, P> {
 
 impl<T, const N: usize, P: Policy> Drop for Ring<T, N, P> {
     fn drop(&mut self) {
+        if !core::mem::needs_drop::<T>() {
+            return;
+        }
         // `&mut self`: no handle is alive (they borrow the ring), so plain
         // reads are fine. A leaked read guard may have left BUSY set.
-        let mut pos = self.load_head(Ordering::Relaxed) & !P::BUSY;
-        let tail = self.producer.tail.load(Ordering::Relaxed);
-        while pos != tail {
-            self.slot(pos).with_mut(|p| {
-                // SAFETY: positions in [head, tail) hold initialised items
-                // that nobody else owns; each is dropped once as `pos` advances.
+        let mut left = Leftovers {
+            ring: self,
+            pos: self.load_head(Ordering::Relaxed) & !P::BUSY,
+            tail: self.producer.tail.load(Ordering::Relaxed),
+        };
+        // If an item's `Drop` panics, unwinding drops `left`, which drops
+        // the items after it (a second panic then aborts, as in `Vec`).
+        left.drop_all();
+    }
+}
+
+/// The items a dropped ring still holds, stored positions `pos..tail`.
+struct Leftovers<'r, T, const N: usize, P: Policy> {
+    ring: &'r Ring<T, N, P>,
+    pos: usize,
+    tail: usize,
+}
+
+impl<T, const N: usize, P: Policy> Leftovers<'_, T, N, P> {
+    fn drop_all(&mut self) {
+        while self.pos != self.tail {
+            let pos = self.pos;
+            // Advanced before the drop, so a panicking item is not dropped again.
+            self.pos = pos.wrapping_add(Ring::<T, N, P>::STEP);
+            self.ring.slot(pos).with_mut(|p| {
+                // SAFETY: positions in [head, tail) of a ring being dropped
+                // hold initialised items that nobody else can reach; `pos`
+                // moved past this one first, so each is dropped once.
                 unsafe { (*p).assume_init_drop() }
             });
-            pos = pos.wrapping_add(Self::STEP);
         }
+    }
+}
+
+impl<T, const N: usize, P: Policy> Drop for Leftovers<'_, T, N, P> {
+    fn drop(&mut self) {
+        self.drop_all();
     }
 }
 
@@ -655,6 +709,9 @@ pub struct Producer<'a, T, const N: usize, P: Policy = Reject> {
 }
 
 /// The consuming half of a [`Ring`].
+///
+/// `Send` where `T: Send`; `Sync` only where `T: Send + Sync`, because
+/// [`peek`](Consumer::peek) on a [`Reject`] ring hands `&T` out through `&self`.
 pub struct Consumer<'a, T, const N: usize, P: Policy = Reject> {
     ring: &'a Ring<T, N, P>,
     /// Stored position of the next read (flag cleared). Under `Reject` equal
@@ -664,6 +721,13 @@ pub struct Consumer<'a, T, const N: usize, P: Policy = Reject> {
     /// Cached stored `tail`; never ahead of the real one.
     tail: usize,
 }
+
+// SAFETY: `&Consumer` gives `&T` (`peek` under `Reject`), so threads sharing
+// the consumer share the oldest item: `T: Sync` is needed, and enough, since
+// the item cannot change or leave the ring while that borrow lives (popping
+// needs `&mut self`). Every other `&self` method reads only counters and
+// indices through `&Ring` (`Sync` where `T: Send`). `Send` stays automatic.
+unsafe impl<T: Send + Sync, const N: usize, P: Policy> Sync for Consumer<'_, T, N, P> {}
 
 impl<T, const N: usize, P: Policy> core::fmt::Debug for Producer<'_, T, N, P> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

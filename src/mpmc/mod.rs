@@ -185,9 +185,11 @@ cfg_cas! {
             overwritten: SharedCounter,
         }
 
-        // SAFETY: items move between contexts through the ring (so `T: Send`),
-        // and each slot is accessed only by the one context holding its index
-        // (see the `slots` invariant), with release/acquire on the index hand-off.
+        // SAFETY: items move between contexts through the ring by value (so
+        // `T: Send`), and each slot is accessed only by the one context holding
+        // its index (see the `slots` invariant), with release/acquire on the
+        // index hand-off. No `&self` method hands out a `&T`, so `T: Sync` is
+        // not needed. `Send` is automatic (`T: Send`).
         unsafe impl<T: Send, const N: usize> Sync for Ring<T, N> {}
 
         /// A snapshot of a ring's counters.
@@ -394,9 +396,22 @@ cfg_cas! {
             fn drop(&mut self) {
                 if core::mem::needs_drop::<T>() {
                     // `&mut self`: no operation is in progress, so every item is
-                    // in `aq` and the pops below return them all.
-                    while self.try_pop().is_some() {}
+                    // in `aq` and the pops below return them all. Each item is
+                    // popped (its slot freed) before its `Drop` runs; if one
+                    // panics, unwinding drops `left`, which pops and drops the
+                    // rest (a second panic then aborts, as in `Vec`).
+                    let left = Leftovers(self);
+                    while left.0.try_pop().is_some() {}
                 }
+            }
+        }
+
+        /// The items of a ring being dropped.
+        struct Leftovers<'r, T, const N: usize>(&'r Ring<T, N>);
+
+        impl<T, const N: usize> Drop for Leftovers<'_, T, N> {
+            fn drop(&mut self) {
+                while self.0.try_pop().is_some() {}
             }
         }
 

@@ -14,19 +14,32 @@ use super::{Policy, Ring};
 ///
 /// Fill it through [`as_mut_slices`](Self::as_mut_slices) and publish with
 /// [`commit`](Self::commit), or use the safe [`fill_from_iter`](Self::fill_from_iter).
-/// Dropping it publishes nothing (values written but not committed are
-/// forgotten, not dropped).
+/// Dropping it publishes nothing (values written through `as_mut_slices` but
+/// not committed are forgotten, not dropped).
+///
+/// `Send` and `Sync` where `T: Send`: it hands out no `&T`, only `&mut`
+/// access to empty slots through `&mut self`.
 pub struct WriteChunkUninit<'c, T, const N: usize, P: Policy> {
     ring: &'c Ring<T, N, P>,
-    /// The producer's tail: start of the region, advanced on commit.
+    /// The producer's tail: start of the region, advanced when the chunk is
+    /// dropped (by `commit` or at the end of `fill_from_iter`).
     tail: &'c mut usize,
     len: usize,
+    /// How many of the first slots hold items to publish when the chunk is
+    /// dropped. Raised slot by slot by `fill_from_iter`, so a panicking
+    /// iterator still publishes what it wrote; set at once by `commit`.
+    written: usize,
 }
 
 impl<'c, T, const N: usize, P: Policy> WriteChunkUninit<'c, T, N, P> {
     pub(super) fn new(ring: &'c Ring<T, N, P>, tail: &'c mut usize, len: usize) -> Self {
         debug_assert!(len <= N);
-        Self { ring, tail, len }
+        Self {
+            ring,
+            tail,
+            len,
+            written: 0,
+        }
     }
 
     /// Number of reserved slots.
@@ -64,9 +77,9 @@ impl<'c, T, const N: usize, P: Policy> WriteChunkUninit<'c, T, N, P> {
     ///
     /// The first `n` slots (in the order of [`as_mut_slices`](Self::as_mut_slices))
     /// must have been initialised.
-    pub unsafe fn commit(self, n: usize) {
-        let n = n.min(self.len);
-        self.ring.publish(self.tail, n);
+    pub unsafe fn commit(mut self, n: usize) {
+        // Published when `self` is dropped, on return.
+        self.written = n.min(self.len);
     }
 
     /// Publishes all reserved slots.
@@ -74,21 +87,21 @@ impl<'c, T, const N: usize, P: Policy> WriteChunkUninit<'c, T, N, P> {
     /// # Safety
     ///
     /// Every slot must have been initialised.
-    pub unsafe fn commit_all(self) {
-        let n = self.len;
-        self.ring.publish(self.tail, n);
+    pub unsafe fn commit_all(mut self) {
+        self.written = self.len;
     }
 
     /// Moves items from `iter` into the reserved slots until either runs out,
     /// then publishes them at once. Returns how many were written.
-    pub fn fill_from_iter<I: IntoIterator<Item = T>>(self, iter: I) -> usize {
-        let mut written = 0;
+    ///
+    /// If the iterator panics, the items it yielded before are published
+    /// all the same (the consumer receives them) and the panic goes on.
+    pub fn fill_from_iter<I: IntoIterator<Item = T>>(mut self, iter: I) -> usize {
         for item in iter.into_iter().take(self.len) {
-            self.write_slot(written, item);
-            written += 1;
+            self.write_slot(self.written, item);
+            self.written += 1;
         }
-        self.ring.publish(self.tail, written);
-        written
+        self.written
     }
 
     /// Writes the `i`-th reserved slot (loom models only; `i < len`).
@@ -111,22 +124,52 @@ impl<'c, T, const N: usize, P: Policy> WriteChunkUninit<'c, T, N, P> {
     }
 }
 
+impl<T, const N: usize, P: Policy> Drop for WriteChunkUninit<'_, T, N, P> {
+    fn drop(&mut self) {
+        if self.written > 0 {
+            self.ring.publish(self.tail, self.written);
+        }
+    }
+}
+
 /// A claimed region of items, read in place, from
 /// [`Consumer::read_chunk`](super::Consumer::read_chunk).
 ///
 /// [`commit`](Self::commit) drops the first `n` items and frees their slots;
 /// dropping the chunk frees nothing (the items stay in the ring).
+///
+/// `Send` where `T: Send`; `Sync` only where `T: Send + Sync`, because
+/// [`as_slices`](Self::as_slices) hands `&T` to whoever shares the chunk.
 pub struct ReadChunk<'c, T, const N: usize, P: Policy> {
     ring: &'c Ring<T, N, P>,
-    /// The consumer's head: start of the region, advanced on commit.
+    /// The consumer's head: start of the region, advanced when the chunk is
+    /// dropped (by `commit` or `Peek::pop`), which also ends the claim.
     head: &'c mut usize,
     len: usize,
+    /// How many of the first items are gone (dropped or moved out) and have
+    /// their slots freed when the chunk is dropped. `commit` raises it
+    /// *before* each item's `Drop` runs, so a panicking `Drop` frees exactly
+    /// the items already dropped, that one included.
+    freed: usize,
 }
+
+// SAFETY: `&ReadChunk` gives `&T` through `as_slices` (and `Peek`'s
+// `Deref`), so sharing the chunk between threads shares the items: `T: Sync`
+// is needed, and with it enough, as the items cannot change while shared
+// (mutation needs `&mut self`). The claim itself is ended only through
+// `self` or `&mut self`. The `Send` half stays automatic (`T: Send`, through
+// `&Ring`): moving the chunk moves the right to drop the items in place.
+unsafe impl<T: Send + Sync, const N: usize, P: Policy> Sync for ReadChunk<'_, T, N, P> {}
 
 impl<'c, T, const N: usize, P: Policy> ReadChunk<'c, T, N, P> {
     pub(super) fn new(ring: &'c Ring<T, N, P>, head: &'c mut usize, len: usize) -> Self {
         debug_assert!(len <= N);
-        Self { ring, head, len }
+        Self {
+            ring,
+            head,
+            len,
+            freed: 0,
+        }
     }
 
     /// Number of claimed items.
@@ -178,27 +221,29 @@ impl<'c, T, const N: usize, P: Policy> ReadChunk<'c, T, N, P> {
 
     /// Drops the first `n` items (clamped to the chunk's length) in place
     /// and frees their slots; the rest stay in the ring.
-    pub fn commit(self, n: usize) {
-        if self.len == 0 {
-            // An empty chunk holds no claim: nothing to free or release.
+    ///
+    /// If an item's `Drop` panics, the items before it and that one are
+    /// gone and their slots freed; the ones after it stay in the ring, in
+    /// order, for the next pop. No item is dropped twice.
+    pub fn commit(mut self, n: usize) {
+        let n = n.min(self.len);
+        if !core::mem::needs_drop::<T>() {
+            self.freed = n;
             return;
         }
-        let n = n.min(self.len);
-        if core::mem::needs_drop::<T>() {
-            for i in 0..n {
-                self.ring
-                    .slot(self.head.wrapping_add(i << P::SHIFT))
-                    .with_mut(|p| {
-                        // SAFETY: the item is initialised and claimed by us;
-                        // after the release below its slot counts as empty, so
-                        // it is dropped exactly once.
-                        unsafe { (*p).assume_init_drop() }
-                    });
-            }
+        while self.freed < n {
+            let pos = self.head.wrapping_add(self.freed << P::SHIFT);
+            // Counted before the drop: a `Drop` that panics has still
+            // consumed the item, and unwinding frees its slot (in our `Drop`).
+            self.freed += 1;
+            self.ring.slot(pos).with_mut(|p| {
+                // SAFETY: the item is initialised and claimed by us, and
+                // `freed` already counts it, so nothing reads or drops it
+                // again: its slot is freed when `self` is dropped.
+                unsafe { (*p).assume_init_drop() }
+            });
         }
-        // Release the claim ourselves and skip Drop's release.
-        let mut this = core::mem::ManuallyDrop::new(self);
-        this.ring.release(this.head, n);
+        // `self` is dropped here: frees the `n` slots and ends the claim.
     }
 
     /// Reads the `i`-th claimed item (loom models only; `i < len`).
@@ -226,9 +271,11 @@ impl<'c, T, const N: usize, P: Policy> ReadChunk<'c, T, N, P> {
 
 impl<T, const N: usize, P: Policy> Drop for ReadChunk<'_, T, N, P> {
     fn drop(&mut self) {
+        // An empty chunk holds no claim (`claim` returned 0).
         if self.len > 0 {
-            // End the claim without freeing anything (clears BUSY).
-            self.ring.release(self.head, 0);
+            // Frees the slots of the items that are gone and ends the claim
+            // (clears BUSY under Overwrite); the rest stay in the ring.
+            self.ring.release(self.head, self.freed);
         }
     }
 }
@@ -238,6 +285,9 @@ crate::sync::cfg_cas! {
 /// The oldest item of an [`Overwrite`](super::Overwrite) ring, held in place
 /// (see [`Consumer::peek`](super::Consumer::peek)). Dereferences to the item;
 /// [`pop`](Self::pop) takes it.
+///
+/// `Send` where `T: Send`; `Sync` only where `T: Send + Sync` (it derefs to
+/// `&T`), both inherited from the [`ReadChunk`] inside.
 pub struct Peek<'c, T, const N: usize, P: Policy>(ReadChunk<'c, T, N, P>);
 
 impl<'c, T, const N: usize, P: Policy> Peek<'c, T, N, P> {
@@ -251,15 +301,14 @@ impl<'c, T, const N: usize, P: Policy> Peek<'c, T, N, P> {
 
     /// Removes the item from the ring and returns it.
     pub fn pop(self) -> T {
-        let chunk = self.0;
-        let item = chunk.ring.slot(*chunk.head).with(|p| {
-            // SAFETY: the chunk claims this published item; after reading it
-            // we release its slot, so it is moved out exactly once.
+        let mut chunk = self.0;
+        chunk.freed = 1;
+        chunk.ring.slot(*chunk.head).with(|p| {
+            // SAFETY: the chunk claims this published item, and `freed`
+            // counts it as gone, so it is moved out exactly once: dropping
+            // the chunk after this read frees the slot and ends the claim.
             unsafe { (*p).assume_init_read() }
-        });
-        chunk.ring.release(chunk.head, 1);
-        core::mem::forget(chunk);
-        item
+        })
     }
 }
 

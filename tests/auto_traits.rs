@@ -1,0 +1,162 @@
+//! `Send` and `Sync` of every public type, pinned at compile time: this file
+//! stops compiling if a handle that hands out `&T` through `&self` becomes
+//! `Sync` for `!Sync` items, or if a type loses a bound it should have.
+//! The reasoning for each bound is in `CONTRIBUTING.md` ("Auto traits").
+#![cfg(not(sluicegate_loom))]
+
+use std::cell::Cell;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use sluicegate::limit::{Aimd, AimdConfig, AimdStats, ConfigError, Permit, Priority};
+use sluicegate::spsc::{
+    Consumer, Overwrite, Peek, Producer, ReadChunk, Reject, Ring, WriteChunkUninit,
+};
+use sluicegate::{mpmc, Full, Insufficient};
+
+fn is_send<T: Send + ?Sized>() {}
+fn is_sync<T: Sync + ?Sized>() {}
+
+/// Fails to compile if `$t: $trait`. (Two blanket impls of a helper trait,
+/// one for every type and one for types with the trait; naming the helper's
+/// item is ambiguous exactly when both apply.)
+macro_rules! assert_not {
+    ($trait:path: $($t:ty),+ $(,)?) => {{
+        trait AmbiguousIfImpl<A> {
+            fn probe() {}
+        }
+        impl<X: ?Sized> AmbiguousIfImpl<()> for X {}
+        struct WhenImplemented;
+        impl<X: ?Sized + $trait> AmbiguousIfImpl<WhenImplemented> for X {}
+        $( let _ = <$t as AmbiguousIfImpl<_>>::probe; )+
+    }};
+}
+
+type C = Cell<u32>; // Send + !Sync: the payload of issue 17's data race
+type R = Rc<u32>; // !Send + !Sync
+
+#[test]
+fn spsc_read_side_is_sync_only_for_sync_items() {
+    // Issue 17: these hand out `&T` through `&self` (`peek`, `as_slices`,
+    // `Deref`), so sharing them must need `T: Sync`.
+    assert_not!(Sync:
+        Consumer<'static, C, 4>,
+        Consumer<'static, C, 4, Overwrite>,
+        ReadChunk<'static, C, 4, Reject>,
+        ReadChunk<'static, C, 4, Overwrite>,
+        Peek<'static, C, 4, Overwrite>,
+    );
+    // ... and they can still be moved to the consumer's thread.
+    is_send::<Consumer<'static, C, 4>>();
+    is_send::<Consumer<'static, C, 4, Overwrite>>();
+    is_send::<ReadChunk<'static, C, 4, Reject>>();
+    is_send::<Peek<'static, C, 4, Overwrite>>();
+    // With `Sync` items, sharing is fine.
+    is_sync::<Consumer<'static, AtomicU32, 4>>();
+    is_sync::<ReadChunk<'static, AtomicU32, 4, Overwrite>>();
+    is_sync::<Peek<'static, AtomicU32, 4, Overwrite>>();
+}
+
+#[test]
+fn spsc_ring_and_write_side_need_only_send_items() {
+    // No `&T` through `&self`: `T: Send` is enough for both traits.
+    is_send::<Ring<C, 4>>();
+    is_sync::<Ring<C, 4>>();
+    is_sync::<Ring<C, 4, Overwrite>>();
+    is_send::<Producer<'static, C, 4, Overwrite>>();
+    is_sync::<Producer<'static, C, 4, Overwrite>>();
+    is_send::<WriteChunkUninit<'static, C, 4, Reject>>();
+    is_sync::<WriteChunkUninit<'static, C, 4, Reject>>();
+    // Items that can't cross threads make nothing cross threads.
+    assert_not!(Send: Ring<R, 4>, Producer<'static, R, 4>, Consumer<'static, R, 4>, ReadChunk<'static, R, 4, Reject>);
+    assert_not!(Sync: Ring<R, 4>, Producer<'static, R, 4>, WriteChunkUninit<'static, R, 4, Reject>);
+}
+
+#[test]
+fn mpmc_ring_needs_only_send_items() {
+    // Items move in and out by value; nothing hands out `&T`.
+    is_send::<mpmc::Ring<C, 4>>();
+    is_sync::<mpmc::Ring<C, 4>>();
+    assert_not!(Send: mpmc::Ring<R, 4>);
+    assert_not!(Sync: mpmc::Ring<R, 4>);
+}
+
+#[test]
+fn limiter_and_error_types() {
+    is_send::<Aimd>();
+    is_sync::<Aimd>();
+    is_send::<Permit<'static>>();
+    is_sync::<Permit<'static>>();
+    is_send::<AimdConfig>();
+    is_sync::<AimdConfig>();
+    is_sync::<AimdStats>();
+    is_sync::<ConfigError>();
+    is_sync::<Priority>();
+    is_sync::<Insufficient>();
+    is_sync::<sluicegate::spsc::Stats>();
+    is_sync::<mpmc::Stats>();
+    // `Full<T>` is plain data around the item: it follows `T`.
+    is_send::<Full<C>>();
+    assert_not!(Sync: Full<C>);
+    assert_not!(Send: Full<R>);
+}
+
+/// Threads that share a consumer of `Sync` items may peek at the same item
+/// at once (the sound case of issue 17's race; Miri checks it).
+#[test]
+fn shared_consumer_peeks_from_two_threads() {
+    let mut ring: Ring<AtomicU32, 4> = Ring::new();
+    let (mut tx, mut rx) = ring.split();
+    tx.try_push(AtomicU32::new(0)).unwrap();
+    let rounds = if cfg!(miri) { 20 } else { 1000 };
+    std::thread::scope(|s| {
+        let rx = &rx;
+        for _ in 0..2 {
+            s.spawn(move || {
+                for _ in 0..rounds {
+                    rx.peek().unwrap().fetch_add(1, Ordering::Relaxed);
+                }
+            });
+        }
+    });
+    assert_eq!(rx.try_pop().unwrap().into_inner(), 2 * rounds);
+}
+
+/// The same through a shared read chunk of an `Overwrite` ring, with the
+/// producer evicting (and shedding) on a third thread meanwhile.
+#[test]
+fn shared_read_chunk_while_the_producer_sheds() {
+    let mut ring: Ring<AtomicU32, 2, Overwrite> = Ring::new();
+    let (mut tx, mut rx) = ring.split();
+    tx.try_push(AtomicU32::new(0)).unwrap();
+    tx.try_push(AtomicU32::new(100)).unwrap();
+    let rounds = if cfg!(miri) { 20 } else { 1000 };
+    let chunk = rx.read_chunk(2);
+    let shed = std::thread::scope(|s| {
+        let chunk = &chunk;
+        for _ in 0..2 {
+            s.spawn(move || {
+                for _ in 0..rounds {
+                    let (a, b) = chunk.as_slices();
+                    a.iter().chain(b).for_each(|v| {
+                        v.fetch_add(1, Ordering::Relaxed);
+                    });
+                }
+            });
+        }
+        // The producer never waits: full and claimed, so it sheds each new item.
+        s.spawn(move || {
+            (0..rounds)
+                .filter(|_| tx.push_overwrite(AtomicU32::new(7)).is_some())
+                .count()
+        })
+        .join()
+        .unwrap()
+    });
+    assert_eq!(shed, rounds as usize);
+    drop(chunk);
+    let got: Vec<u32> = std::iter::from_fn(|| rx.try_pop())
+        .map(AtomicU32::into_inner)
+        .collect();
+    assert_eq!(got, [2 * rounds, 100 + 2 * rounds]);
+}
