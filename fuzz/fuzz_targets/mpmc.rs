@@ -1,7 +1,8 @@
 //! The MPMC ring, sequentially, against a `VecDeque`: try_push,
 //! push_overwrite, try_pop, len, counters, from arbitrary starting positions
 //! (so every wrap point is reached). Boxed items, so the sanitizer sees any
-//! leak or double drop.
+//! leak or double drop; `!Sync`, and some panic when the ring's `Drop` drops
+//! them, which must still drop every other item.
 #![no_main]
 
 use std::collections::VecDeque;
@@ -9,7 +10,7 @@ use std::collections::VecDeque;
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use sluicegate::mpmc::Ring;
-use sluicegate_fuzz::{Cap, Start};
+use sluicegate_fuzz::{bombed, Cap, Item, Start};
 
 #[derive(Arbitrary, Debug)]
 enum Op {
@@ -37,9 +38,9 @@ struct Model {
     next: u64,
 }
 
-fn overwrite<const N: usize>(ring: &Ring<Box<u64>, N>, m: &mut Model) {
+fn overwrite<const N: usize>(ring: &Ring<Item, N>, m: &mut Model) {
     m.next += 1;
-    let got = ring.push_overwrite(Box::new(m.next)).map(|b| *b);
+    let got = ring.push_overwrite(Item::new(m.next)).map(Item::take);
     if m.items.len() < N {
         assert_eq!(got, None);
     } else {
@@ -51,29 +52,29 @@ fn overwrite<const N: usize>(ring: &Ring<Box<u64>, N>, m: &mut Model) {
 }
 
 fn run<const N: usize>(start: usize, ops: &[Op]) {
-    let ring: Ring<Box<u64>, N> = Ring::with_start_position(start);
+    let ring: Ring<Item, N> = Ring::with_start_position(start);
     let mut m = Model::default();
     for op in ops {
         match *op {
             Op::Push => {
                 m.next += 1;
-                match ring.try_push(Box::new(m.next)) {
+                match ring.try_push(Item::new(m.next)) {
                     Ok(()) => {
                         assert!(m.items.len() < N);
                         m.items.push_back(m.next);
                     }
                     Err(full) => {
                         assert_eq!(m.items.len(), N);
-                        assert_eq!(*full.into_inner(), m.next);
+                        assert_eq!(full.into_inner().take(), m.next);
                         m.rejected += 1;
                     }
                 }
             }
             Op::PushOverwrite => overwrite(&ring, &mut m),
-            Op::Pop => assert_eq!(ring.try_pop().map(|b| *b), m.items.pop_front()),
+            Op::Pop => assert_eq!(ring.try_pop().map(Item::take), m.items.pop_front()),
             Op::Drain(n) => {
                 for _ in 0..n % (2 * N as u8 + 2) {
-                    assert_eq!(ring.try_pop().map(|b| *b), m.items.pop_front());
+                    assert_eq!(ring.try_pop().map(Item::take), m.items.pop_front());
                 }
             }
             Op::Flood(n) => {
@@ -88,7 +89,10 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
         assert_eq!(ring.rejected(), m.rejected);
         assert_eq!(ring.overwritten(), m.overwritten);
     }
-    // The ring's Drop frees what is left.
+    // The ring's Drop frees what is left, all of it even if an item panics.
+    let bombs = m.items.iter().any(|&v| Item::is_bomb(v));
+    assert_eq!(bombed(|| drop(ring)), bombs);
+    assert_eq!(Item::live(), 0, "an item leaked");
 }
 
 fuzz_target!(|input: Input| {

@@ -1,7 +1,9 @@
 //! The overwrite SPSC ring against a `VecDeque`: try_push, push_overwrite,
 //! pop, peek guards and read chunks held while the producer pushes (the
 //! "consumer is mid-read" corner case, sequentially). Items are boxed so a
-//! leak or double drop shows up under the sanitizer.
+//! leak or double drop shows up under the sanitizer; they are `!Sync`, and
+//! some panic when the ring drops them in place (`commit`, the ring's
+//! `Drop`), which must leave the others intact.
 #![no_main]
 
 use std::collections::VecDeque;
@@ -9,7 +11,7 @@ use std::collections::VecDeque;
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use sluicegate::spsc::{Overwrite, Ring};
-use sluicegate_fuzz::{Cap, Start};
+use sluicegate_fuzz::{bombed, Cap, Item, Start};
 
 #[derive(Arbitrary, Debug)]
 enum Op {
@@ -67,7 +69,7 @@ impl Model {
 }
 
 fn run<const N: usize>(start: usize, ops: &[Op]) {
-    let mut ring: Ring<Box<u64>, N, Overwrite> = Ring::with_start(start);
+    let mut ring: Ring<Item, N, Overwrite> = Ring::with_start(start);
     let (mut tx, mut rx) = ring.split();
     let mut m = Model::default();
     let mut next = 0u64;
@@ -79,27 +81,27 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
         match *op {
             Op::Push => {
                 let item = fresh();
-                match tx.try_push(Box::new(item)) {
+                match tx.try_push(Item::new(item)) {
                     Ok(()) => m.items.push_back(item),
                     Err(full) => {
                         assert_eq!(m.items.len(), N);
-                        assert_eq!(*full.into_inner(), item);
+                        assert_eq!(full.into_inner().take(), item);
                         m.rejected += 1;
                     }
                 }
             }
             Op::PushOverwrite => {
                 let item = fresh();
-                let got = tx.push_overwrite(Box::new(item)).map(|b| *b);
+                let got = tx.push_overwrite(Item::new(item)).map(Item::take);
                 assert_eq!(got, m.push_overwrite::<N>(item, 0));
             }
-            Op::Pop => assert_eq!(rx.try_pop().map(|b| *b), m.items.pop_front()),
+            Op::Pop => assert_eq!(rx.try_pop().map(Item::take), m.items.pop_front()),
             Op::Peek { take } => match rx.peek() {
                 None => assert!(m.items.is_empty()),
                 Some(guard) => {
-                    assert_eq!(Some(&**guard), m.items.front());
+                    assert_eq!(Some(guard.value()), m.items.front().copied());
                     if take {
-                        assert_eq!(Some(*guard.pop()), m.items.pop_front());
+                        assert_eq!(Some(guard.pop().take()), m.items.pop_front());
                     }
                 }
             },
@@ -108,7 +110,7 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
                 let chunk = tx.write_chunk_uninit(max);
                 assert_eq!(chunk.len(), max.min(N - m.items.len()));
                 let items: Vec<u64> = (0..chunk.len()).map(|_| fresh()).collect();
-                let wrote = chunk.fill_from_iter(items.iter().map(|&v| Box::new(v)));
+                let wrote = chunk.fill_from_iter(items.iter().map(|&v| Item::new(v)));
                 assert_eq!(wrote, items.len());
                 m.items.extend(items);
             }
@@ -123,18 +125,21 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
                 assert_eq!(held, max.min(m.items.len()));
                 for _ in 0..pushes % (2 * N as u8 + 1) {
                     let item = fresh();
-                    let got = tx.push_overwrite(Box::new(item)).map(|b| *b);
+                    let got = tx.push_overwrite(Item::new(item)).map(Item::take);
                     assert_eq!(got, m.push_overwrite::<N>(item, held));
                 }
                 let (a, b) = chunk.as_slices();
                 assert!(a
                     .iter()
                     .chain(b)
-                    .map(|b| **b)
+                    .map(Item::value)
                     .eq(m.items.iter().take(held).copied()));
                 let c = commit as usize % (held + 1);
-                chunk.commit(c);
-                m.items.drain(..c);
+                // The first armed item among the `c` panics; it and the ones
+                // before it are gone, the ones after it stay.
+                let bomb = m.items.iter().take(c).position(|&v| Item::is_bomb(v));
+                assert_eq!(bombed(|| chunk.commit(c)), bomb.is_some());
+                m.items.drain(..bomb.map_or(c, |k| k + 1));
             }
         }
         assert_eq!(rx.len(), m.items.len());
@@ -142,9 +147,11 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
         assert_eq!(tx.stats().rejected, m.rejected);
         assert_eq!(tx.stats().overwritten, m.overwritten);
     }
-    // The ring's Drop frees what is left; the sanitizer checks it.
+    // The ring's Drop frees what is left, all of it even if an item panics.
     drop((tx, rx));
-    drop(ring);
+    let bombs = m.items.iter().any(|&v| Item::is_bomb(v));
+    assert_eq!(bombed(|| drop(ring)), bombs);
+    assert_eq!(Item::live(), 0, "an item leaked");
 }
 
 fuzz_target!(|input: Input| {

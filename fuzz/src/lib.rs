@@ -1,5 +1,9 @@
-//! Shared pieces of the fuzz targets: where positions start, and a checker
-//! that compares a ring against a `VecDeque` model.
+//! Shared pieces of the fuzz targets: where positions start, which capacity,
+//! and a payload that is `!Sync`, counts itself and may panic in `Drop`.
+//! Each target carries its own `VecDeque` model.
+
+use std::cell::Cell;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use arbitrary::Arbitrary;
 
@@ -38,4 +42,84 @@ pub enum Cap {
     One,
     Two,
     Eight,
+}
+
+std::thread_local! {
+    /// Items made and not yet dropped, on this (the fuzzing) thread.
+    static LIVE: Cell<usize> = const { Cell::new(0) };
+}
+
+/// The payload of the panics `Item::drop` provokes.
+pub struct Bomb;
+
+/// A payload that is `Send + !Sync` (the `Cell`), owns heap memory (so the
+/// sanitizer sees a leak or a double free), counts how many are alive, and
+/// panics in `Drop` while armed: the rings' in-place drop paths
+/// (`ReadChunk::commit`, the rings' own `Drop`) must leave every other item
+/// intact and drop none twice.
+pub struct Item {
+    value: Box<u64>,
+    armed: Cell<bool>,
+}
+
+impl Item {
+    /// Item ids with `id % 7 == 3` are armed: short inputs reach them.
+    pub fn new(value: u64) -> Self {
+        LIVE.with(|l| l.set(l.get() + 1));
+        Self {
+            value: Box::new(value),
+            armed: Cell::new(Self::is_bomb(value)),
+        }
+    }
+
+    /// Whether `Item::new(value)` panics when the ring drops it in place.
+    pub fn is_bomb(value: u64) -> bool {
+        value % 7 == 3
+    }
+
+    /// Its value; disarms it, for items the harness itself drops.
+    pub fn take(self) -> u64 {
+        self.armed.set(false);
+        *self.value
+    }
+
+    /// Its value, left armed.
+    pub fn value(&self) -> u64 {
+        *self.value
+    }
+
+    /// Items alive on this thread.
+    pub fn live() -> usize {
+        LIVE.with(Cell::get)
+    }
+}
+
+impl Drop for Item {
+    fn drop(&mut self) {
+        LIVE.with(|l| l.set(l.get() - 1));
+        // Not while unwinding already: a second panic would abort, as in std.
+        if self.armed.get() && !std::thread::panicking() {
+            std::panic::panic_any(Bomb);
+        }
+    }
+}
+
+/// Runs `f` and reports whether it panicked with [`Bomb`]. Any other panic
+/// aborts (a crash for the fuzzer); a `Bomb` panic is not printed.
+pub fn bombed(f: impl FnOnce()) -> bool {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    HOOK.call_once(|| {
+        let fuzzer_hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !info.payload().is::<Bomb>() {
+                fuzzer_hook(info);
+                std::process::abort();
+            }
+        }));
+    });
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(()) => false,
+        Err(payload) if payload.is::<Bomb>() => true,
+        Err(_) => std::process::abort(),
+    }
 }
