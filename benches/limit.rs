@@ -1,7 +1,7 @@
 //! Benchmarks of the AIMD limiter's admission path against the floor (a bare
 //! `fetch_add`/`fetch_sub` pair on one word) and `tokio::sync::Semaphore`.
 //!
-//! Run with `cargo bench --bench limit`.
+//! Run with `cargo bench -p sluicegate-bench --bench limit`.
 //!
 //! - `limit_uncontended`: one thread, acquire then release; an iteration is
 //!   one pair. `sluicegate_success` ends the permit with `success` (the

@@ -1,6 +1,6 @@
 //! `mpmc::Ring` against crossbeam `ArrayQueue` and heapless `MpMcQueue`, u64
 //! items, all threads released together by a barrier. Run with
-//! `cargo bench --bench mpmc`.
+//! `cargo bench -p sluicegate-bench --bench mpmc`.
 //!
 //! - `mpmc_{1p1c,2p2c}_{128,1024}`: producers push `iters` items in all
 //!   (waiting on full), consumers pop until they have all of them; an

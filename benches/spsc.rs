@@ -1,7 +1,7 @@
 //! `spsc::Ring` against rtrb, ringbuf, heapless `spsc::Queue` and crossbeam
 //! `ArrayQueue` (used single-producer/single-consumer), u64 items, all in one
 //! binary so every comparison is side by side in one run. Run with
-//! `cargo bench --bench spsc`; `ci/bench-table.sh` turns the results into the
+//! `cargo bench -p sluicegate-bench --bench spsc`; `ci/bench-table.sh` turns the results into the
 //! README's table.
 //!
 //! Two-thread cases follow rtrb's `performance-comparison`: `iter_custom`, the

@@ -68,12 +68,12 @@ if [ -z "$FROM" ] && [ $TABLE_ONLY -eq 0 ]; then
   rm -f "$OUT"/run-*.json "$OUT"/load.txt "$OUT"/log.txt
   ARGS=()
   [ $QUICK -eq 1 ] && ARGS+=(--warm-up-time 0.5 --measurement-time 1 --sample-size 10)
-  cargo bench --no-run "${BENCHES[@]/#/--bench=}" >&2
+  cargo bench -p sluicegate-bench --no-run "${BENCHES[@]/#/--bench=}" >&2
   for r in $(seq 1 "$RUNS"); do
     START=$(date +%s)
     echo "run $r start: $(uptime)" | tee -a "$OUT/load.txt" >&2
     for b in "${BENCHES[@]}"; do
-      cargo bench --bench "$b" -- "${ARGS[@]}" "${FILTER[@]}" 2>&1 | tee -a "$OUT/log.txt" >&2
+      cargo bench -p sluicegate-bench --bench "$b" -- "${ARGS[@]}" "${FILTER[@]}" 2>&1 | tee -a "$OUT/log.txt" >&2
     done
     echo "run $r end:   $(uptime)" | tee -a "$OUT/load.txt" >&2
     collect "$OUT/run-$r.json.all"

@@ -21,7 +21,7 @@ command -v valgrind >/dev/null || { echo "valgrind not installed" >&2; exit 1; }
 declare -A EXE
 while IFS=$'\t' read -r name path; do
   EXE[$name]=$path
-done < <(cargo bench --no-run --message-format=json --bench spsc --bench mpmc --bench limit 2>/dev/null |
+done < <(cargo bench -p sluicegate-bench --no-run --message-format=json --bench spsc --bench mpmc --bench limit 2>/dev/null |
   python3 -c '
 import json, sys
 for line in sys.stdin:
