@@ -10,7 +10,19 @@ extern crate std;
 mod error;
 mod sync;
 
+// Modules that need compare-and-swap: `sluicegate_cas` is set by build.rs
+// where it exists (natively, with the `portable-atomic` feature, or under loom).
+#[cfg(sluicegate_cas)]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(any(target_has_atomic = "ptr", feature = "portable-atomic")))
+)]
 pub mod limit;
+#[cfg(sluicegate_cas)]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(any(target_has_atomic = "ptr", feature = "portable-atomic")))
+)]
 pub mod mpmc;
 pub mod spsc;
 

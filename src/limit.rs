@@ -232,16 +232,6 @@
 //! * Envoy adaptive concurrency filter — latency compared against a re-probed
 //!   minimum round-trip time with a buffer (≈ 25 %).
 
-#![cfg(any(
-    target_has_atomic = "ptr",
-    feature = "portable-atomic",
-    sluicegate_loom
-))]
-#![cfg_attr(
-    docsrs,
-    doc(cfg(any(target_has_atomic = "ptr", feature = "portable-atomic")))
-)]
-
 use core::fmt;
 use core::mem::ManuallyDrop;
 

@@ -194,22 +194,17 @@
 //! - DPDK `rte_ring`: the burst/bulk vocabulary.
 
 mod chunk;
+#[cfg(all(sluicegate_cas, not(sluicegate_loom)))]
+mod peek;
 
-#[cfg(all(
-    not(sluicegate_loom),
-    any(target_has_atomic = "ptr", feature = "portable-atomic")
-))]
-pub use chunk::Peek;
 pub use chunk::{ReadChunk, WriteChunkUninit};
+#[cfg(all(sluicegate_cas, not(sluicegate_loom)))]
+pub use peek::Peek;
 
 use core::marker::PhantomData;
 use core::mem::MaybeUninit;
 
-#[cfg(any(
-    target_has_atomic = "ptr",
-    feature = "portable-atomic",
-    sluicegate_loom
-))]
+#[cfg(sluicegate_cas)]
 use crate::sync::AtomicBool;
 use crate::sync::{const_fn, slots, LoadStoreUsize, Ordering, Padded, Slot, SoloCounter};
 use crate::{Full, Insufficient};
@@ -239,27 +234,28 @@ impl Policy for Reject {
     const BUSY: usize = 0;
 }
 
-crate::sync::cfg_cas! {
-    /// Policy: the producer may also evict the oldest item to make room
-    /// ([`Producer::push_overwrite`]). Needs compare-and-swap (native, or the
-    /// `portable-atomic` feature).
-    #[derive(Debug)]
-    pub enum Overwrite {}
-    impl sealed::Sealed for Overwrite {}
-    impl Policy for Overwrite {
-        const SHIFT: u32 = 1;
-        const BUSY: usize = 1;
-    }
+/// Policy: the producer may also evict the oldest item to make room
+/// ([`Producer::push_overwrite`]). Needs compare-and-swap (native, or the
+/// `portable-atomic` feature).
+#[cfg(sluicegate_cas)]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(any(target_has_atomic = "ptr", feature = "portable-atomic")))
+)]
+#[derive(Debug)]
+pub enum Overwrite {}
+#[cfg(sluicegate_cas)]
+impl sealed::Sealed for Overwrite {}
+#[cfg(sluicegate_cas)]
+impl Policy for Overwrite {
+    const SHIFT: u32 = 1;
+    const BUSY: usize = 1;
 }
 
 /// The consumer's claim CAS (only the [`Overwrite`] policy claims).
 #[inline(always)]
 fn claim_cas(head: &LoadStoreUsize, current: usize, new: usize) -> Result<usize, usize> {
-    #[cfg(any(
-        target_has_atomic = "ptr",
-        feature = "portable-atomic",
-        sluicegate_loom
-    ))]
+    #[cfg(sluicegate_cas)]
     {
         // Success, Relaxed: the items were published by the tail store the
         // consumer already acquired; the CAS only decides who owns slot
@@ -274,11 +270,7 @@ fn claim_cas(head: &LoadStoreUsize, current: usize, new: usize) -> Result<usize,
             Ordering::Acquire,
         )
     }
-    #[cfg(not(any(
-        target_has_atomic = "ptr",
-        feature = "portable-atomic",
-        sluicegate_loom
-    )))]
+    #[cfg(not(sluicegate_cas))]
     {
         // Without CAS only `Reject` exists, whose BUSY is 0: never called.
         let _ = (head, new);
@@ -323,11 +315,7 @@ pub struct Ring<T, const N: usize, P: Policy = Reject> {
     head: Padded<LoadStoreUsize>,
     producer: Padded<ProducerSide>,
     /// Set once `try_split` has handed out the handles.
-    #[cfg(any(
-        target_has_atomic = "ptr",
-        feature = "portable-atomic",
-        sluicegate_loom
-    ))]
+    #[cfg(sluicegate_cas)]
     split_done: AtomicBool,
     slots: [Slot<T>; N],
     _policy: PhantomData<P>,
@@ -345,11 +333,7 @@ unsafe impl<T: Send, const N: usize, P: Policy> Sync for Ring<T, N, P> {}
 
 impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     /// Position distance (stored form) of a full ring.
-    #[cfg(any(
-        target_has_atomic = "ptr",
-        feature = "portable-atomic",
-        sluicegate_loom
-    ))]
+    #[cfg(sluicegate_cas)]
     const FULL: usize = N << P::SHIFT;
     /// Stored distance between consecutive positions.
     const STEP: usize = 1 << P::SHIFT;
@@ -381,7 +365,7 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
                     rejected: SoloCounter::new(),
                     overwritten: SoloCounter::new(),
                 }),
-                #[cfg(any(target_has_atomic = "ptr", feature = "portable-atomic", sluicegate_loom))]
+                #[cfg(sluicegate_cas)]
                 split_done: AtomicBool::new(false),
                 slots: slots::<T, N>(),
                 _policy: PhantomData,
@@ -404,11 +388,7 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     /// Splits a shared (e.g. `static`) ring, once: the first call returns the
     /// handles, every later call `None`. Needs an atomic swap (native, or the
     /// `portable-atomic` feature on targets such as thumbv6m).
-    #[cfg(any(
-        target_has_atomic = "ptr",
-        feature = "portable-atomic",
-        sluicegate_loom
-    ))]
+    #[cfg(sluicegate_cas)]
     pub fn try_split(&self) -> Option<(Producer<'_, T, N, P>, Consumer<'_, T, N, P>)> {
         // Relaxed: the flag only has to pick one winner (the swap is atomic);
         // the handles synchronise their data accesses through head and tail.
@@ -672,11 +652,7 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     /// the CAS-capable view under `Overwrite` (see `sync::rmw_view`).
     #[inline(always)]
     fn load_head(&self, order: Ordering) -> usize {
-        #[cfg(any(
-            target_has_atomic = "ptr",
-            feature = "portable-atomic",
-            sluicegate_loom
-        ))]
+        #[cfg(sluicegate_cas)]
         if P::BUSY != 0 {
             return crate::sync::rmw_view(&self.head).load(order);
         }
@@ -686,11 +662,7 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     /// Stores `head`, the same way as [`Self::load_head`].
     #[inline(always)]
     fn store_head(&self, value: usize, order: Ordering) {
-        #[cfg(any(
-            target_has_atomic = "ptr",
-            feature = "portable-atomic",
-            sluicegate_loom
-        ))]
+        #[cfg(sluicegate_cas)]
         if P::BUSY != 0 {
             return crate::sync::rmw_view(&self.head).store(value, order);
         }
@@ -888,11 +860,7 @@ impl<'a, T: Copy, const N: usize, P: Policy> Producer<'a, T, N, P> {
     }
 }
 
-#[cfg(any(
-    target_has_atomic = "ptr",
-    feature = "portable-atomic",
-    sluicegate_loom
-))]
+#[cfg(sluicegate_cas)]
 impl<T, const N: usize> Producer<'_, T, N, Overwrite> {
     /// Pushes `item`, evicting the oldest item if the ring is full.
     ///
@@ -1041,10 +1009,7 @@ impl<T, const N: usize> Consumer<'_, T, N, Reject> {
     }
 }
 
-#[cfg(all(
-    not(sluicegate_loom),
-    any(target_has_atomic = "ptr", feature = "portable-atomic")
-))]
+#[cfg(all(sluicegate_cas, not(sluicegate_loom)))]
 impl<T, const N: usize> Consumer<'_, T, N, Overwrite> {
     /// The oldest item, held in place by a guard, or `None` if the ring is
     /// empty. While the guard lives the producer cannot evict that item, so a

@@ -40,11 +40,7 @@ pub(crate) use loom::sync::atomic::AtomicUsize as LoadStoreUsize;
 /// read-modify-write, *every* concurrent access to it must go through this
 /// view, so that all of them use the same implementation (with
 /// `portable-atomic`'s critical-section fallback, the same lock).
-#[cfg(any(
-    target_has_atomic = "ptr",
-    feature = "portable-atomic",
-    sluicegate_loom
-))]
+#[cfg(sluicegate_cas)]
 #[inline(always)]
 pub(crate) fn rmw_view(word: &LoadStoreUsize) -> &AtomicUsize {
     #[cfg(all(feature = "portable-atomic", not(sluicegate_loom)))]
@@ -72,19 +68,6 @@ macro_rules! const_fn {
     };
 }
 pub(crate) use const_fn;
-
-/// Compiles the items only where compare-and-swap exists: natively, through
-/// `portable-atomic`, or under loom.
-macro_rules! cfg_cas {
-    ($($item:item)*) => {
-        $(
-            #[cfg(any(target_has_atomic = "ptr", feature = "portable-atomic", sluicegate_loom))]
-            #[cfg_attr(docsrs, doc(cfg(any(target_has_atomic = "ptr", feature = "portable-atomic"))))]
-            $item
-        )*
-    };
-}
-pub(crate) use cfg_cas;
 
 /// `UnsafeCell` with loom's closure API, so the same code is checked by loom
 /// and compiles to a bare pointer access otherwise.
@@ -188,18 +171,10 @@ impl SoloCounter {
 }
 
 /// A counter any context may bump (needs compare-and-swap).
-#[cfg(any(
-    target_has_atomic = "ptr",
-    feature = "portable-atomic",
-    sluicegate_loom
-))]
+#[cfg(sluicegate_cas)]
 pub(crate) struct SharedCounter(AtomicUsize);
 
-#[cfg(any(
-    target_has_atomic = "ptr",
-    feature = "portable-atomic",
-    sluicegate_loom
-))]
+#[cfg(sluicegate_cas)]
 impl SharedCounter {
     const_fn! {
         pub(crate) fn new() -> Self {

@@ -76,7 +76,7 @@
 //! claiming a slot and finishing makes the others fail or spin.
 //!
 //! **No spurious failures.** SCQ is linearizable: `try_push` reports
-//! [`Full`](crate::Full) only if every slot is occupied or held by an operation in progress,
+//! [`Full`] only if every slot is occupied or held by an operation in progress,
 //! and `try_pop` returns `None` only if no pushed item is waiting to be popped
 //! (an item pushed to the position of a suspended pop counts as that pop's).
 //! Two threads doing pop-then-push on a full ring never see `Full`.
@@ -153,276 +153,268 @@
 //! - Dmitry Vyukov, *Bounded MPMC queue* (the design this one avoids), and
 //!   heapless issue #583 (its failure under preemption).
 
-use crate::sync::cfg_cas;
+#[cfg(all(test, not(sluicegate_loom)))]
+mod pause_tests;
+mod scq;
 
-cfg_cas! {
-    mod scq;
-    #[cfg(all(test, not(sluicegate_loom)))]
-    mod pause_tests;
+use crate::sync::{const_fn, pause_point, slots, SharedCounter, Slot};
+use crate::Full;
+use core::fmt;
+use scq::IndexRing;
 
-    pub use ring::{Ring, Stats};
+/// A bounded MPMC ring of `N` items of `T`; see the [module documentation](self).
+///
+/// `N` must be a power of two in `1..=2^(usize::BITS - 6)`.
+pub struct Ring<T, const N: usize> {
+    /// Indices of slots holding items, in push order.
+    aq: IndexRing<N, false>,
+    /// Indices of free slots.
+    fq: IndexRing<N, true>,
+    /// Slot `i` is initialised exactly while index `i` is in `aq` or
+    /// held by a pop or eviction that took it from `aq` and has not
+    /// read it yet, or held by a push after writing it. Only the holder
+    /// of index `i` touches slot `i`.
+    slots: [Slot<T>; N],
+    rejected: SharedCounter,
+    overwritten: SharedCounter,
+}
 
-    mod ring {
-        use super::scq::IndexRing;
-        use crate::sync::{const_fn, pause_point, slots, SharedCounter, Slot};
-        use crate::Full;
-        use core::fmt;
+// SAFETY: items move between contexts through the ring by value (so
+// `T: Send`), and each slot is accessed only by the one context holding
+// its index (see the `slots` invariant), with release/acquire on the
+// index hand-off. No `&self` method hands out a `&T`, so `T: Sync` is
+// not needed. `Send` is automatic (`T: Send`).
+unsafe impl<T: Send, const N: usize> Sync for Ring<T, N> {}
 
-        /// A bounded MPMC ring of `N` items of `T`; see the [module documentation](super).
-        ///
-        /// `N` must be a power of two in `1..=2^(usize::BITS - 6)`.
-        pub struct Ring<T, const N: usize> {
-            /// Indices of slots holding items, in push order.
-            aq: IndexRing<N, false>,
-            /// Indices of free slots.
-            fq: IndexRing<N, true>,
-            /// Slot `i` is initialised exactly while index `i` is in `aq` or
-            /// held by a pop or eviction that took it from `aq` and has not
-            /// read it yet, or held by a push after writing it. Only the holder
-            /// of index `i` touches slot `i`.
-            slots: [Slot<T>; N],
-            rejected: SharedCounter,
-            overwritten: SharedCounter,
+/// A snapshot of a ring's counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Stats {
+    /// Items refused: `try_push` on a full ring, and new items
+    /// `push_overwrite` had to hand back (see the module docs).
+    pub rejected: usize,
+    /// Items evicted from the ring by `push_overwrite`.
+    pub overwritten: usize,
+}
+
+impl<T, const N: usize> Ring<T, N> {
+    const VALID_N: () = assert!(
+        N.is_power_of_two() && N.trailing_zeros() <= usize::BITS - 6,
+        "mpmc::Ring: N must be a power of two in 1..=2^(usize::BITS - 6)"
+    );
+
+    const_fn! {
+        /// An empty ring.
+        pub fn new() -> Self {
+            Self::with_start_position(0)
         }
+    }
 
-        // SAFETY: items move between contexts through the ring by value (so
-        // `T: Send`), and each slot is accessed only by the one context holding
-        // its index (see the `slots` invariant), with release/acquire on the
-        // index hand-off. No `&self` method hands out a `&T`, so `T: Sync` is
-        // not needed. `Send` is automatic (`T: Send`).
-        unsafe impl<T: Send, const N: usize> Sync for Ring<T, N> {}
-
-        /// A snapshot of a ring's counters.
-        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-        #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-        pub struct Stats {
-            /// Items refused: `try_push` on a full ring, and new items
-            /// `push_overwrite` had to hand back (see the module docs).
-            pub rejected: usize,
-            /// Items evicted from the ring by `push_overwrite`.
-            pub overwritten: usize,
+    const_fn! {
+        /// Test-only: an empty ring whose internal position counters
+        /// start at `start` instead of 0, to exercise wrap-around.
+        #[doc(hidden)]
+        pub fn with_start_position(start: usize) -> Self {
+            let () = Self::VALID_N;
+            Self {
+                aq: IndexRing::new(start, false),
+                fq: IndexRing::new(start, true),
+                slots: slots::<T, N>(),
+                rejected: SharedCounter::new(),
+                overwritten: SharedCounter::new(),
+            }
         }
+    }
 
-        impl<T, const N: usize> Ring<T, N> {
-            const VALID_N: () = assert!(
-                N.is_power_of_two() && N.trailing_zeros() <= usize::BITS - 6,
-                "mpmc::Ring: N must be a power of two in 1..=2^(usize::BITS - 6)"
-            );
-
-            const_fn! {
-                /// An empty ring.
-                pub fn new() -> Self {
-                    Self::with_start_position(0)
-                }
+    /// Pushes `item`, or hands it back in [`Full`] if no slot is free
+    /// (counted by [`rejected`](Self::rejected)). Lock-free.
+    #[inline]
+    pub fn try_push(&self, item: T) -> Result<(), Full<T>> {
+        match self.fq.dequeue() {
+            Some(i) => {
+                pause_point("push:claimed");
+                // SAFETY: we took `i` from `fq`, so the slot is free and ours.
+                unsafe { self.write(i, item) };
+                pause_point("push:written");
+                self.aq.enqueue(i);
+                Ok(())
             }
-
-            const_fn! {
-                /// Test-only: an empty ring whose internal position counters
-                /// start at `start` instead of 0, to exercise wrap-around.
-                #[doc(hidden)]
-                pub fn with_start_position(start: usize) -> Self {
-                    let () = Self::VALID_N;
-                    Self {
-                        aq: IndexRing::new(start, false),
-                        fq: IndexRing::new(start, true),
-                        slots: slots::<T, N>(),
-                        rejected: SharedCounter::new(),
-                        overwritten: SharedCounter::new(),
-                    }
-                }
-            }
-
-            /// Pushes `item`, or hands it back in [`Full`] if no slot is free
-            /// (counted by [`rejected`](Self::rejected)). Lock-free.
-            #[inline]
-            pub fn try_push(&self, item: T) -> Result<(), Full<T>> {
-                match self.fq.dequeue() {
-                    Some(i) => {
-                        pause_point("push:claimed");
-                        // SAFETY: we took `i` from `fq`, so the slot is free and ours.
-                        unsafe { self.write(i, item) };
-                        pause_point("push:written");
-                        self.aq.enqueue(i);
-                        Ok(())
-                    }
-                    None => {
-                        self.rejected.add(1);
-                        Err(Full(item))
-                    }
-                }
-            }
-
-            /// Pushes `item`; if the ring is full, sheds the oldest item to make
-            /// room and returns it. Returns `None` if nothing had to go.
-            ///
-            /// In the corner case described in the module docs (every slot held
-            /// by operations in progress) it returns `Some(item)`, the new item
-            /// itself, and counts it as rejected. Lock-free.
-            #[inline]
-            pub fn push_overwrite(&self, item: T) -> Option<T> {
-                for _ in 0..2 {
-                    if let Some(i) = self.fq.dequeue() {
-                        pause_point("overwrite:claimed");
-                        // SAFETY: we took `i` from `fq`, so the slot is free and ours.
-                        unsafe { self.write(i, item) };
-                        self.aq.enqueue(i);
-                        return None;
-                    }
-                    if let Some(i) = self.aq.dequeue() {
-                        pause_point("overwrite:evicted");
-                        // SAFETY: we took `i` from `aq`, so the slot holds an
-                        // item and is ours; we write into it right after reading.
-                        let old = unsafe { self.read(i) };
-                        // SAFETY: as above; the slot is now logically empty.
-                        unsafe { self.write(i, item) };
-                        pause_point("overwrite:written");
-                        self.aq.enqueue(i);
-                        self.overwritten.add(1);
-                        return Some(old);
-                    }
-                }
+            None => {
                 self.rejected.add(1);
-                Some(item)
-            }
-
-            /// Pushes `item`, waiting for a free slot: pressure travels upstream
-            /// instead of being shed. Waits by spinning with
-            /// [`crossbeam_utils::Backoff`]; a wait is not counted as a rejection.
-            ///
-            /// **Never call this from an interrupt handler** (or any context that
-            /// can preempt a consumer on the same core): the consumer could not
-            /// run to make room and the wait would never end.
-            pub fn push_blocking(&self, item: T) {
-                let backoff = crossbeam_utils::Backoff::new();
-                loop {
-                    if let Some(i) = self.fq.dequeue() {
-                        // SAFETY: we took `i` from `fq`, so the slot is free and ours.
-                        unsafe { self.write(i, item) };
-                        self.aq.enqueue(i);
-                        return;
-                    }
-                    backoff.snooze();
-                }
-            }
-
-            /// Pops the oldest item, waiting until there is one (spinning with
-            /// [`crossbeam_utils::Backoff`]). **Never call this from an interrupt
-            /// handler** that can preempt a producer: the wait would never end.
-            pub fn pop_blocking(&self) -> T {
-                let backoff = crossbeam_utils::Backoff::new();
-                loop {
-                    if let Some(item) = self.try_pop() {
-                        return item;
-                    }
-                    backoff.snooze();
-                }
-            }
-
-            /// Pops the oldest item, or `None` if the ring is empty. Lock-free.
-            #[inline]
-            pub fn try_pop(&self) -> Option<T> {
-                let i = self.aq.dequeue()?;
-                pause_point("pop:claimed");
-                // SAFETY: we took `i` from `aq`, so the slot holds an item and is ours.
-                let item = unsafe { self.read(i) };
-                pause_point("pop:read");
-                self.fq.enqueue(i);
-                Some(item)
-            }
-
-            /// Number of items, as a snapshot: exact when no operation is in
-            /// progress and the ring was not used concurrently; under
-            /// concurrency an estimate in `0..=N`.
-            pub fn len(&self) -> usize {
-                self.aq.len_hint()
-            }
-
-            /// `len() == 0`, with the same caveat as [`len`](Self::len).
-            pub fn is_empty(&self) -> bool {
-                self.len() == 0
-            }
-
-            /// `N`.
-            pub const fn capacity(&self) -> usize {
-                N
-            }
-
-            /// Items refused so far (see [`Stats::rejected`]); wraps on overflow.
-            pub fn rejected(&self) -> usize {
-                self.rejected.get()
-            }
-
-            /// Items evicted so far by [`push_overwrite`](Self::push_overwrite); wraps.
-            pub fn overwritten(&self) -> usize {
-                self.overwritten.get()
-            }
-
-            /// Both counters.
-            pub fn stats(&self) -> Stats {
-                Stats {
-                    rejected: self.rejected(),
-                    overwritten: self.overwritten(),
-                }
-            }
-
-            /// # Safety
-            /// The caller holds index `i` and slot `i` is uninitialised.
-            #[inline(always)]
-            unsafe fn write(&self, i: usize, item: T) {
-                debug_assert!(i < N);
-                // SAFETY: per the contract, nobody else touches slot `i`.
-                self.slots[i].with_mut(|p| unsafe { (*p).write(item) });
-            }
-
-            /// # Safety
-            /// The caller holds index `i` and slot `i` is initialised; it is
-            /// uninitialised afterwards.
-            #[inline(always)]
-            unsafe fn read(&self, i: usize) -> T {
-                debug_assert!(i < N);
-                // SAFETY: per the contract, nobody else touches slot `i` and it
-                // holds an item, which we move out.
-                self.slots[i].with(|p| unsafe { (*p).assume_init_read() })
+                Err(Full(item))
             }
         }
+    }
 
-        impl<T, const N: usize> Default for Ring<T, N> {
-            fn default() -> Self {
-                Self::new()
+    /// Pushes `item`; if the ring is full, sheds the oldest item to make
+    /// room and returns it. Returns `None` if nothing had to go.
+    ///
+    /// In the corner case described in the module docs (every slot held
+    /// by operations in progress) it returns `Some(item)`, the new item
+    /// itself, and counts it as rejected. Lock-free.
+    #[inline]
+    pub fn push_overwrite(&self, item: T) -> Option<T> {
+        for _ in 0..2 {
+            if let Some(i) = self.fq.dequeue() {
+                pause_point("overwrite:claimed");
+                // SAFETY: we took `i` from `fq`, so the slot is free and ours.
+                unsafe { self.write(i, item) };
+                self.aq.enqueue(i);
+                return None;
+            }
+            if let Some(i) = self.aq.dequeue() {
+                pause_point("overwrite:evicted");
+                // SAFETY: we took `i` from `aq`, so the slot holds an
+                // item and is ours; we write into it right after reading.
+                let old = unsafe { self.read(i) };
+                // SAFETY: as above; the slot is now logically empty.
+                unsafe { self.write(i, item) };
+                pause_point("overwrite:written");
+                self.aq.enqueue(i);
+                self.overwritten.add(1);
+                return Some(old);
             }
         }
+        self.rejected.add(1);
+        Some(item)
+    }
 
-        impl<T, const N: usize> Drop for Ring<T, N> {
-            fn drop(&mut self) {
-                if core::mem::needs_drop::<T>() {
-                    // `&mut self`: no operation is in progress, so every item is
-                    // in `aq` and the pops below return them all. Each item is
-                    // popped (its slot freed) before its `Drop` runs; if one
-                    // panics, unwinding drops `left`, which pops and drops the
-                    // rest (a second panic then aborts, as in `Vec`).
-                    let left = Leftovers(self);
-                    while left.0.try_pop().is_some() {}
-                }
+    /// Pushes `item`, waiting for a free slot: pressure travels upstream
+    /// instead of being shed. Waits by spinning with
+    /// [`crossbeam_utils::Backoff`]; a wait is not counted as a rejection.
+    ///
+    /// **Never call this from an interrupt handler** (or any context that
+    /// can preempt a consumer on the same core): the consumer could not
+    /// run to make room and the wait would never end.
+    pub fn push_blocking(&self, item: T) {
+        let backoff = crossbeam_utils::Backoff::new();
+        loop {
+            if let Some(i) = self.fq.dequeue() {
+                // SAFETY: we took `i` from `fq`, so the slot is free and ours.
+                unsafe { self.write(i, item) };
+                self.aq.enqueue(i);
+                return;
             }
+            backoff.snooze();
         }
+    }
 
-        /// The items of a ring being dropped.
-        struct Leftovers<'r, T, const N: usize>(&'r Ring<T, N>);
-
-        impl<T, const N: usize> Drop for Leftovers<'_, T, N> {
-            fn drop(&mut self) {
-                while self.0.try_pop().is_some() {}
+    /// Pops the oldest item, waiting until there is one (spinning with
+    /// [`crossbeam_utils::Backoff`]). **Never call this from an interrupt
+    /// handler** that can preempt a producer: the wait would never end.
+    pub fn pop_blocking(&self) -> T {
+        let backoff = crossbeam_utils::Backoff::new();
+        loop {
+            if let Some(item) = self.try_pop() {
+                return item;
             }
+            backoff.snooze();
         }
+    }
 
-        impl<T, const N: usize> fmt::Debug for Ring<T, N> {
-            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.debug_struct("Ring")
-                    .field("capacity", &N)
-                    .field("len", &self.len())
-                    .field("stats", &self.stats())
-                    .finish()
-            }
+    /// Pops the oldest item, or `None` if the ring is empty. Lock-free.
+    #[inline]
+    pub fn try_pop(&self) -> Option<T> {
+        let i = self.aq.dequeue()?;
+        pause_point("pop:claimed");
+        // SAFETY: we took `i` from `aq`, so the slot holds an item and is ours.
+        let item = unsafe { self.read(i) };
+        pause_point("pop:read");
+        self.fq.enqueue(i);
+        Some(item)
+    }
+
+    /// Number of items, as a snapshot: exact when no operation is in
+    /// progress and the ring was not used concurrently; under
+    /// concurrency an estimate in `0..=N`.
+    pub fn len(&self) -> usize {
+        self.aq.len_hint()
+    }
+
+    /// `len() == 0`, with the same caveat as [`len`](Self::len).
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// `N`.
+    pub const fn capacity(&self) -> usize {
+        N
+    }
+
+    /// Items refused so far (see [`Stats::rejected`]); wraps on overflow.
+    pub fn rejected(&self) -> usize {
+        self.rejected.get()
+    }
+
+    /// Items evicted so far by [`push_overwrite`](Self::push_overwrite); wraps.
+    pub fn overwritten(&self) -> usize {
+        self.overwritten.get()
+    }
+
+    /// Both counters.
+    pub fn stats(&self) -> Stats {
+        Stats {
+            rejected: self.rejected(),
+            overwritten: self.overwritten(),
         }
+    }
+
+    /// # Safety
+    /// The caller holds index `i` and slot `i` is uninitialised.
+    #[inline(always)]
+    unsafe fn write(&self, i: usize, item: T) {
+        debug_assert!(i < N);
+        // SAFETY: per the contract, nobody else touches slot `i`.
+        self.slots[i].with_mut(|p| unsafe { (*p).write(item) });
+    }
+
+    /// # Safety
+    /// The caller holds index `i` and slot `i` is initialised; it is
+    /// uninitialised afterwards.
+    #[inline(always)]
+    unsafe fn read(&self, i: usize) -> T {
+        debug_assert!(i < N);
+        // SAFETY: per the contract, nobody else touches slot `i` and it
+        // holds an item, which we move out.
+        self.slots[i].with(|p| unsafe { (*p).assume_init_read() })
+    }
+}
+
+impl<T, const N: usize> Default for Ring<T, N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T, const N: usize> Drop for Ring<T, N> {
+    fn drop(&mut self) {
+        if core::mem::needs_drop::<T>() {
+            // `&mut self`: no operation is in progress, so every item is
+            // in `aq` and the pops below return them all. Each item is
+            // popped (its slot freed) before its `Drop` runs; if one
+            // panics, unwinding drops `left`, which pops and drops the
+            // rest (a second panic then aborts, as in `Vec`).
+            let left = Leftovers(self);
+            while left.0.try_pop().is_some() {}
+        }
+    }
+}
+
+/// The items of a ring being dropped.
+struct Leftovers<'r, T, const N: usize>(&'r Ring<T, N>);
+
+impl<T, const N: usize> Drop for Leftovers<'_, T, N> {
+    fn drop(&mut self) {
+        while self.0.try_pop().is_some() {}
+    }
+}
+
+impl<T, const N: usize> fmt::Debug for Ring<T, N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Ring")
+            .field("capacity", &N)
+            .field("len", &self.len())
+            .field("stats", &self.stats())
+            .finish()
     }
 }

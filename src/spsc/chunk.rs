@@ -141,16 +141,16 @@ impl<T, const N: usize, P: Policy> Drop for WriteChunkUninit<'_, T, N, P> {
 /// `Send` where `T: Send`; `Sync` only where `T: Send + Sync`, because
 /// [`as_slices`](Self::as_slices) hands `&T` to whoever shares the chunk.
 pub struct ReadChunk<'c, T, const N: usize, P: Policy> {
-    ring: &'c Ring<T, N, P>,
+    pub(super) ring: &'c Ring<T, N, P>,
     /// The consumer's head: start of the region, advanced when the chunk is
     /// dropped (by `commit` or `Peek::pop`), which also ends the claim.
-    head: &'c mut usize,
+    pub(super) head: &'c mut usize,
     len: usize,
     /// How many of the first items are gone (dropped or moved out) and have
     /// their slots freed when the chunk is dropped. `commit` raises it
     /// *before* each item's `Drop` runs, so a panicking `Drop` frees exactly
     /// the items already dropped, that one included.
-    freed: usize,
+    pub(super) freed: usize,
 }
 
 // SAFETY: `&ReadChunk` gives `&T` through `as_slices` (and `Peek`'s
@@ -278,44 +278,4 @@ impl<T, const N: usize, P: Policy> Drop for ReadChunk<'_, T, N, P> {
             self.ring.release(self.head, self.freed);
         }
     }
-}
-
-#[cfg(not(sluicegate_loom))]
-crate::sync::cfg_cas! {
-/// The oldest item of an [`Overwrite`](super::Overwrite) ring, held in place
-/// (see [`Consumer::peek`](super::Consumer::peek)). Dereferences to the item;
-/// [`pop`](Self::pop) takes it.
-///
-/// `Send` where `T: Send`; `Sync` only where `T: Send + Sync` (it derefs to
-/// `&T`), both inherited from the [`ReadChunk`] inside.
-pub struct Peek<'c, T, const N: usize, P: Policy>(ReadChunk<'c, T, N, P>);
-
-impl<'c, T, const N: usize, P: Policy> Peek<'c, T, N, P> {
-    pub(super) fn new(chunk: ReadChunk<'c, T, N, P>) -> Option<Self> {
-        if chunk.is_empty() {
-            None
-        } else {
-            Some(Self(chunk))
-        }
-    }
-
-    /// Removes the item from the ring and returns it.
-    pub fn pop(self) -> T {
-        let mut chunk = self.0;
-        chunk.freed = 1;
-        chunk.ring.slot(*chunk.head).with(|p| {
-            // SAFETY: the chunk claims this published item, and `freed`
-            // counts it as gone, so it is moved out exactly once: dropping
-            // the chunk after this read frees the slot and ends the claim.
-            unsafe { (*p).assume_init_read() }
-        })
-    }
-}
-
-impl<T, const N: usize, P: Policy> core::ops::Deref for Peek<'_, T, N, P> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        &self.0.as_slices().0[0]
-    }
-}
 }
