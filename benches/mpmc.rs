@@ -64,7 +64,7 @@ impl<const N: usize> Queue for Ring<u64, N> {
 
 impl<const N: usize> Overwrite for Ring<u64, N> {
     fn push_overwrite(&self, v: u64) {
-        black_box(Ring::push_overwrite(self, v));
+        let _ = black_box(Ring::push_overwrite(self, v));
     }
     fn pop(&self) -> Option<u64> {
         self.try_pop()

@@ -491,7 +491,7 @@ fn batch_group(c: &mut Criterion, batch: usize) {
                 p,
                 c,
                 |p, base, n| {
-                    let mut w = p.write_chunk_uninit(n);
+                    let mut w = p.write_chunk_uninit_up_to(n);
                     let k = w.len();
                     let (a, b) = w.as_mut_slices();
                     fill(a, b, base);
@@ -500,7 +500,7 @@ fn batch_group(c: &mut Criterion, batch: usize) {
                     k
                 },
                 |c, out| {
-                    let r = c.read_chunk(out.len());
+                    let r = c.read_chunk_up_to(out.len());
                     let k = r.len();
                     let (a, b) = r.as_slices();
                     black_box(sum(a, b));
@@ -634,7 +634,7 @@ fn overwrite_live_group<const N: usize>(c: &mut Criterion, per: Per) {
                 p,
                 c,
                 |p, v| {
-                    black_box(p.push_overwrite(v));
+                    let _ = black_box(p.push_overwrite(v));
                 },
                 |c| c.try_pop(),
             );
@@ -650,7 +650,7 @@ fn overwrite_live_group<const N: usize>(c: &mut Criterion, per: Per) {
                 r,
                 r,
                 |r, v| {
-                    black_box(r.push_overwrite(v));
+                    let _ = black_box(r.push_overwrite(v));
                 },
                 |r| r.try_pop(),
             );
@@ -729,7 +729,7 @@ fn single_thread_cases<'a>(
         "sluicegate_overwrite_policy",
         Box::new(move |iters| {
             for i in 0..iters {
-                black_box(p.push_overwrite(black_box(i)));
+                let _ = black_box(p.push_overwrite(black_box(i)));
                 black_box(c.try_pop());
             }
         }),
@@ -839,12 +839,12 @@ fn single_thread_cases<'a>(
             "sluicegate_chunk",
             Box::new(move |iters| {
                 for i in 0..iters {
-                    let mut w = p.write_chunk_uninit(black_box(batch));
+                    let mut w = p.write_chunk_uninit_up_to(black_box(batch));
                     let (a, b) = w.as_mut_slices();
                     fill(a, b, i);
                     // SAFETY: `fill` initialised every reserved slot.
                     unsafe { w.commit_all() };
-                    let r = c.read_chunk(black_box(batch));
+                    let r = c.read_chunk_up_to(black_box(batch));
                     let (a, b) = r.as_slices();
                     black_box(sum(a, b));
                     r.commit_all();
@@ -876,27 +876,27 @@ fn single_thread_cases<'a>(
     // push_overwrite on a full ring (every push evicts).
     let (mut p, _c) = sgo_full.split();
     for i in 0..N as u64 {
-        p.push_overwrite(i);
+        let _ = p.push_overwrite(i);
     }
     v.push((
         "overwrite_single_1024",
         "sluicegate_spsc",
         Box::new(move |iters| {
             for i in 0..iters {
-                black_box(p.push_overwrite(black_box(i)));
+                let _ = black_box(p.push_overwrite(black_box(i)));
             }
         }),
     ));
     let m = Box::new(mpmc::Ring::<u64, N>::new());
     for i in 0..N as u64 {
-        m.push_overwrite(i);
+        let _ = m.push_overwrite(i);
     }
     v.push((
         "overwrite_single_1024",
         "sluicegate_mpmc",
         Box::new(move |iters| {
             for i in 0..iters {
-                black_box(m.push_overwrite(black_box(i)));
+                let _ = black_box(m.push_overwrite(black_box(i)));
             }
         }),
     ));

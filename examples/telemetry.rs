@@ -42,10 +42,12 @@ fn main() {
                     std::hint::spin_loop();
                 }
                 // The "interrupt": never waits; the oldest sample goes if full.
-                let _evicted = tx.push_overwrite(Sample {
-                    seq,
-                    taken_ns: now_ns(),
-                });
+                let _evicted = tx
+                    .push_overwrite(Sample {
+                        seq,
+                        taken_ns: now_ns(),
+                    })
+                    .into_item();
                 seq += 1;
                 next += SAMPLE_EVERY;
                 if next > start.elapsed() + Duration::from_micros(200) {

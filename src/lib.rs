@@ -7,7 +7,7 @@
 #[cfg(test)]
 extern crate std;
 
-mod error;
+mod outcome;
 mod sync;
 
 // Modules that need compare-and-swap: `sluicegate_cas` is set by build.rs
@@ -26,4 +26,4 @@ pub mod limit;
 pub mod mpmc;
 pub mod spsc;
 
-pub use error::{Full, Insufficient};
+pub use outcome::{Full, Insufficient, Overwritten, RingStats};

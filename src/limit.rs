@@ -235,7 +235,7 @@
 use core::fmt;
 use core::mem::ManuallyDrop;
 
-use crate::sync::{const_fn, pause_point, AtomicUsize, Ordering, Padded, SharedCounter};
+use crate::sync::{const_fn, pause, pause_point, AtomicUsize, Ordering, Padded, SharedCounter};
 
 const _: () = assert!(
     usize::BITS >= 32,
@@ -594,11 +594,7 @@ impl Aimd {
     /// each start at `count`, so the admitted count starts at `3 · count`
     /// (wrapping), to exercise wrap-around.
     #[doc(hidden)]
-    pub fn __with_start(
-        config: AimdConfig,
-        epoch: usize,
-        count: usize,
-    ) -> Result<Self, ConfigError> {
+    pub fn with_start(config: AimdConfig, epoch: usize, count: usize) -> Result<Self, ConfigError> {
         match config.validate() {
             Ok(()) => {
                 let l = Self::build(config, epoch, count.wrapping_mul(3), count);
@@ -663,7 +659,7 @@ impl Aimd {
             // continues), so each release counter we read next is at least
             // the one it judged by (see "Orderings").
             let cur = self.hot.state.load(Ordering::Acquire);
-            pause_point("limit::between_loads");
+            pause_point(pause::LIMIT_BETWEEN_LOADS);
             // Acquire, each: pairs with the Release of each release.
             let released = total(self.hot.released.load());
             let in_flight = admitted_of(cur).wrapping_sub(released) & COUNT_MASK;
@@ -682,7 +678,7 @@ impl Aimd {
                 self.track.shed[priority as usize].add(1);
                 return None;
             }
-            pause_point("limit::admit");
+            pause_point(pause::LIMIT_ADMIT);
             // AcqRel: Release hands what we saw of the counters to the next
             // admission; Acquire gives semaphore semantics. The CAS compares
             // the admitted count, limit and epoch it checked.
@@ -862,7 +858,7 @@ impl Aimd {
             if epoch_of(cur) != epoch || limit_of(cur) >= self.max_limit {
                 return;
             }
-            pause_point("limit::grow");
+            pause_point(pause::LIMIT_GROW);
             // Relaxed: the word's own modification order is all that matters
             // (an RMW continues the admissions' release sequence).
             match self.hot.state.compare_exchange_weak(
@@ -896,7 +892,7 @@ impl Aimd {
                 return; // already at the floor
             }
             let next = pack(admitted_of(cur), lower, epoch + 1);
-            pause_point("limit::cut");
+            pause_point(pause::LIMIT_CUT);
             // Relaxed: as in `grow`.
             match self.hot.state.compare_exchange_weak(
                 cur,

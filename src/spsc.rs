@@ -13,13 +13,14 @@
 //!   loads and stores, so it runs natively on Cortex-M0, and every operation is
 //!   **wait-free** (a bounded number of steps whatever the other side does).
 //! - [`Overwrite`]: everything above, plus [`Producer::push_overwrite`], which
-//!   makes room by evicting the oldest item and returns it. The producer is
-//!   **wait-free** and never waits for the consumer; the consumer becomes
-//!   **lock-free** (a pop retries only when the producer evicted the item it
-//!   was about to take). Needs compare-and-swap (native, or `portable-atomic`).
+//!   makes room by evicting the oldest item and hands it back
+//!   ([`Overwritten::Evicted`]). The producer is **wait-free** and never waits
+//!   for the consumer; the consumer becomes **lock-free** (a pop retries only
+//!   when the producer evicted the item it was about to take). Needs
+//!   compare-and-swap (native, or `portable-atomic`).
 //!
 //! Nothing is lost silently: every item pushed is popped, handed back to the
-//! caller, or counted (see [`Stats`]).
+//! caller, or counted (see [`RingStats`]).
 //!
 //! ```
 //! use sluicegate::spsc::Ring;
@@ -49,7 +50,7 @@
 //! fn timer_interrupt(adc_reading: u16) {
 //!     if let Some(tx) = TX.lock().unwrap().as_mut() {
 //!         // Never waits for main, even if main was preempted in the middle of a pop.
-//!         let _shed = tx.push_overwrite(adc_reading);
+//!         let _evicted_or_rejected = tx.push_overwrite(adc_reading).into_item();
 //!     }
 //! }
 //!
@@ -93,21 +94,22 @@
 //! ```
 //!
 //! Sharing the read side between threads when the items are not `Sync`
-//! (here two threads would mutate the peeked `Cell` at once):
+//! (here two threads would mutate the same `Cell` at once):
 //!
 //! ```compile_fail,E0277
 //! use std::cell::Cell;
 //! let mut ring: sluicegate::spsc::Ring<Cell<u32>, 4> = sluicegate::spsc::Ring::new();
-//! let (mut tx, rx) = ring.split();
+//! let (mut tx, mut rx) = ring.split();
 //! tx.try_push(Cell::new(0)).unwrap();
+//! let chunk = rx.read_chunk(1).unwrap();
 //! std::thread::scope(|s| {
-//!     let rx = &rx;
-//!     s.spawn(move || rx.peek().unwrap().set(1));
-//!     s.spawn(move || rx.peek().unwrap().set(2));
+//!     let chunk = &chunk;
+//!     s.spawn(move || chunk.as_slices().0[0].set(1));
+//!     s.spawn(move || chunk.as_slices().0[0].set(2));
 //! });
 //! ```
 //!
-//! The same holds for a [`ReadChunk`] (`as_slices`) and a [`Peek`] guard;
+//! The same holds for a [`Consumer`] and a [`Peek`] guard;
 //! `CONTRIBUTING.md` lists every public type's `Send`/`Sync` bounds and what
 //! a panic in an item's `Drop` leaves behind on each path.
 //!
@@ -135,55 +137,23 @@
 //! slot, so the read is finished before the overwrite. That is the whole
 //! argument; no read-modify-write is needed.
 //!
-//! **Overwrite**: the producer must sometimes move `head` itself, so `head`
-//! becomes a shared word. Positions are stored doubled (`pos << 1`) in both
-//! indices and the low bit of `head` is a `BUSY` flag owned by the consumer:
-//!
-//! | `head` word      | meaning                                            | who moves it                          |
-//! |------------------|----------------------------------------------------|---------------------------------------|
-//! | `h << 1`         | oldest item at `h`, nobody reading                 | consumer CAS → `h<<1 \| 1` (claim); producer CAS → `(h+1) << 1` (evict) |
-//! | `h << 1 \| 1`    | consumer is reading items from `h` on              | consumer store → `(h+k) << 1` (release, `k` ≥ 0) |
-//!
-//! A pop claims by CAS (`h<<1` → `h<<1|1`), reads, then stores the advanced
-//! position with `Release`, clearing the flag. `push_overwrite` on a full ring
-//! evicts by CAS (`h<<1` → `(h+1)<<1`), reading the evicted item and writing the
-//! new one into the same slot. The CAS decides who owns slot `h`: whoever
-//! changes the word first. When its cached copy of `head` says full, the
-//! producer CASes straight from that copy instead of loading `head` first:
-//! the copy is never ahead of the real head, so the CAS succeeds exactly when
-//! the ring really is full with nobody reading, and a failure returns the real
-//! word, which says whether the consumer freed a slot or is reading the oldest. The producer never writes `head` while `BUSY` is
-//! set, so the consumer's release is a plain store.
+//! **Overwrite**: the producer may also move `head`, by compare-and-swap, to
+//! evict the oldest item; the consumer claims the items it reads by setting a
+//! flag in `head` with the same CAS. The protocol, its state table and its
+//! orderings are written down in `src/spsc/overwrite.rs`.
 //!
 //! The one case where the producer cannot evict the oldest: the ring is full
 //! **and** the consumer is at that moment inside a pop (or holds a
-//! [`ReadChunk`] / peek guard) covering the oldest item. Then the slot the new
-//! item would go into is being read, and rather than wait, `push_overwrite`
-//! **sheds the new item**: it returns `Some(new_item)` and counts it in
-//! [`Stats::rejected`]. In every other case it returns the evicted oldest item
-//! and counts it in [`Stats::overwritten`]. The producer's steps are bounded:
-//! a failed eviction CAS means the consumer either claimed the oldest item
-//! (shed the new one) or finished a pop (there is room now).
+//! [`ReadChunk`] or a [`Peek`] guard) covering the oldest item. Then the slot
+//! the new item would go into is being read, and rather than wait,
+//! `push_overwrite` **rejects the new item**: it hands it back in
+//! [`Overwritten::Rejected`] and counts it in [`RingStats::rejected`]. In
+//! every other case of a full ring it evicts the oldest item, hands it back in
+//! [`Overwritten::Evicted`] and counts it in [`RingStats::overwritten`].
 //!
-//! Orderings for Overwrite: the eviction CAS uses `Acquire` on success and on
-//! failure, because either way the producer goes on to reuse a slot the
-//! consumer may have just read, and the consumer's `Release` store of `head`
-//! is what publishes the end of that read. A successful claim CAS is
-//! `Relaxed`: the data it reads was published by the `tail` store it already
-//! acquired, and the slot cannot be reused while the claim is held. A failed
-//! claim CAS hands the consumer a head moved on by evictions, possibly past
-//! every `tail` value it has seen; so the eviction CAS is also `Release` and
-//! the failed claim `Acquire`: the `tail` store that filled the ring before an
-//! eviction is then visible to the consumer's next load of `tail`, which is
-//! never behind the head it got. (Before this, a consumer on a weak memory
-//! model could claim positions past the last `tail` it had acquired and read
-//! slots being written: Miri found it in `stress_overwrite_exact_accounting`.)
-//!
-//! On 32-bit targets positions wrap at 2^32 (Reject) or 2^31 (Overwrite);
-//! the differences are taken with wrapping arithmetic and are never larger
-//! than `N`, so wrap-around is invisible. An ABA on `head` would need 2^31
-//! evictions between a consumer's load and its CAS; even then the CAS would
-//! claim the item that is the oldest at that moment, which is correct.
+//! Positions wrap at `usize::MAX` (2^32 on 32-bit targets; `Overwrite` stores
+//! them doubled, so 2^31); the differences are taken with wrapping arithmetic
+//! and are never larger than `N`, so wrap-around is invisible.
 //!
 //! # References
 //!
@@ -193,12 +163,23 @@
 //!   indices and padding.
 //! - DPDK `rte_ring`: the burst/bulk vocabulary.
 
+mod batch;
 mod chunk;
-#[cfg(all(sluicegate_cas, not(sluicegate_loom)))]
+#[cfg(sluicegate_cas)]
+mod overwrite;
+#[cfg(all(test, not(sluicegate_loom)))]
+mod pause_tests;
+#[cfg(not(sluicegate_loom))]
 mod peek;
 
 pub use chunk::{ReadChunk, WriteChunkUninit};
-#[cfg(all(sluicegate_cas, not(sluicegate_loom)))]
+#[cfg(sluicegate_cas)]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(any(target_has_atomic = "ptr", feature = "portable-atomic")))
+)]
+pub use overwrite::Overwrite;
+#[cfg(not(sluicegate_loom))]
 pub use peek::Peek;
 
 use core::marker::PhantomData;
@@ -206,93 +187,66 @@ use core::mem::MaybeUninit;
 
 #[cfg(sluicegate_cas)]
 use crate::sync::AtomicBool;
-use crate::sync::{const_fn, slots, LoadStoreUsize, Ordering, Padded, Slot, SoloCounter};
-use crate::{Full, Insufficient};
+use crate::sync::{
+    const_fn, pause, pause_point, slots, LoadStoreUsize, Ordering, Padded, Slot, SoloCounter,
+};
+#[cfg(doc)]
+use crate::Overwritten;
+use crate::{Full, Insufficient, RingStats};
 
-mod sealed {
-    pub trait Sealed {}
+pub(crate) mod sealed {
+    use crate::sync::{LoadStoreUsize, Ordering};
+
+    /// What a policy changes in the shared index code.
+    pub trait Sealed {
+        /// Whether the producer may evict (then `head` is CAS-ed by both
+        /// sides and carries the consumer's `BUSY` flag).
+        const OVERWRITES: bool;
+        /// Positions are stored shifted left by this much (room for the flag).
+        const SHIFT: u32 = Self::OVERWRITES as u32;
+        /// The flag bit in the stored `head` while the consumer holds items.
+        const BUSY: usize = Self::OVERWRITES as usize;
+
+        /// Loads `head`.
+        fn load_head(head: &LoadStoreUsize, order: Ordering) -> usize;
+        /// Stores `head`.
+        fn store_head(head: &LoadStoreUsize, value: usize, order: Ordering);
+        /// The consumer's claim CAS on `head` (called only if `OVERWRITES`).
+        fn claim_cas(head: &LoadStoreUsize, current: usize, new: usize) -> Result<usize, usize>;
+    }
 }
 
 /// What a full ring does with a new item: the ring's policy parameter.
 ///
 /// Implemented by [`Reject`] and [`Overwrite`] only.
-pub trait Policy: sealed::Sealed {
-    /// Positions are stored shifted left by this much (room for a flag).
-    #[doc(hidden)]
-    const SHIFT: u32;
-    /// Flag bit in the stored `head` while the consumer holds items (0: none).
-    #[doc(hidden)]
-    const BUSY: usize;
-}
+pub trait Policy: sealed::Sealed {}
 
 /// Policy: a full ring refuses new items (wait-free, loads and stores only).
 #[derive(Debug)]
 pub enum Reject {}
-impl sealed::Sealed for Reject {}
-impl Policy for Reject {
-    const SHIFT: u32 = 0;
-    const BUSY: usize = 0;
-}
 
-/// Policy: the producer may also evict the oldest item to make room
-/// ([`Producer::push_overwrite`]). Needs compare-and-swap (native, or the
-/// `portable-atomic` feature).
-#[cfg(sluicegate_cas)]
-#[cfg_attr(
-    docsrs,
-    doc(cfg(any(target_has_atomic = "ptr", feature = "portable-atomic")))
-)]
-#[derive(Debug)]
-pub enum Overwrite {}
-#[cfg(sluicegate_cas)]
-impl sealed::Sealed for Overwrite {}
-#[cfg(sluicegate_cas)]
-impl Policy for Overwrite {
-    const SHIFT: u32 = 1;
-    const BUSY: usize = 1;
-}
+impl Policy for Reject {}
 
-/// The consumer's claim CAS (only the [`Overwrite`] policy claims).
-#[inline(always)]
-fn claim_cas(head: &LoadStoreUsize, current: usize, new: usize) -> Result<usize, usize> {
-    #[cfg(sluicegate_cas)]
-    {
-        // Success, Relaxed: the items were published by the tail store the
-        // consumer already acquired; the CAS only decides who owns slot
-        // `current`. Failure, Acquire: the word read was written by the
-        // producer's eviction CAS (Release), so the `tail` stores before it
-        // are visible to our next load of `tail`, which therefore is not
-        // behind the new head (see "Orderings for Overwrite").
-        crate::sync::rmw_view(head).compare_exchange(
-            current,
-            new,
-            Ordering::Relaxed,
-            Ordering::Acquire,
-        )
+impl sealed::Sealed for Reject {
+    const OVERWRITES: bool = false;
+
+    // Only the consumer stores `head`, with plain loads and stores (native on
+    // every target, Cortex-M0 included).
+    #[inline(always)]
+    fn load_head(head: &LoadStoreUsize, order: Ordering) -> usize {
+        head.load(order)
     }
-    #[cfg(not(sluicegate_cas))]
-    {
-        // Without CAS only `Reject` exists, whose BUSY is 0: never called.
-        let _ = (head, new);
+
+    #[inline(always)]
+    fn store_head(head: &LoadStoreUsize, value: usize, order: Ordering) {
+        head.store(value, order)
+    }
+
+    #[inline(always)]
+    fn claim_cas(_: &LoadStoreUsize, current: usize, _: usize) -> Result<usize, usize> {
+        // A Reject consumer never claims: its `claim` is a check.
         Ok(current)
     }
-}
-
-/// What happened to items that did not go through, since the ring was made.
-///
-/// Both counters wrap on overflow (at 2^32 on 32-bit targets). They are
-/// written only by the producer and only when the event happens, so the
-/// success path pays nothing for them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct Stats {
-    /// Items refused at the door and handed back to the caller: failed
-    /// `try_push`, the part of a burst or bulk push that did not fit, and new
-    /// items that `push_overwrite` had to shed (see the module docs).
-    pub rejected: usize,
-    /// Items evicted from inside the ring by `push_overwrite` (and handed back
-    /// to the producer).
-    pub overwritten: usize,
 }
 
 /// Producer-owned shared state: one cache line on hosts.
@@ -431,9 +385,19 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         self.len() == 0
     }
 
+    /// Whether the ring is full now (a snapshot).
+    pub fn is_full(&self) -> bool {
+        self.len() == N
+    }
+
+    /// Free slots now: `N - len()` (a snapshot).
+    pub fn free_slots(&self) -> usize {
+        N - self.len()
+    }
+
     /// The counters of rejected and overwritten items (readable from any context).
-    pub fn stats(&self) -> Stats {
-        Stats {
+    pub fn stats(&self) -> RingStats {
+        RingStats {
             rejected: self.producer.rejected.get(),
             overwritten: self.producer.overwritten.get(),
         }
@@ -441,7 +405,7 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
 
     #[inline(always)]
     fn slot(&self, stored: usize) -> &Slot<T> {
-        &self.slots[(stored >> P::SHIFT) & (N - 1)]
+        &self.slots[Self::index(stored)]
     }
 
     /// Slot index of a stored position.
@@ -450,11 +414,22 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         (stored >> P::SHIFT) & (N - 1)
     }
 
+    /// Where `len` positions from stored position `pos` lie in the storage:
+    /// slots `start..start + first`, then `0..rest` (the part that wrapped).
+    #[cfg(not(sluicegate_loom))]
+    #[inline(always)]
+    fn split_range(pos: usize, len: usize) -> (usize, usize, usize) {
+        debug_assert!(len <= N);
+        let start = Self::index(pos);
+        let first = len.min(N - start);
+        (start, first, len - first)
+    }
+
     /// Pointer to slot `i`, with provenance over the whole array.
     #[cfg(not(sluicegate_loom))]
     #[inline(always)]
     fn slot_ptr(&self, i: usize) -> *mut MaybeUninit<T> {
-        debug_assert!(i <= N);
+        debug_assert!(i < N);
         // `sync::UnsafeCell<MaybeUninit<T>>` is `repr(transparent)` over it,
         // so the array is laid out as `[MaybeUninit<T>; N]`; writing through
         // the pointer is allowed because every byte is inside an UnsafeCell.
@@ -564,7 +539,7 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         // `avail > N` (Overwrite only): the producer evicted past our cached
         // tail and the wrapping difference went "negative". Under Reject the
         // consumer's head is exact and the test compiles away.
-        if avail < want || (P::BUSY != 0 && avail > N) {
+        if avail < want || (P::OVERWRITES && avail > N) {
             // Acquire: pairs with the producer's Release store of tail, so
             // the slot writes before it are visible to our reads.
             *tail = self.producer.tail.load(Ordering::Acquire);
@@ -578,7 +553,7 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
                 "consumer head ahead of every tail it has seen"
             );
         }
-        if P::BUSY != 0 {
+        if P::OVERWRITES {
             // Our head may still be behind evictions: the claim CAS corrects it.
             avail.min(N)
         } else {
@@ -595,7 +570,7 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     /// [`Ring::release`]; a call returning 0 holds nothing.
     #[inline(always)]
     fn claim(&self, head: &mut usize, tail: &mut usize, want: usize) -> usize {
-        if P::BUSY == 0 {
+        if !P::OVERWRITES {
             return self.avail_for(*head, tail, want).min(want);
         }
         if want == 0 {
@@ -607,8 +582,8 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
             if avail == 0 {
                 return 0;
             }
-            crate::sync::pause_point("spsc.claim");
-            match claim_cas(&self.head, *head, *head | P::BUSY) {
+            pause_point(pause::SPSC_CLAIM);
+            match P::claim_cas(&self.head, *head, *head | P::BUSY) {
                 Ok(_) => return avail.min(want),
                 Err(actual) if actual & P::BUSY != 0 => {
                     // Only the consumer sets BUSY, and we hold `&mut` of it:
@@ -631,16 +606,16 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     /// clears `BUSY` under `Overwrite`).
     #[inline(always)]
     fn release(&self, head: &mut usize, n: usize) {
-        if P::BUSY == 0 && n == 0 {
+        if !P::OVERWRITES && n == 0 {
             return;
         }
         #[cfg(not(sluicegate_loom))]
         debug_assert!(
-            P::BUSY == 0 || self.load_head(Ordering::Relaxed) & P::BUSY != 0,
+            !P::OVERWRITES || self.load_head(Ordering::Relaxed) & P::BUSY != 0,
             "release without a claim"
         );
         *head = head.wrapping_add(n << P::SHIFT);
-        crate::sync::pause_point("spsc.release");
+        pause_point(pause::SPSC_RELEASE);
         // Release: our reads of the freed slots happen before the producer's
         // Acquire load (or CAS) of head that lets it reuse them. A plain store
         // is enough under Overwrite too: the producer never writes head while
@@ -648,25 +623,16 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         self.store_head(*head, Ordering::Release);
     }
 
-    /// Loads `head`: natively under `Reject` (loads and stores only), through
-    /// the CAS-capable view under `Overwrite` (see `sync::rmw_view`).
+    /// Loads `head` as the policy requires (see [`sealed::Sealed`]).
     #[inline(always)]
     fn load_head(&self, order: Ordering) -> usize {
-        #[cfg(sluicegate_cas)]
-        if P::BUSY != 0 {
-            return crate::sync::rmw_view(&self.head).load(order);
-        }
-        self.head.load(order)
+        P::load_head(&self.head, order)
     }
 
-    /// Stores `head`, the same way as [`Self::load_head`].
+    /// Stores `head` as the policy requires.
     #[inline(always)]
     fn store_head(&self, value: usize, order: Ordering) {
-        #[cfg(sluicegate_cas)]
-        if P::BUSY != 0 {
-            return crate::sync::rmw_view(&self.head).store(value, order);
-        }
-        self.head.store(value, order)
+        P::store_head(&self.head, value, order)
     }
 }
 
@@ -682,8 +648,8 @@ pub struct Producer<'a, T, const N: usize, P: Policy = Reject> {
 
 /// The consuming half of a [`Ring`].
 ///
-/// `Send` where `T: Send`; `Sync` only where `T: Send + Sync`, because
-/// [`peek`](Consumer::peek) on a [`Reject`] ring hands `&T` out through `&self`.
+/// `Send` where `T: Send`; `Sync` only where `T: Send + Sync`, so that
+/// sharing a consumer never shares items.
 pub struct Consumer<'a, T, const N: usize, P: Policy = Reject> {
     ring: &'a Ring<T, N, P>,
     /// Stored position of the next read (flag cleared). Under `Reject` equal
@@ -694,11 +660,12 @@ pub struct Consumer<'a, T, const N: usize, P: Policy = Reject> {
     tail: usize,
 }
 
-// SAFETY: `&Consumer` gives `&T` (`peek` under `Reject`), so threads sharing
-// the consumer share the oldest item: `T: Sync` is needed, and enough, since
-// the item cannot change or leave the ring while that borrow lives (popping
-// needs `&mut self`). Every other `&self` method reads only counters and
-// indices through `&Ring` (`Sync` where `T: Send`). `Send` stays automatic.
+// SAFETY: the `&self` methods of a consumer read only counters and indices
+// through `&Ring` (`Sync` where `T: Send`); everything that reaches an item
+// takes `&mut self` or goes through a `ReadChunk`/`Peek` (each `Sync` only
+// where `T: Sync`). The bound also requires `T: Sync`, so that a `&self`
+// accessor to an item, were one added, could not share `!Sync` items between
+// threads. `Send` stays automatic.
 unsafe impl<T: Send + Sync, const N: usize, P: Policy> Sync for Consumer<'_, T, N, P> {}
 
 impl<T, const N: usize, P: Policy> core::fmt::Debug for Producer<'_, T, N, P> {
@@ -713,69 +680,105 @@ impl<T, const N: usize, P: Policy> core::fmt::Debug for Consumer<'_, T, N, P> {
     }
 }
 
-impl<'a, T, const N: usize, P: Policy> Producer<'a, T, N, P> {
+impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
+    /// Writes `item` into the slot of stored position `stored`.
+    ///
+    /// # Safety
+    ///
+    /// The slot must be free (the caller saw it so through `free_for`, or won
+    /// it by an eviction) and stays unread until the caller publishes it. Its
+    /// old contents are logically uninitialised, so nothing is dropped.
     #[inline(always)]
-    fn write_slot(&self, stored: usize, item: T) {
+    unsafe fn write_slot(&self, stored: usize, item: T) {
         self.ring.slot(stored).with_mut(|p| {
-            // SAFETY: the caller saw the slot free (`free_for`), so nobody
-            // reads it until `publish`; writing a MaybeUninit is always sound.
+            // SAFETY: per the contract, nobody else touches the slot.
             unsafe { (*p).write(item) };
         });
     }
 
     /// Pushes `item`, or hands it back in [`Full`] if the ring is full (and
-    /// counts it in [`Stats::rejected`]). Wait-free.
+    /// counts it in [`RingStats::rejected`]). Wait-free.
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 1> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, _rx) = ring.split();
+    /// assert_eq!(tx.try_push(1), Ok(()));
+    /// assert_eq!(tx.try_push(2).unwrap_err().into_inner(), 2);
+    /// ```
     #[inline]
     pub fn try_push(&mut self, item: T) -> Result<(), Full<T>> {
         if self.ring.free_for(self.tail, &mut self.head, 1) == 0 {
             self.ring.producer.rejected.add(1);
             return Err(Full(item));
         }
-        self.write_slot(self.tail, item);
+        // SAFETY: `free_for` saw the slot at tail free.
+        unsafe { self.write_slot(self.tail, item) };
         self.ring.publish(&mut self.tail, 1);
         Ok(())
     }
 
     /// Pushes `item`, waiting for room: pressure travels upstream instead of
-    /// being shed. Waits by spinning with [`crossbeam_utils::Backoff`] (and
-    /// yielding the thread where `std` is linked in); a wait is not a
-    /// rejection and is not counted.
+    /// being shed. Waits by spinning with [`crossbeam_utils::Backoff`] (which
+    /// yields the thread only if some crate in the build enables
+    /// crossbeam-utils' `std` feature); a wait is not a rejection and is not
+    /// counted.
     ///
     /// **Never call this from an interrupt handler** (or any context that can
     /// preempt the consumer on the same core): the consumer could not run to
     /// make room, and the wait would never end. Use `try_push` or
     /// `push_overwrite` there.
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u32, 2> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, mut rx) = ring.split();
+    /// std::thread::scope(|s| {
+    ///     s.spawn(move || (0..100).for_each(|i| tx.push_blocking(i)));
+    ///     for i in 0..100 {
+    ///         assert_eq!(rx.pop_blocking(), i);
+    ///     }
+    /// });
+    /// ```
     pub fn push_blocking(&mut self, item: T) {
         let backoff = crossbeam_utils::Backoff::new();
         while self.ring.free_for(self.tail, &mut self.head, 1) == 0 {
             backoff.snooze();
         }
-        self.write_slot(self.tail, item);
+        // SAFETY: `free_for` saw the slot at tail free.
+        unsafe { self.write_slot(self.tail, item) };
         self.ring.publish(&mut self.tail, 1);
     }
 
-    /// Free slots now (the consumer may free more at any moment).
-    pub fn free(&mut self) -> usize {
-        self.ring.free_for(self.tail, &mut self.head, N)
+    /// Items in the ring now; the consumer may take some at any moment
+    /// (see [`Ring::len`]).
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, _rx) = ring.split();
+    /// tx.try_push(1).unwrap();
+    /// assert_eq!((tx.len(), tx.free_slots(), tx.is_empty(), tx.is_full()), (1, 3, false, false));
+    /// ```
+    pub fn len(&self) -> usize {
+        self.ring.len()
     }
 
-    /// Items in the ring now (the consumer may take some at any moment).
-    pub fn len(&mut self) -> usize {
-        N - self.free()
+    /// Whether the ring is empty now ([`Ring::is_empty`]).
+    pub fn is_empty(&self) -> bool {
+        self.ring.is_empty()
     }
 
-    /// Whether the ring is empty now.
-    pub fn is_empty(&mut self) -> bool {
-        self.len() == 0
+    /// Whether the ring is full now ([`Ring::is_full`]).
+    pub fn is_full(&self) -> bool {
+        self.ring.is_full()
     }
 
-    /// Whether the ring is full now.
-    pub fn is_full(&mut self) -> bool {
-        self.ring.free_for(self.tail, &mut self.head, 1) == 0
+    /// Free slots now; the consumer may free more at any moment
+    /// ([`Ring::free_slots`]).
+    pub fn free_slots(&self) -> usize {
+        self.ring.free_slots()
     }
 
-    /// The ring's counters.
-    pub fn stats(&self) -> Stats {
+    /// The ring's counters ([`Ring::stats`]).
+    pub fn stats(&self) -> RingStats {
         self.ring.stats()
     }
 
@@ -784,153 +787,61 @@ impl<'a, T, const N: usize, P: Policy> Producer<'a, T, N, P> {
         N
     }
 
-    /// Reserves up to `max` free slots for writing in place (both halves of
-    /// a wrap); the chunk may be shorter, or empty. Nothing becomes visible to
-    /// the consumer until the chunk is committed.
-    pub fn write_chunk_uninit(&mut self, max: usize) -> WriteChunkUninit<'_, T, N, P> {
+    /// Reserves exactly `n` free slots for writing in place, or reserves
+    /// nothing and says how many are free (rtrb's `write_chunk_uninit`).
+    /// Nothing becomes visible to the consumer until the chunk is committed.
+    ///
+    /// ```
+    /// use sluicegate::Insufficient;
+    ///
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, mut rx) = ring.split();
+    /// let chunk = tx.write_chunk_uninit(3).unwrap();
+    /// assert_eq!(chunk.fill_from_iter([1, 2, 3]), 3);
+    /// assert_eq!(tx.write_chunk_uninit(2).unwrap_err(), Insufficient { available: 1 });
+    /// assert_eq!(rx.try_pop(), Some(1));
+    /// ```
+    pub fn write_chunk_uninit(
+        &mut self,
+        n: usize,
+    ) -> Result<WriteChunkUninit<'_, T, N, P>, Insufficient> {
+        let free = self.ring.free_for(self.tail, &mut self.head, n);
+        if free < n {
+            return Err(Insufficient { available: free });
+        }
+        Ok(WriteChunkUninit::new(self.ring, &mut self.tail, n))
+    }
+
+    /// Reserves as many free slots as there are, up to `max`, for writing in
+    /// place; the chunk may be shorter, or empty.
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, _rx) = ring.split();
+    /// tx.try_push(0).unwrap();
+    /// let chunk = tx.write_chunk_uninit_up_to(10);
+    /// assert_eq!(chunk.len(), 3);
+    /// assert_eq!(chunk.fill_from_iter(1..), 3);
+    /// assert!(tx.is_full());
+    /// ```
+    pub fn write_chunk_uninit_up_to(&mut self, max: usize) -> WriteChunkUninit<'_, T, N, P> {
         let n = self.ring.free_for(self.tail, &mut self.head, max).min(max);
         WriteChunkUninit::new(self.ring, &mut self.tail, n)
     }
 }
 
-impl<'a, T: Copy, const N: usize, P: Policy> Producer<'a, T, N, P> {
-    /// Copies `items[..k]` in with one index update and one publish.
-    #[inline]
-    fn push_copy(&mut self, items: &[T]) {
-        let start = Ring::<T, N, P>::index(self.tail);
-        let first = items.len().min(N - start);
-        #[cfg(not(sluicegate_loom))]
-        {
-            // SAFETY: `items.len()` slots after tail are free (checked by the
-            // caller) and lie at `start..start+first` and `0..rest`, inside
-            // the array; source and ring never overlap.
-            unsafe {
-                core::ptr::copy_nonoverlapping(
-                    items.as_ptr(),
-                    self.ring.slot_ptr(start).cast::<T>(),
-                    first,
-                );
-                // Only across the wrap: saves a `memcpy` call otherwise.
-                if first < items.len() {
-                    core::ptr::copy_nonoverlapping(
-                        items.as_ptr().add(first),
-                        self.ring.slot_ptr(0).cast::<T>(),
-                        items.len() - first,
-                    );
-                }
-            }
-        }
-        #[cfg(sluicegate_loom)]
-        for (i, item) in items.iter().enumerate() {
-            self.write_slot(self.tail.wrapping_add(i << P::SHIFT), *item);
-        }
-        let _ = first;
-        self.ring.publish(&mut self.tail, items.len());
-    }
-
-    /// Burst push: copies in as many of `items` as fit (from the front),
-    /// publishes them at once and returns how many. The rest count as
-    /// rejected.
-    pub fn push_burst(&mut self, items: &[T]) -> usize {
-        let n = self
-            .ring
-            .free_for(self.tail, &mut self.head, items.len())
-            .min(items.len());
-        if n < items.len() {
-            self.ring.producer.rejected.add(items.len() - n);
-        }
-        if n > 0 {
-            self.push_copy(&items[..n]);
-        }
-        n
-    }
-
-    /// Bulk push: copies in all of `items` and publishes them at once, or
-    /// none if they don't all fit (then all count as rejected).
-    pub fn push_bulk(&mut self, items: &[T]) -> Result<(), Insufficient> {
-        let free = self.ring.free_for(self.tail, &mut self.head, items.len());
-        if free < items.len() {
-            self.ring.producer.rejected.add(items.len());
-            return Err(Insufficient { available: free });
-        }
-        if !items.is_empty() {
-            self.push_copy(items);
-        }
-        Ok(())
-    }
-}
-
-#[cfg(sluicegate_cas)]
-impl<T, const N: usize> Producer<'_, T, N, Overwrite> {
-    /// Pushes `item`, evicting the oldest item if the ring is full.
-    ///
-    /// Returns `None` if there was room, `Some(oldest)` with the evicted item
-    /// (counted in [`Stats::overwritten`]), or — only when the ring is full
-    /// *and* the consumer is in the middle of reading the oldest item —
-    /// `Some(item)`: the new item itself, shed instead (counted in
-    /// [`Stats::rejected`]). Never waits for the consumer; wait-free.
-    pub fn push_overwrite(&mut self, item: T) -> Option<T> {
-        let ring = self.ring;
-        if self.tail.wrapping_sub(self.head) == Ring::<T, N, Overwrite>::FULL {
-            // The cached head says full. Rather than load head and then CAS
-            // it (two transfers of the consumer's cache line when it is
-            // busy), CAS straight from the cached value: it succeeds iff the
-            // consumer has not moved since, and a failure returns the real
-            // head, which tells us whether there is room after all.
-            let h = self.head; // flag cleared; never ahead of the real head
-            crate::sync::pause_point("spsc.overwrite.evict");
-            // Acquire (both ways): we go on to reuse a slot the consumer may
-            // just have read; its Release store of head published that.
-            // Release on success: a consumer whose claim fails on the new
-            // head acquires our earlier tail stores with it.
-            match crate::sync::rmw_view(&ring.head).compare_exchange(
-                h,
-                h.wrapping_add(Ring::<T, N, Overwrite>::STEP),
-                Ordering::AcqRel,
-                Ordering::Acquire,
-            ) {
-                Ok(_) => {
-                    // We own slot h, which is also where position tail goes.
-                    debug_assert_eq!(
-                        Ring::<T, N, Overwrite>::index(h),
-                        Ring::<T, N, Overwrite>::index(self.tail)
-                    );
-                    let old = ring.slot(h).with_mut(|p| {
-                        // SAFETY: position h was published and the CAS made us
-                        // its only owner; we replace it with the new item.
-                        unsafe { core::mem::replace(&mut *p, MaybeUninit::new(item)).assume_init() }
-                    });
-                    self.head = h.wrapping_add(Ring::<T, N, Overwrite>::STEP);
-                    ring.producer.overwritten.add(1);
-                    ring.publish(&mut self.tail, 1);
-                    return Some(old);
-                }
-                Err(actual) => {
-                    self.head = actual & !Overwrite::BUSY;
-                    if self.tail.wrapping_sub(self.head) == Ring::<T, N, Overwrite>::FULL {
-                        // Still full, so head did not move: the consumer set
-                        // BUSY and is reading the oldest item. Shed the new one.
-                        debug_assert!(actual & Overwrite::BUSY != 0);
-                        ring.producer.rejected.add(1);
-                        return Some(item);
-                    }
-                    // The consumer finished a pop: there is room now.
-                }
-            }
-        }
-        self.write_slot(self.tail, item);
-        ring.publish(&mut self.tail, 1);
-        None
-    }
-}
-
 impl<T, const N: usize, P: Policy> Consumer<'_, T, N, P> {
+    /// Moves the item at stored position `stored` out of its slot.
+    ///
+    /// # Safety
+    ///
+    /// The position must be published (tail acquired) and claimed by us, and
+    /// the caller must free the slot (`release`) without reading it again:
+    /// afterwards it is logically uninitialised.
     #[inline(always)]
-    fn read_slot(&self, stored: usize) -> T {
+    unsafe fn read_slot(&self, stored: usize) -> T {
         self.ring.slot(stored).with(|p| {
-            // SAFETY: the position was published (tail acquired) and claimed
-            // by us, so the slot is initialised and ours until `release`;
-            // `release` then hands the slot back as logically uninitialised.
+            // SAFETY: per the contract, the slot is initialised and ours.
             unsafe { (*p).assume_init_read() }
         })
     }
@@ -938,19 +849,37 @@ impl<T, const N: usize, P: Policy> Consumer<'_, T, N, P> {
     /// Pops the oldest item, or `None` if the ring is empty. Wait-free under
     /// [`Reject`]; lock-free under [`Overwrite`] (retries only after the
     /// producer evicted the item this call was about to take).
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, mut rx) = ring.split();
+    /// assert_eq!(rx.try_pop(), None);
+    /// tx.try_push(7).unwrap();
+    /// assert_eq!(rx.try_pop(), Some(7));
+    /// ```
     #[inline]
     pub fn try_pop(&mut self) -> Option<T> {
         if self.ring.claim(&mut self.head, &mut self.tail, 1) == 0 {
             return None;
         }
-        let item = self.read_slot(self.head);
+        // SAFETY: `claim` published and claimed the item at head for us;
+        // `release` frees its slot right after.
+        let item = unsafe { self.read_slot(self.head) };
         self.ring.release(&mut self.head, 1);
         Some(item)
     }
 
     /// Pops the oldest item, waiting until there is one (spinning with
-    /// [`crossbeam_utils::Backoff`]). **Never call this from an interrupt
-    /// handler** that can preempt the producer: the wait would never end.
+    /// [`crossbeam_utils::Backoff`], as [`Producer::push_blocking`] does).
+    /// **Never call this from an interrupt handler** that can preempt the
+    /// producer: the wait would never end.
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, mut rx) = ring.split();
+    /// tx.try_push(5).unwrap();
+    /// assert_eq!(rx.pop_blocking(), 5);
+    /// ```
     pub fn pop_blocking(&mut self) -> T {
         let backoff = crossbeam_utils::Backoff::new();
         loop {
@@ -961,18 +890,37 @@ impl<T, const N: usize, P: Policy> Consumer<'_, T, N, P> {
         }
     }
 
-    /// Items in the ring now (the producer may add some at any moment).
+    /// Items in the ring now; the producer may add some at any moment
+    /// ([`Ring::len`]).
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 2> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, rx) = ring.split();
+    /// tx.try_push(1).unwrap();
+    /// tx.try_push(2).unwrap();
+    /// assert_eq!((rx.len(), rx.free_slots(), rx.is_empty(), rx.is_full()), (2, 0, false, true));
+    /// ```
     pub fn len(&self) -> usize {
         self.ring.len()
     }
 
-    /// Whether the ring is empty now.
+    /// Whether the ring is empty now ([`Ring::is_empty`]).
     pub fn is_empty(&self) -> bool {
         self.ring.is_empty()
     }
 
-    /// The ring's counters.
-    pub fn stats(&self) -> Stats {
+    /// Whether the ring is full now ([`Ring::is_full`]).
+    pub fn is_full(&self) -> bool {
+        self.ring.is_full()
+    }
+
+    /// Free slots now ([`Ring::free_slots`]).
+    pub fn free_slots(&self) -> usize {
+        self.ring.free_slots()
+    }
+
+    /// The ring's counters ([`Ring::stats`]).
+    pub fn stats(&self) -> RingStats {
         self.ring.stats()
     }
 
@@ -981,230 +929,70 @@ impl<T, const N: usize, P: Policy> Consumer<'_, T, N, P> {
         N
     }
 
-    /// Claims up to `max` items for reading in place (both halves of a wrap);
-    /// the chunk may be shorter, or empty. Committing `n` of them drops those
-    /// and frees their slots; dropping the chunk frees nothing. Under
+    /// Claims exactly `n` items for reading in place, or claims nothing and
+    /// says how many there are (rtrb's `read_chunk`). Committing the chunk
+    /// drops items and frees their slots; dropping it frees nothing. Under
     /// [`Overwrite`], while the chunk lives the producer cannot evict the
-    /// claimed items, so a full ring sheds new items instead.
-    pub fn read_chunk(&mut self, max: usize) -> ReadChunk<'_, T, N, P> {
+    /// claimed items, so a full ring rejects new items instead.
+    ///
+    /// ```
+    /// use sluicegate::Insufficient;
+    ///
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, mut rx) = ring.split();
+    /// tx.push_burst(&[1, 2, 3]);
+    /// assert_eq!(rx.read_chunk(4).unwrap_err(), Insufficient { available: 3 });
+    /// let chunk = rx.read_chunk(2).unwrap();
+    /// assert_eq!(chunk.as_slices(), (&[1, 2][..], &[][..]));
+    /// chunk.commit_all();
+    /// assert_eq!(rx.try_pop(), Some(3));
+    /// ```
+    pub fn read_chunk(&mut self, n: usize) -> Result<ReadChunk<'_, T, N, P>, Insufficient> {
+        let got = self.ring.claim(&mut self.head, &mut self.tail, n);
+        if got < n {
+            if got > 0 {
+                // End the claim without freeing anything.
+                self.ring.release(&mut self.head, 0);
+            }
+            return Err(Insufficient { available: got });
+        }
+        Ok(ReadChunk::new(self.ring, &mut self.head, n))
+    }
+
+    /// Claims as many items as there are, up to `max`, for reading in place;
+    /// the chunk may be shorter, or empty. Otherwise as
+    /// [`read_chunk`](Self::read_chunk).
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, mut rx) = ring.split();
+    /// tx.push_burst(&[1, 2, 3]);
+    /// let chunk = rx.read_chunk_up_to(10);
+    /// assert_eq!(chunk.len(), 3);
+    /// chunk.commit(2); // drops 1 and 2; 3 stays
+    /// assert_eq!(rx.try_pop(), Some(3));
+    /// ```
+    pub fn read_chunk_up_to(&mut self, max: usize) -> ReadChunk<'_, T, N, P> {
         let n = self.ring.claim(&mut self.head, &mut self.tail, max);
         ReadChunk::new(self.ring, &mut self.head, n)
     }
-}
 
-#[cfg(not(sluicegate_loom))]
-impl<T, const N: usize> Consumer<'_, T, N, Reject> {
-    /// The oldest item, left in the ring, or `None` if it is empty.
-    pub fn peek(&self) -> Option<&T> {
-        let mut tail = self.tail;
-        if self.ring.avail_for(self.head, &mut tail, 1) == 0 {
-            return None;
-        }
-        self.ring.slot(self.head).with(|p| {
-            // SAFETY: the position is published; the producer won't reuse the
-            // slot before we release it, which needs `&mut self`, which the
-            // returned borrow of `self` prevents.
-            Some(unsafe { (*p).assume_init_ref() })
-        })
-    }
-}
-
-#[cfg(all(sluicegate_cas, not(sluicegate_loom)))]
-impl<T, const N: usize> Consumer<'_, T, N, Overwrite> {
-    /// The oldest item, held in place by a guard, or `None` if the ring is
-    /// empty. While the guard lives the producer cannot evict that item, so a
-    /// full ring sheds new items instead; drop the guard soon.
-    pub fn peek(&mut self) -> Option<Peek<'_, T, N, Overwrite>> {
-        Peek::new(self.read_chunk(1))
-    }
-}
-
-impl<T: Copy, const N: usize, P: Policy> Consumer<'_, T, N, P> {
-    /// Copies the first `out.len()` claimed items out and frees them at once.
-    #[inline]
-    fn pop_copy(&mut self, out: &mut [T]) {
-        let start = Ring::<T, N, P>::index(self.head);
-        let first = out.len().min(N - start);
-        #[cfg(not(sluicegate_loom))]
-        {
-            // SAFETY: `out.len()` items from head are published and claimed
-            // by us; they lie at `start..start+first` and `0..rest`; `T: Copy`
-            // so copying them out leaves nothing to drop.
-            unsafe {
-                core::ptr::copy_nonoverlapping(
-                    self.ring.slot_ptr(start).cast::<T>().cast_const(),
-                    out.as_mut_ptr(),
-                    first,
-                );
-                // Only across the wrap, as in `push_copy`.
-                if first < out.len() {
-                    core::ptr::copy_nonoverlapping(
-                        self.ring.slot_ptr(0).cast::<T>().cast_const(),
-                        out.as_mut_ptr().add(first),
-                        out.len() - first,
-                    );
-                }
-            }
-        }
-        #[cfg(sluicegate_loom)]
-        for (i, o) in out.iter_mut().enumerate() {
-            *o = self.read_slot(self.head.wrapping_add(i << P::SHIFT));
-        }
-        let _ = first;
-        self.ring.release(&mut self.head, out.len());
-    }
-
-    /// Burst pop: copies out as many items as are there (up to `out.len()`),
-    /// frees them at once and returns how many.
-    pub fn pop_burst(&mut self, out: &mut [T]) -> usize {
-        let n = self.ring.claim(&mut self.head, &mut self.tail, out.len());
-        if n == 0 {
-            return 0;
-        }
-        self.pop_copy(&mut out[..n]);
-        n
-    }
-
-    /// Bulk pop: fills all of `out` and frees those items at once, or takes
-    /// nothing if fewer than `out.len()` are there.
-    pub fn pop_bulk(&mut self, out: &mut [T]) -> Result<(), Insufficient> {
-        if out.is_empty() {
-            return Ok(());
-        }
-        let n = self.ring.claim(&mut self.head, &mut self.tail, out.len());
-        if n < out.len() {
-            if n > 0 {
-                self.ring.release(&mut self.head, 0);
-            }
-            return Err(Insufficient { available: n });
-        }
-        self.pop_copy(out);
-        Ok(())
-    }
-}
-
-/// A consumer stopped inside `try_pop` (as when an interrupt handler that
-/// produces preempts the main loop mid-pop) never makes the producer wait.
-#[cfg(all(test, not(sluicegate_loom)))]
-mod suspended_consumer {
-    use super::{Overwrite, Ring};
-    use crate::sync::pause;
-    use std::sync::mpsc;
-    use std::vec::Vec;
-
-    /// Runs `try_pop` on a thread that stops at pause point `at`; while it is
-    /// stopped, runs `while_stopped` on the producer; then lets it finish and
-    /// returns what it popped.
-    fn pop_stopped_at<const N: usize>(
-        ring: &'static Ring<u32, N, Overwrite>,
-        at: &'static str,
-        while_stopped: impl FnOnce(),
-    ) -> Option<u32> {
-        let (stopped_tx, stopped_rx) = mpsc::channel();
-        let (resume_tx, resume_rx) = mpsc::channel::<()>();
-        let consumer = std::thread::spawn(move || {
-            let mut rx = ring.consumer_for_test();
-            let mut stopped = false;
-            pause::set(move |name| {
-                // Stop only the first time: a retry passes the point again.
-                if name == at && !stopped {
-                    stopped = true;
-                    stopped_tx.send(()).unwrap();
-                    resume_rx.recv().unwrap();
-                }
-            });
-            let got = rx.try_pop();
-            pause::clear();
-            got
-        });
-        stopped_rx.recv().unwrap();
-        while_stopped();
-        resume_tx.send(()).unwrap();
-        consumer.join().unwrap()
-    }
-
-    #[test]
-    fn producer_sheds_new_items_while_consumer_reads_the_oldest() {
-        static RING: Ring<u32, 4, Overwrite> = Ring::new();
-        let ring = &RING;
-        let mut tx = ring.producer_for_test();
-        for i in 0..4 {
-            assert_eq!(tx.push_overwrite(i), None);
-        }
-        let mut handed_back = Vec::new();
-        let popped = pop_stopped_at(ring, "spsc.release", || {
-            // The consumer holds item 0 mid-read; the ring is full. Every push
-            // returns at once, shedding the new item (never waiting).
-            for i in 4..1004 {
-                let back = tx.push_overwrite(i);
-                assert_eq!(back, Some(i), "new item shed while oldest is being read");
-                handed_back.push(back.unwrap());
-            }
-            assert_eq!(ring.stats().rejected, 1000);
-        });
-        assert_eq!(popped, Some(0));
-        // Consumer done: the slot is free again and eviction resumes.
-        assert_eq!(tx.push_overwrite(2000), None);
-        assert_eq!(tx.push_overwrite(2001), Some(1));
-        let mut rx = ring.consumer_for_test();
-        let rest: Vec<u32> = core::iter::from_fn(|| rx.try_pop()).collect();
-        assert_eq!(rest, [2, 3, 2000, 2001]);
-        assert_eq!(ring.stats().overwritten, 1);
-    }
-
-    #[test]
-    fn producer_fills_free_slots_while_consumer_is_stopped_mid_pop() {
-        static RING: Ring<u32, 8, Overwrite> = Ring::with_start(usize::MAX >> 1);
-        let ring = &RING;
-        let mut tx = ring.producer_for_test();
-        tx.push_overwrite(0);
-        let popped = pop_stopped_at(ring, "spsc.release", || {
-            // 7 free slots beside the one being read: all usable.
-            for i in 1..8 {
-                assert_eq!(tx.push_overwrite(i), None);
-            }
-            assert_eq!(tx.push_overwrite(8), Some(8));
-        });
-        assert_eq!(popped, Some(0));
-        let mut rx = ring.consumer_for_test();
-        let rest: Vec<u32> = core::iter::from_fn(|| rx.try_pop()).collect();
-        assert_eq!(rest, [1, 2, 3, 4, 5, 6, 7]);
-    }
-
-    #[test]
-    fn consumer_stopped_before_claiming_loses_nothing() {
-        static RING: Ring<u32, 4, Overwrite> = Ring::with_start(7);
-        let ring = &RING;
-        let mut tx = ring.producer_for_test();
-        for i in 0..4 {
-            tx.push_overwrite(i);
-        }
-        let mut evicted = Vec::new();
-        let popped = pop_stopped_at(ring, "spsc.claim", || {
-            // Not yet claimed: the producer evicts freely.
-            for i in 4..10 {
-                evicted.push(tx.push_overwrite(i).unwrap());
-            }
-        });
-        assert_eq!(evicted, [0, 1, 2, 3, 4, 5]);
-        // The consumer's claim failed and it retried on the new oldest.
-        assert_eq!(popped, Some(6));
-        let mut rx = ring.consumer_for_test();
-        let rest: Vec<u32> = core::iter::from_fn(|| rx.try_pop()).collect();
-        assert_eq!(rest, [7, 8, 9]);
-        assert_eq!(ring.stats().overwritten, 6);
-        assert_eq!(ring.stats().rejected, 0);
-    }
-}
-
-#[cfg(all(test, not(sluicegate_loom)))]
-impl<T, const N: usize, P: Policy> Ring<T, N, P> {
-    /// Test-only: a producer handle on a `&'static` ring, without the once flag.
-    fn producer_for_test(&'static self) -> Producer<'static, T, N, P> {
-        self.handles().0
-    }
-    /// Test-only: a consumer handle (one at a time, by the test's discipline).
-    fn consumer_for_test(&'static self) -> Consumer<'static, T, N, P> {
-        self.handles().1
+    /// The oldest item, held in place by a guard that dereferences to it, or
+    /// `None` if the ring is empty; [`Peek::pop`] takes it out. Under
+    /// [`Overwrite`], while the guard lives the producer cannot evict that
+    /// item, so a full ring rejects new items instead: drop the guard soon.
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, mut rx) = ring.split();
+    /// tx.try_push(1).unwrap();
+    /// assert_eq!(rx.peek().as_deref(), Some(&1)); // still in the ring
+    /// let oldest = rx.peek().unwrap();
+    /// assert_eq!(oldest.pop(), 1);
+    /// assert!(rx.peek().is_none());
+    /// ```
+    #[cfg(not(sluicegate_loom))]
+    pub fn peek(&mut self) -> Option<Peek<'_, T, N, P>> {
+        Peek::new(self.read_chunk_up_to(1))
     }
 }

@@ -209,49 +209,137 @@ impl SharedCounter {
     }
 }
 
-/// Marks a point inside an operation where a test may suspend the calling
+/// A named place inside an operation where a test may suspend the calling
 /// thread, to show what other contexts can do while it is stopped there.
-/// Compiles to nothing outside the crate's own unit tests.
+/// Every point is one of the constants in [`pause`], so a test cannot name a
+/// point that does not exist.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Point(#[allow(dead_code)] &'static str);
+
+/// Marks pause point `point`. Compiles to nothing outside the crate's own
+/// unit tests.
 #[inline(always)]
-pub(crate) fn pause_point(_name: &'static str) {
+pub(crate) fn pause_point(_point: Point) {
     #[cfg(all(test, not(sluicegate_loom)))]
-    pause::hit(_name);
+    pause::hit(_point);
 }
 
-/// Test-only: a per-thread callback run at every [`pause_point`].
-#[cfg(all(test, not(sluicegate_loom)))]
+/// Every pause point (`primitive.operation.step`), and the test harness that
+/// stops a thread at one. (Without CAS only the SPSC reject ring is built, so
+/// the other primitives' points go unused there.)
+#[cfg_attr(not(sluicegate_cas), allow(dead_code))]
 pub(crate) mod pause {
-    extern crate std;
-    use core::cell::RefCell;
-    use std::boxed::Box;
+    use super::Point;
 
-    type Hook = Box<dyn FnMut(&'static str)>;
+    /// SPSC consumer, before its claim CAS (`Overwrite` only).
+    pub(crate) const SPSC_CLAIM: Point = Point("spsc.claim");
+    /// SPSC consumer, holding its items, before it frees them.
+    pub(crate) const SPSC_RELEASE: Point = Point("spsc.release");
+    /// SPSC producer, before its eviction CAS (`push_overwrite` on a full ring).
+    pub(crate) const SPSC_EVICT: Point = Point("spsc.evict");
 
-    std::thread_local! {
-        static HOOK: RefCell<Option<Hook>> = const { RefCell::new(None) };
-    }
+    /// MPMC push, holding a free slot, before writing it.
+    pub(crate) const MPMC_PUSH_CLAIMED: Point = Point("mpmc.push.claimed");
+    /// MPMC push, slot written, before publishing its index.
+    pub(crate) const MPMC_PUSH_WRITTEN: Point = Point("mpmc.push.written");
+    /// MPMC `push_overwrite`, holding a free slot, before writing it.
+    pub(crate) const MPMC_OVERWRITE_CLAIMED: Point = Point("mpmc.overwrite.claimed");
+    /// MPMC `push_overwrite`, holding the evicted item's slot, before reading it.
+    pub(crate) const MPMC_OVERWRITE_EVICTED: Point = Point("mpmc.overwrite.evicted");
+    /// MPMC `push_overwrite`, slot rewritten, before publishing its index.
+    pub(crate) const MPMC_OVERWRITE_WRITTEN: Point = Point("mpmc.overwrite.written");
+    /// MPMC pop, holding an item's slot, before reading it.
+    pub(crate) const MPMC_POP_CLAIMED: Point = Point("mpmc.pop.claimed");
+    /// MPMC pop, item read, before freeing its slot.
+    pub(crate) const MPMC_POP_READ: Point = Point("mpmc.pop.read");
+    /// The index rings' steps: `aq` (items) and `fq` (free slots); an
+    /// enqueuer after taking its position and after placing its index, a
+    /// dequeuer after taking its position and after missing at it.
+    pub(crate) const MPMC_AQ_ENQ_TICKET: Point = Point("mpmc.aq.enq.ticket");
+    pub(crate) const MPMC_AQ_ENQ_PLACED: Point = Point("mpmc.aq.enq.placed");
+    pub(crate) const MPMC_AQ_DEQ_TICKET: Point = Point("mpmc.aq.deq.ticket");
+    pub(crate) const MPMC_AQ_DEQ_MISSED: Point = Point("mpmc.aq.deq.missed");
+    pub(crate) const MPMC_FQ_ENQ_TICKET: Point = Point("mpmc.fq.enq.ticket");
+    pub(crate) const MPMC_FQ_ENQ_PLACED: Point = Point("mpmc.fq.enq.placed");
+    pub(crate) const MPMC_FQ_DEQ_TICKET: Point = Point("mpmc.fq.deq.ticket");
+    pub(crate) const MPMC_FQ_DEQ_MISSED: Point = Point("mpmc.fq.deq.missed");
 
-    /// Installs `f` for the calling thread; it sees the name of each point hit.
-    pub(crate) fn set(f: impl FnMut(&'static str) + 'static) {
-        HOOK.with(|h| *h.borrow_mut() = Some(Box::new(f)));
-    }
+    /// Limiter admission, between loading the word and the counters.
+    pub(crate) const LIMIT_BETWEEN_LOADS: Point = Point("limit.admit.loaded");
+    /// Limiter admission, before its CAS.
+    pub(crate) const LIMIT_ADMIT: Point = Point("limit.admit.cas");
+    /// Limiter growth, before its CAS.
+    pub(crate) const LIMIT_GROW: Point = Point("limit.grow.cas");
+    /// Limiter decrease, before its CAS.
+    pub(crate) const LIMIT_CUT: Point = Point("limit.cut.cas");
 
-    /// Removes the calling thread's hook.
-    pub(crate) fn clear() {
-        HOOK.with(|h| *h.borrow_mut() = None);
-    }
+    #[cfg(all(test, not(sluicegate_loom)))]
+    pub(crate) use harness::{hit, stop_at};
 
-    pub(super) fn hit(name: &'static str) {
-        // Take the hook out while it runs, so it may itself use the ring.
-        let taken = HOOK.with(|h| h.borrow_mut().take());
-        if let Some(mut f) = taken {
-            f(name);
-            HOOK.with(|h| {
-                let mut slot = h.borrow_mut();
-                if slot.is_none() {
-                    *slot = Some(f);
+    /// Test-only: a per-thread hook run at every point, and [`stop_at`].
+    #[cfg(all(test, not(sluicegate_loom)))]
+    mod harness {
+        extern crate std;
+        use super::Point;
+        use core::cell::RefCell;
+        use std::boxed::Box;
+        use std::sync::mpsc;
+
+        type Hook = Box<dyn FnMut(Point)>;
+
+        std::thread_local! {
+            static HOOK: RefCell<Option<Hook>> = const { RefCell::new(None) };
+        }
+
+        pub(crate) fn hit(point: Point) {
+            // Take the hook out while it runs, so it may itself use the ring.
+            let taken = HOOK.with(|h| h.borrow_mut().take());
+            if let Some(mut f) = taken {
+                f(point);
+                HOOK.with(|h| {
+                    let mut slot = h.borrow_mut();
+                    if slot.is_none() {
+                        *slot = Some(f);
+                    }
+                });
+            }
+        }
+
+        /// Runs `op` on a new thread until it first reaches `point`, keeps
+        /// it stopped there while `during` runs on this thread (playing every
+        /// other context), then lets it finish and returns its result.
+        /// Panics if `op` finishes without reaching `point`.
+        pub(crate) fn stop_at<R: Send>(
+            point: Point,
+            op: impl FnOnce() -> R + Send,
+            during: impl FnOnce(),
+        ) -> R {
+            let (at_tx, at_rx) = mpsc::channel::<()>();
+            let (go_tx, go_rx) = mpsc::channel::<()>();
+            std::thread::scope(|s| {
+                let stopped = s.spawn(move || {
+                    let mut armed = true;
+                    let hook: Hook = Box::new(move |hit| {
+                        if armed && hit == point {
+                            armed = false;
+                            at_tx.send(()).unwrap();
+                            go_rx.recv().unwrap();
+                        }
+                    });
+                    HOOK.with(|h| *h.borrow_mut() = Some(hook));
+                    let result = op();
+                    // Dropping the hook drops `at_tx`: an unreached point
+                    // shows up as a closed channel below.
+                    HOOK.with(|h| *h.borrow_mut() = None);
+                    result
+                });
+                if at_rx.recv().is_err() {
+                    panic!("the operation finished without reaching {point:?}");
                 }
-            });
+                during();
+                go_tx.send(()).unwrap();
+                stopped.join().unwrap()
+            })
         }
     }
 }

@@ -12,7 +12,7 @@ use sluicegate::limit::{Aimd, AimdConfig, AimdStats, ConfigError, Permit, Priori
 use sluicegate::spsc::{
     Consumer, Overwrite, Peek, Producer, ReadChunk, Reject, Ring, WriteChunkUninit,
 };
-use sluicegate::{mpmc, Full, Insufficient};
+use sluicegate::{mpmc, Full, Insufficient, Overwritten, RingStats};
 
 fn is_send<T: Send + ?Sized>() {}
 fn is_sync<T: Sync + ?Sized>() {}
@@ -93,32 +93,35 @@ fn limiter_and_error_types() {
     is_sync::<ConfigError>();
     is_sync::<Priority>();
     is_sync::<Insufficient>();
-    is_sync::<sluicegate::spsc::Stats>();
-    is_sync::<mpmc::Stats>();
+    is_sync::<RingStats>();
+    is_send::<Overwritten<C>>();
+    assert_not!(Sync: Overwritten<C>);
     // `Full<T>` is plain data around the item: it follows `T`.
     is_send::<Full<C>>();
     assert_not!(Sync: Full<C>);
     assert_not!(Send: Full<R>);
 }
 
-/// Threads that share a consumer of `Sync` items may peek at the same item
+/// Threads that share a read chunk of `Sync` items may read the same items
 /// at once (the sound case of issue 17's race; Miri checks it).
 #[test]
-fn shared_consumer_peeks_from_two_threads() {
+fn shared_read_chunk_from_two_threads() {
     let mut ring: Ring<AtomicU32, 4> = Ring::new();
     let (mut tx, mut rx) = ring.split();
     tx.try_push(AtomicU32::new(0)).unwrap();
     let rounds = if cfg!(miri) { 20 } else { 1000 };
+    let chunk = rx.read_chunk(1).unwrap();
     std::thread::scope(|s| {
-        let rx = &rx;
+        let chunk = &chunk;
         for _ in 0..2 {
             s.spawn(move || {
                 for _ in 0..rounds {
-                    rx.peek().unwrap().fetch_add(1, Ordering::Relaxed);
+                    chunk.as_slices().0[0].fetch_add(1, Ordering::Relaxed);
                 }
             });
         }
     });
+    drop(chunk);
     assert_eq!(rx.try_pop().unwrap().into_inner(), 2 * rounds);
 }
 
@@ -131,7 +134,7 @@ fn shared_read_chunk_while_the_producer_sheds() {
     tx.try_push(AtomicU32::new(0)).unwrap();
     tx.try_push(AtomicU32::new(100)).unwrap();
     let rounds = if cfg!(miri) { 20 } else { 1000 };
-    let chunk = rx.read_chunk(2);
+    let chunk = rx.read_chunk_up_to(2);
     let shed = std::thread::scope(|s| {
         let chunk = &chunk;
         for _ in 0..2 {
@@ -147,7 +150,7 @@ fn shared_read_chunk_while_the_producer_sheds() {
         // The producer never waits: full and claimed, so it sheds each new item.
         s.spawn(move || {
             (0..rounds)
-                .filter(|_| tx.push_overwrite(AtomicU32::new(7)).is_some())
+                .filter(|_| tx.push_overwrite(AtomicU32::new(7)).into_item().is_some())
                 .count()
         })
         .join()

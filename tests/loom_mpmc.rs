@@ -69,7 +69,7 @@ fn loom_mpmc_push_push() {
         let mine = r.try_push(2).is_ok();
         assert!(p.join().unwrap() && mine, "two pushes fit in two slots");
         assert_exactly(drain(&r), vec![1, 2]);
-        assert_eq!(r.rejected(), 0);
+        assert_eq!(r.stats().rejected, 0);
     });
 }
 
@@ -97,16 +97,19 @@ fn loom_mpmc_overwrite_vs_pop() {
         r.try_push(2).unwrap();
         let r2 = r.clone();
         let c = thread::spawn(move || r2.try_pop());
-        let shed = r.push_overwrite(3);
+        let shed = r.push_overwrite(3).into_item();
         let popped = c.join().unwrap();
         assert!(popped.is_some());
         let mut seen = drain(&r);
         seen.extend(popped);
         seen.extend(shed);
         assert_exactly(seen, vec![1, 2, 3]);
-        assert_eq!(r.overwritten() + r.rejected(), usize::from(shed.is_some()));
+        assert_eq!(
+            r.stats().overwritten + r.stats().rejected,
+            usize::from(shed.is_some())
+        );
         if shed == Some(3) {
-            assert_eq!(r.rejected(), 1);
+            assert_eq!(r.stats().rejected, 1);
         }
     });
 }
@@ -118,15 +121,15 @@ fn loom_mpmc_overwrite_vs_overwrite() {
         r.try_push(1).unwrap();
         r.try_push(2).unwrap();
         let r2 = r.clone();
-        let o = thread::spawn(move || r2.push_overwrite(3));
-        let a = r.push_overwrite(4);
+        let o = thread::spawn(move || r2.push_overwrite(3).into_item());
+        let a = r.push_overwrite(4).into_item();
         let b = o.join().unwrap();
         // Two items over capacity, no pops: exactly the two oldest are shed.
         assert!(a.is_some() && b.is_some());
         let mut shed = vec![a.unwrap(), b.unwrap()];
         shed.sort_unstable();
         assert_eq!(shed, vec![1, 2]);
-        assert_eq!(r.overwritten(), 2);
+        assert_eq!(r.stats().overwritten, 2);
         assert_exactly(drain(&r), vec![3, 4]);
     });
 }
@@ -138,7 +141,7 @@ fn loom_mpmc_overwrite_vs_push() {
         r.try_push(1).unwrap();
         let r2 = r.clone();
         let p = thread::spawn(move || r2.try_push(2));
-        let shed = r.push_overwrite(3);
+        let shed = r.push_overwrite(3).into_item();
         let pushed = p.join().unwrap();
         let mut seen = drain(&r);
         seen.extend(shed);
@@ -154,7 +157,7 @@ fn loom_mpmc_overwrite_vs_push() {
 #[test]
 fn loom_mpmc_pop_then_push_on_full_ring_never_full() {
     loom::model(|| {
-        let r = Arc::new(R::with_start_position(usize::MAX - 2));
+        let r = Arc::new(R::with_start(usize::MAX - 2));
         r.try_push(1).unwrap();
         r.try_push(2).unwrap();
         let r2 = r.clone();
@@ -166,7 +169,7 @@ fn loom_mpmc_pop_then_push_on_full_ring_never_full() {
         let mine = r.try_push(v + 10).is_ok();
         assert!(t.join().unwrap() && mine, "spurious Full");
         assert_exactly(drain(&r), vec![11, 12]);
-        assert_eq!(r.rejected(), 0);
+        assert_eq!(r.stats().rejected, 0);
     });
 }
 
@@ -175,10 +178,10 @@ fn loom_mpmc_pop_then_push_on_full_ring_never_full() {
 #[test]
 fn loom_mpmc_two_producers_one_consumer_wrapping() {
     loom::model(|| {
-        let r = Arc::new(R::with_start_position(usize::MAX));
+        let r = Arc::new(R::with_start(usize::MAX));
         let (ra, rb) = (r.clone(), r.clone());
         let a = thread::spawn(move || ra.try_push(1).is_ok());
-        let b = thread::spawn(move || rb.push_overwrite(2));
+        let b = thread::spawn(move || rb.push_overwrite(2).into_item());
         let mut seen: Vec<u32> = Vec::new();
         seen.extend(r.try_pop());
         seen.extend(r.try_pop());

@@ -102,12 +102,12 @@ fn loom_spsc_burst_pop_against_push() {
 fn overwrite_against_pop(start: usize) {
     loom::model(move || {
         let (mut tx, mut rx) = ring::<Overwrite, 2>(start).split();
-        tx.push_overwrite(0);
-        tx.push_overwrite(1);
+        let _ = tx.push_overwrite(0);
+        let _ = tx.push_overwrite(1);
         let producer = thread::spawn(move || {
             let mut back = Vec::new();
             for i in 2..4 {
-                back.extend(tx.push_overwrite(i));
+                back.extend(tx.push_overwrite(i).into_item());
             }
             (back, tx)
         });
@@ -140,12 +140,12 @@ fn loom_spsc_overwrite_against_pop_at_wrap() {
 fn loom_spsc_overwrite_against_pop_bulk() {
     loom::model(|| {
         let (mut tx, mut rx) = ring::<Overwrite, 2>(0).split();
-        tx.push_overwrite(0);
-        tx.push_overwrite(1);
+        let _ = tx.push_overwrite(0);
+        let _ = tx.push_overwrite(1);
         let producer = thread::spawn(move || {
             let mut back = Vec::new();
-            back.extend(tx.push_overwrite(2));
-            back.extend(tx.push_overwrite(3));
+            back.extend(tx.push_overwrite(2).into_item());
+            back.extend(tx.push_overwrite(3).into_item());
             back
         });
         let mut out = [0u32; 2];
@@ -192,17 +192,17 @@ fn loom_spsc_write_chunk_commit_against_read_chunk() {
     loom::model(|| {
         let (mut tx, mut rx) = ring::<Reject, 2>(usize::MAX).split();
         let producer = thread::spawn(move || {
-            let mut chunk = tx.write_chunk_uninit(2);
+            let mut chunk = tx.write_chunk_uninit_up_to(2);
             let n = chunk.len();
             for i in 0..n {
                 chunk.write_at(i, i as u32);
             }
             // SAFETY: the first `n` slots were written just above.
             unsafe { chunk.commit(n) };
-            let more = tx.write_chunk_uninit(2).fill_from_iter([10, 11]);
+            let more = tx.write_chunk_uninit_up_to(2).fill_from_iter([10, 11]);
             (n, more)
         });
-        let chunk = rx.read_chunk(2);
+        let chunk = rx.read_chunk_up_to(2);
         let mut got: Vec<u32> = (0..chunk.len()).map(|i| chunk.read_at(i)).collect();
         chunk.commit(got.len());
         let (n, more) = producer.join().unwrap();
@@ -218,15 +218,15 @@ fn loom_spsc_write_chunk_commit_against_read_chunk() {
 fn loom_spsc_overwrite_against_held_read_chunk() {
     loom::model(|| {
         let (mut tx, mut rx) = ring::<Overwrite, 2>(0).split();
-        tx.push_overwrite(0);
-        tx.push_overwrite(1);
+        let _ = tx.push_overwrite(0);
+        let _ = tx.push_overwrite(1);
         let producer = thread::spawn(move || {
             let mut back = Vec::new();
-            back.extend(tx.push_overwrite(2));
-            back.extend(tx.push_overwrite(3));
+            back.extend(tx.push_overwrite(2).into_item());
+            back.extend(tx.push_overwrite(3).into_item());
             back
         });
-        let chunk = rx.read_chunk(1);
+        let chunk = rx.read_chunk_up_to(1);
         let mut got: Vec<u32> = (0..chunk.len()).map(|i| chunk.read_at(i)).collect();
         chunk.commit(1);
         let back = producer.join().unwrap();
@@ -247,11 +247,11 @@ fn loom_spsc_claim_fails_after_evictions_past_cached_tail() {
     // race with Relaxed failure ordering on the claim).
     loom::model(|| {
         let (mut tx, mut rx) = ring::<Overwrite, 1>(0).split();
-        tx.push_overwrite(0);
+        let _ = tx.push_overwrite(0);
         let producer = thread::spawn(move || {
             let mut back = Vec::new();
             for i in 1..4 {
-                back.extend(tx.push_overwrite(i));
+                back.extend(tx.push_overwrite(i).into_item());
             }
             back
         });

@@ -3,7 +3,8 @@
 #![cfg(not(sluicegate_loom))]
 
 use core::cell::Cell;
-use sluicegate::mpmc::{Ring, Stats};
+use sluicegate::mpmc::Ring;
+use sluicegate::{Overwritten, RingStats};
 use std::collections::VecDeque;
 use std::rc::Rc;
 
@@ -18,8 +19,8 @@ fn fifo_reject_and_counters() {
     }
     assert_eq!(R.try_push(7).unwrap_err().into_inner(), 7);
     assert_eq!(R.try_push(8).unwrap_err().into_inner(), 8);
-    assert_eq!(R.rejected(), 2);
-    assert_eq!(R.overwritten(), 0);
+    assert_eq!(R.stats().rejected, 2);
+    assert_eq!(R.stats().overwritten, 0);
     for i in 0..4 {
         assert_eq!(R.try_pop(), Some(i));
     }
@@ -28,7 +29,7 @@ fn fifo_reject_and_counters() {
     assert!(R.is_empty());
     assert_eq!(
         R.stats(),
-        Stats {
+        RingStats {
             rejected: 2,
             overwritten: 0
         }
@@ -36,18 +37,22 @@ fn fifo_reject_and_counters() {
 }
 
 #[test]
-fn push_overwrite_sheds_oldest() {
+fn push_overwrite_evicts_the_oldest() {
     let r: Ring<u32, 4> = Ring::new();
     for i in 0..4 {
-        assert_eq!(r.push_overwrite(i), None);
+        assert_eq!(r.push_overwrite(i), Overwritten::Stored);
     }
-    assert_eq!(r.overwritten(), 0);
+    assert_eq!(r.stats().overwritten, 0);
     for i in 4..10 {
-        assert_eq!(r.push_overwrite(i), Some(i - 4), "sheds the oldest");
+        assert_eq!(
+            r.push_overwrite(i),
+            Overwritten::Evicted(i - 4),
+            "evicts the oldest"
+        );
         assert_eq!(r.len(), 4);
     }
-    assert_eq!(r.overwritten(), 6);
-    assert_eq!(r.rejected(), 0);
+    assert_eq!(r.stats().overwritten, 6);
+    assert_eq!(r.stats().rejected, 0);
     assert_eq!(
         (0..5).map(|_| r.try_pop()).collect::<Vec<_>>(),
         [Some(6), Some(7), Some(8), Some(9), None]
@@ -62,7 +67,7 @@ fn capacity_one_is_both_empty_and_full_correctly() {
     r.try_push(1).unwrap();
     assert_eq!(r.len(), 1);
     assert!(r.try_push(2).is_err());
-    assert_eq!(r.push_overwrite(3), Some(1));
+    assert_eq!(r.push_overwrite(3).into_item(), Some(1));
     assert_eq!(r.try_pop(), Some(3));
     assert_eq!(r.try_pop(), None);
     r.try_push(4).unwrap();
@@ -75,7 +80,7 @@ fn check_against_model<const N: usize>(r: &Ring<u64, N>, steps: usize, seed: u64
     let mut model = VecDeque::new();
     let mut x = seed | 1;
     let mut next = 0u64;
-    let (mut rejected, mut overwritten) = (r.rejected(), r.overwritten());
+    let (mut rejected, mut overwritten) = (r.stats().rejected, r.stats().overwritten);
     for _ in 0..steps {
         x ^= x << 13;
         x ^= x >> 7;
@@ -93,7 +98,7 @@ fn check_against_model<const N: usize>(r: &Ring<u64, N>, steps: usize, seed: u64
                 next += 1;
             }
             2 | 3 => {
-                let shed = r.push_overwrite(next);
+                let shed = r.push_overwrite(next).into_item();
                 let want = if model.len() == N {
                     model.pop_front()
                 } else {
@@ -109,7 +114,10 @@ fn check_against_model<const N: usize>(r: &Ring<u64, N>, steps: usize, seed: u64
             _ => assert_eq!(r.try_pop(), model.pop_front()),
         }
         assert_eq!(r.len(), model.len());
-        assert_eq!((r.rejected(), r.overwritten()), (rejected, overwritten));
+        assert_eq!(
+            (r.stats().rejected, r.stats().overwritten),
+            (rejected, overwritten)
+        );
     }
     while let Some(v) = model.pop_front() {
         assert_eq!(r.try_pop(), Some(v));
@@ -138,9 +146,9 @@ fn wrap_around_near_integer_limit() {
             0usize.wrapping_sub(back),
             (1usize << (usize::BITS - 1)).wrapping_sub(back),
         ] {
-            check_against_model(&Ring::<u64, 1>::with_start_position(start), steps, 5);
-            check_against_model(&Ring::<u64, 4>::with_start_position(start), steps, 6);
-            check_against_model(&Ring::<u64, 16>::with_start_position(start), steps, 7);
+            check_against_model(&Ring::<u64, 1>::with_start(start), steps, 5);
+            check_against_model(&Ring::<u64, 4>::with_start(start), steps, 6);
+            check_against_model(&Ring::<u64, 16>::with_start(start), steps, 7);
         }
     }
 }
@@ -174,7 +182,10 @@ fn drops_each_item_exactly_once() {
         drop(back);
         assert_eq!(drops.get(), 2);
         // Overwrite hands the shed item back.
-        let shed = r.push_overwrite(Tracked(drops.clone())).unwrap();
+        let shed = r
+            .push_overwrite(Tracked(drops.clone()))
+            .into_item()
+            .unwrap();
         assert_eq!(drops.get(), 2);
         drop(shed);
         assert_eq!(drops.get(), 3);
@@ -187,9 +198,9 @@ fn drops_each_item_exactly_once() {
 fn drop_of_empty_and_wrapped_ring() {
     let drops = Rc::new(Cell::new(0));
     {
-        let r: Ring<Tracked, 2> = Ring::with_start_position(usize::MAX - 2);
+        let r: Ring<Tracked, 2> = Ring::with_start(usize::MAX - 2);
         for _ in 0..5 {
-            drop(r.push_overwrite(Tracked(drops.clone())));
+            drop(r.push_overwrite(Tracked(drops.clone())).into_item());
         }
         assert_eq!(drops.get(), 3);
     }
@@ -205,7 +216,7 @@ fn zero_sized_items() {
     r.try_push(()).unwrap();
     r.try_push(()).unwrap();
     assert!(r.try_push(()).is_err());
-    assert_eq!(r.push_overwrite(()), Some(()));
+    assert_eq!(r.push_overwrite(()).into_item(), Some(()));
     assert_eq!(r.try_pop(), Some(()));
     assert_eq!(r.try_pop(), Some(()));
     assert_eq!(r.try_pop(), None);
@@ -235,6 +246,6 @@ fn blocking_push_and_pop_move_everything_without_rejections() {
         seen.sort_unstable();
         assert!(seen.iter().copied().eq(0..2 * n));
     });
-    assert_eq!((ring.rejected(), ring.overwritten()), (0, 0));
+    assert_eq!((ring.stats().rejected, ring.stats().overwritten), (0, 0));
     assert!(ring.is_empty());
 }

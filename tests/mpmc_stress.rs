@@ -107,7 +107,7 @@ fn run<const N: usize>(overwrite: bool) {
                         // otherwise see nothing but shedding.
                         thread::yield_now();
                     }
-                    if let Some(out) = ring.push_overwrite(v) {
+                    if let Some(out) = ring.push_overwrite(v).into_item() {
                         ledger.mark(out);
                         if out == v {
                             tally.handed_back.fetch_add(1, Ordering::Relaxed);
@@ -174,8 +174,8 @@ fn run<const N: usize>(overwrite: bool) {
         "pushed = popped + shed + returned + remaining"
     );
     assert_eq!(remaining, 0, "consumers drain after the producers finish");
-    assert_eq!(ring.overwritten(), shed);
-    assert_eq!(ring.rejected(), back + fulls);
+    assert_eq!(ring.stats().overwritten, shed);
+    assert_eq!(ring.stats().rejected, back + fulls);
     if !overwrite {
         assert_eq!(shed + back, 0);
     }
@@ -222,7 +222,7 @@ fn pop_then_push_never_full<const N: usize>() {
     for h in handles {
         h.join().unwrap();
     }
-    assert_eq!(ring.rejected(), 0);
+    assert_eq!(ring.stats().rejected, 0);
     let mut left: Vec<u64> = core::iter::from_fn(|| ring.try_pop()).collect();
     left.sort_unstable();
     assert_eq!(left, (0..N as u64).collect::<Vec<_>>());
@@ -240,14 +240,14 @@ fn no_spurious_full_pop_then_push_on_full_ring_heapless_583() {
 #[test]
 fn stress_wrap_around_under_contention() {
     let m = per_producer() / 4;
-    let ring = Arc::new(Ring::<u64, 8>::with_start_position(usize::MAX - 1000));
+    let ring = Arc::new(Ring::<u64, 8>::with_start(usize::MAX - 1000));
     let ledger = Arc::new(Ledger::new(m));
     let producers: Vec<_> = (0..PRODUCERS)
         .map(|p| {
             let (ring, ledger) = (ring.clone(), ledger.clone());
             thread::spawn(move || {
                 for s in 0..m {
-                    if let Some(out) = ring.push_overwrite(item(p, s)) {
+                    if let Some(out) = ring.push_overwrite(item(p, s)).into_item() {
                         ledger.mark(out);
                     }
                 }

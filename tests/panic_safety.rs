@@ -95,7 +95,7 @@ fn commit_with_panicking_drop<P: Policy>(start: usize, commit_all: bool) {
             assert!(tx.try_push(ledger.item(id, id == 1)).is_ok());
         }
         expect_panic(|| {
-            let chunk = rx.read_chunk(4);
+            let chunk = rx.read_chunk_up_to(4);
             assert_eq!(chunk.len(), 4);
             if commit_all {
                 chunk.commit_all();
@@ -142,13 +142,25 @@ fn overwrite_claim_is_released_after_a_panicking_commit() {
     {
         let mut ring: Ring<Item, 2, Overwrite> = Ring::new();
         let (mut tx, mut rx) = ring.split();
-        assert!(tx.push_overwrite(ledger.item(0, true)).is_none());
-        assert!(tx.push_overwrite(ledger.item(1, false)).is_none());
-        expect_panic(|| rx.read_chunk(1).commit(1));
+        assert!(tx
+            .push_overwrite(ledger.item(0, true))
+            .into_item()
+            .is_none());
+        assert!(tx
+            .push_overwrite(ledger.item(1, false))
+            .into_item()
+            .is_none());
+        expect_panic(|| rx.read_chunk_up_to(1).commit(1));
         ledger.assert_dropped_exactly([0]);
-        assert!(tx.push_overwrite(ledger.item(2, false)).is_none());
+        assert!(tx
+            .push_overwrite(ledger.item(2, false))
+            .into_item()
+            .is_none());
         // Full again, nobody reading: evicts item 1 (not shedding item 3).
-        let evicted = tx.push_overwrite(ledger.item(3, false)).expect("evicts");
+        let evicted = tx
+            .push_overwrite(ledger.item(3, false))
+            .into_item()
+            .expect("evicts");
         assert_eq!(evicted.id, 1);
         drop(evicted);
         assert_eq!(tx.stats().overwritten, 1);
@@ -156,7 +168,10 @@ fn overwrite_claim_is_released_after_a_panicking_commit() {
         let peeked = rx.peek().expect("item 2");
         assert_eq!(peeked.id, 2);
         // While the guard lives the producer sheds; then the guard pops.
-        let shed = tx.push_overwrite(ledger.item(4, false)).expect("shed");
+        let shed = tx
+            .push_overwrite(ledger.item(4, false))
+            .into_item()
+            .expect("shed");
         assert_eq!(shed.id, 4);
         drop(shed);
         let popped = peeked.pop();
@@ -215,7 +230,7 @@ fn fill_from_iter_with_panicking_iterator<P: Policy>(start: usize) {
         let mut ring: Ring<Item, 4, P> = Ring::with_start(start);
         let (mut tx, mut rx) = ring.split();
         expect_panic(|| {
-            let chunk = tx.write_chunk_uninit(4);
+            let chunk = tx.write_chunk_uninit_up_to(4);
             chunk.fill_from_iter(PanickingIter {
                 ledger: &ledger,
                 next: 0,
@@ -263,15 +278,18 @@ fn evicted_item_that_panics_is_dropped_by_the_caller_after_the_push() {
         let ring: sluicegate::mpmc::Ring<Item, 2> = sluicegate::mpmc::Ring::new();
         assert!(ring.try_push(ledger.item(0, true)).is_ok());
         assert!(ring.try_push(ledger.item(1, false)).is_ok());
-        expect_panic(|| drop(ring.push_overwrite(ledger.item(2, false))));
+        expect_panic(|| drop(ring.push_overwrite(ledger.item(2, false)).into_item()));
         ledger.assert_dropped_exactly([0]);
         assert_eq!(ring.try_pop().map(|i| i.id), Some(1));
         assert_eq!(ring.try_pop().map(|i| i.id), Some(2));
 
         let mut spsc: Ring<Item, 1, Overwrite> = Ring::new();
         let (mut tx, mut rx) = spsc.split();
-        assert!(tx.push_overwrite(ledger.item(3, true)).is_none());
-        let evicted = tx.push_overwrite(ledger.item(4, false));
+        assert!(tx
+            .push_overwrite(ledger.item(3, true))
+            .into_item()
+            .is_none());
+        let evicted = tx.push_overwrite(ledger.item(4, false)).into_item();
         assert_eq!(evicted.as_ref().map(|i| i.id), Some(3));
         expect_panic(|| drop(evicted));
         ledger.assert_dropped_exactly([0, 1, 2, 3]);

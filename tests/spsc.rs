@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use sluicegate::spsc::{Overwrite, Reject, Ring};
-use sluicegate::Insufficient;
+use sluicegate::{Insufficient, Overwritten};
 
 /// A payload that counts its drops.
 #[derive(Debug)]
@@ -32,10 +32,10 @@ fn fifo_full_and_empty() {
         tx.try_push(i).unwrap();
     }
     assert!(tx.is_full());
-    assert_eq!(tx.free(), 0);
+    assert_eq!(tx.free_slots(), 0);
     assert_eq!(tx.try_push(7).unwrap_err().into_inner(), 7);
     assert_eq!(rx.len(), 4);
-    assert_eq!(rx.peek(), Some(&0));
+    assert_eq!(rx.peek().as_deref(), Some(&0));
     for i in 0..4 {
         assert_eq!(rx.try_pop(), Some(i));
     }
@@ -106,7 +106,7 @@ fn overwrite_evicts_in_order_across_the_wrap() {
     let mut ring: Ring<u64, 4, Overwrite> = Ring::with_start((usize::MAX >> 1) - 5);
     let (mut tx, mut rx) = ring.split();
     for i in 0..100u64 {
-        assert_eq!(tx.push_overwrite(i), i.checked_sub(4));
+        assert_eq!(tx.push_overwrite(i).into_item(), i.checked_sub(4));
     }
     let rest: Vec<u64> = std::iter::from_fn(|| rx.try_pop()).collect();
     assert_eq!(rest, vec![96, 97, 98, 99]);
@@ -118,13 +118,13 @@ fn push_overwrite_returns_oldest_and_counts() {
     let mut ring: Ring<u32, 4, Overwrite> = Ring::new();
     let (mut tx, mut rx) = ring.split();
     for i in 0..4 {
-        assert_eq!(tx.push_overwrite(i), None);
+        assert_eq!(tx.push_overwrite(i), Overwritten::Stored);
     }
-    assert_eq!(tx.push_overwrite(4), Some(0));
-    assert_eq!(tx.push_overwrite(5), Some(1));
+    assert_eq!(tx.push_overwrite(4), Overwritten::Evicted(0));
+    assert_eq!(tx.push_overwrite(5), Overwritten::Evicted(1));
     assert_eq!(tx.try_push(9).unwrap_err().into_inner(), 9);
     assert_eq!(rx.try_pop(), Some(2));
-    assert_eq!(tx.push_overwrite(6), None);
+    assert_eq!(tx.push_overwrite(6), Overwritten::Stored);
     let rest: Vec<u32> = std::iter::from_fn(|| rx.try_pop()).collect();
     assert_eq!(rest, vec![3, 4, 5, 6]);
     assert_eq!(tx.stats().overwritten, 2);
@@ -132,21 +132,21 @@ fn push_overwrite_returns_oldest_and_counts() {
 }
 
 #[test]
-fn overwrite_peek_pins_the_oldest_and_sheds_new() {
+fn overwrite_peek_pins_the_oldest_and_rejects_new() {
     let mut ring: Ring<u32, 2, Overwrite> = Ring::new();
     let (mut tx, mut rx) = ring.split();
-    tx.push_overwrite(1);
-    tx.push_overwrite(2);
+    assert!(tx.push_overwrite(1).is_stored());
+    assert!(tx.push_overwrite(2).is_stored());
     {
         let oldest = rx.peek().unwrap();
         assert_eq!(*oldest, 1);
-        // Full and the consumer holds the oldest: the new item is shed.
-        assert_eq!(tx.push_overwrite(3), Some(3));
+        // Full and the consumer holds the oldest: the new item comes back.
+        assert_eq!(tx.push_overwrite(3), Overwritten::Rejected(3));
         assert_eq!(tx.stats().rejected, 1);
         assert_eq!(tx.stats().overwritten, 0);
     }
     // Guard gone: eviction works again.
-    assert_eq!(tx.push_overwrite(4), Some(1));
+    assert_eq!(tx.push_overwrite(4), Overwritten::Evicted(1));
     let p = rx.peek().unwrap();
     assert_eq!(p.pop(), 2);
     assert_eq!(rx.try_pop(), Some(4));
@@ -157,12 +157,12 @@ fn overwrite_peek_pins_the_oldest_and_sheds_new() {
 fn leaked_peek_guard_does_not_wedge_the_consumer() {
     let mut ring: Ring<u32, 2, Overwrite> = Ring::new();
     let (mut tx, mut rx) = ring.split();
-    tx.push_overwrite(1);
+    let _ = tx.push_overwrite(1);
     core::mem::forget(rx.peek().unwrap());
     assert_eq!(rx.try_pop(), Some(1));
-    tx.push_overwrite(2);
-    tx.push_overwrite(3);
-    assert_eq!(tx.push_overwrite(4), Some(2));
+    let _ = tx.push_overwrite(2);
+    let _ = tx.push_overwrite(3);
+    assert_eq!(tx.push_overwrite(4).into_item(), Some(2));
     assert_eq!(rx.try_pop(), Some(3));
 }
 
@@ -195,8 +195,8 @@ fn overwrite_ring_batches() {
     let mut out = [0u16; 4];
     assert!(rx.pop_bulk(&mut out).is_err());
     // A failed bulk pop must not leave the ring claimed.
-    assert_eq!(tx.push_overwrite(4), None);
-    assert_eq!(tx.push_overwrite(5), Some(1));
+    assert_eq!(tx.push_overwrite(4).into_item(), None);
+    assert_eq!(tx.push_overwrite(5).into_item(), Some(1));
     assert_eq!(rx.pop_bulk(&mut out), Ok(()));
     assert_eq!(out, [2, 3, 4, 5]);
 }
@@ -205,7 +205,7 @@ fn overwrite_ring_batches() {
 fn write_and_read_chunks_across_the_wrap() {
     let mut ring: Ring<String, 8> = Ring::with_start(6);
     let (mut tx, mut rx) = ring.split();
-    let mut chunk = tx.write_chunk_uninit(5);
+    let mut chunk = tx.write_chunk_uninit_up_to(5);
     assert_eq!(chunk.len(), 5);
     let (a, b) = chunk.as_mut_slices();
     assert_eq!((a.len(), b.len()), (2, 3));
@@ -215,13 +215,13 @@ fn write_and_read_chunks_across_the_wrap() {
     // SAFETY: all five slots were written above.
     unsafe { chunk.commit(5) };
     assert_eq!(
-        tx.write_chunk_uninit(10)
+        tx.write_chunk_uninit_up_to(10)
             .fill_from_iter((5..).map(|i| format!("s{i}"))),
         3
     );
-    assert_eq!(tx.write_chunk_uninit(1).len(), 0);
+    assert_eq!(tx.write_chunk_uninit_up_to(1).len(), 0);
 
-    let mut rc = rx.read_chunk(6);
+    let mut rc = rx.read_chunk_up_to(6);
     assert_eq!(rc.len(), 6);
     let (a, b) = rc.as_slices();
     let seen: Vec<&str> = a.iter().chain(b).map(|s| s.as_str()).collect();
@@ -229,9 +229,9 @@ fn write_and_read_chunks_across_the_wrap() {
     rc.as_mut_slices().0[0].push('!');
     rc.commit(2);
     // Dropping a chunk without commit frees nothing.
-    drop(rx.read_chunk(1));
+    drop(rx.read_chunk_up_to(1));
     assert_eq!(rx.try_pop().as_deref(), Some("s2"));
-    rx.read_chunk(100).commit_all();
+    rx.read_chunk_up_to(100).commit_all();
     assert!(rx.is_empty());
 }
 
@@ -243,11 +243,11 @@ fn drop_drops_remaining_items_exactly_once() {
         let (mut tx, mut rx) = ring.split();
         for i in 0..11 {
             // 3 evictions hand items back, which the caller drops here.
-            drop(tx.push_overwrite(Counted(i, drops.clone())));
+            drop(tx.push_overwrite(Counted(i, drops.clone())).into_item());
         }
         assert_eq!(drops.load(Ordering::Relaxed), 3);
         assert_eq!(rx.try_pop().map(|c| c.id()), Some(3));
-        rx.read_chunk(2).commit(2);
+        rx.read_chunk_up_to(2).commit(2);
         assert_eq!(drops.load(Ordering::Relaxed), 6);
         assert!(tx.try_push(Counted(99, drops.clone())).is_ok());
     }
@@ -297,8 +297,8 @@ fn resplit_after_handles_drop_sees_leftovers() {
         tx.try_push(1).unwrap();
         tx.try_push(2).unwrap();
     }
-    let (mut tx, mut rx) = ring.split();
-    assert_eq!(tx.free(), 2);
+    let (tx, mut rx) = ring.split();
+    assert_eq!(tx.free_slots(), 2);
     assert_eq!(rx.try_pop(), Some(1));
 }
 
@@ -353,7 +353,7 @@ fn stress_overwrite_exact_accounting() {
         let producer = s.spawn(move || {
             let mut back = Vec::new();
             for i in 0..STRESS {
-                if let Some(v) = tx.push_overwrite(i) {
+                if let Some(v) = tx.push_overwrite(i).into_item() {
                     back.push(v);
                 }
             }
@@ -426,15 +426,15 @@ fn empty_read_chunk_commit_does_not_move_head_back() {
     // stored the consumer's stale head after the producer had evicted.
     let mut ring: Ring<u64, 8, Overwrite> = Ring::with_start((usize::MAX >> 1) - 238);
     let (mut tx, mut rx) = ring.split();
-    let chunk = rx.read_chunk(0);
+    let chunk = rx.read_chunk_up_to(0);
     for i in 0..10 {
-        assert_eq!(tx.push_overwrite(i), i.checked_sub(8));
+        assert_eq!(tx.push_overwrite(i).into_item(), i.checked_sub(8));
     }
     chunk.commit(0);
-    assert_eq!(tx.free(), 0);
+    assert_eq!(tx.free_slots(), 0);
     assert_eq!(rx.len(), 8);
     // A zero-sized claim on a non-empty ring must not pin the oldest either.
-    rx.read_chunk(0).commit(0);
-    assert_eq!(tx.push_overwrite(10), Some(2));
+    rx.read_chunk_up_to(0).commit(0);
+    assert_eq!(tx.push_overwrite(10).into_item(), Some(2));
     assert_eq!(rx.try_pop(), Some(3));
 }

@@ -25,7 +25,7 @@ use std::time::Instant;
 use sim::{Check, Policy, Run, Scenario, Window, MS, SECOND};
 
 /// A row of the table.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub struct Row {
     /// Label in the tables and the plot.
     pub name: &'static str,

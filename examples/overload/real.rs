@@ -187,7 +187,9 @@ fn run(kind: Kind, load_pct: u64, seed: u64) -> Tally {
                 }
                 Door::Ring(r) => match kind {
                     Kind::Reject => t.shed += usize::from(r.try_push(req).is_err()),
-                    Kind::DropOldest => t.shed += usize::from(r.push_overwrite(req).is_some()),
+                    Kind::DropOldest => {
+                        t.shed += usize::from(r.push_overwrite(req).into_item().is_some())
+                    }
                     _ => r.push_blocking(req),
                 },
                 Door::Gate(l, q) => match l.try_acquire() {

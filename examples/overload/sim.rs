@@ -637,7 +637,7 @@ impl<'a> Sim<'a> {
                 false
             }
             Door::Ring(ring) => match self.sc.policy {
-                Policy::DropOldest => match ring.push_overwrite(a) {
+                Policy::DropOldest => match ring.push_overwrite(a).into_item() {
                     None => false,
                     Some(old) if old == a => true,
                     Some(old) => {

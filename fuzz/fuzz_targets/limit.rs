@@ -82,7 +82,7 @@ fuzz_target!(|input: Input| {
         normal_share: c.normal_share % 300,
         background_share: c.background_share % 300,
     };
-    let aimd = match Aimd::__with_start(config, input.epoch, input.count) {
+    let aimd = match Aimd::with_start(config, input.epoch, input.count) {
         Ok(a) => {
             assert!(valid(&config), "accepted an invalid config: {config:?}");
             assert_eq!(Aimd::try_new(config).is_ok(), true);

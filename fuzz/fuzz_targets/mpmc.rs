@@ -40,7 +40,10 @@ struct Model {
 
 fn overwrite<const N: usize>(ring: &Ring<Item, N>, m: &mut Model) {
     m.next += 1;
-    let got = ring.push_overwrite(Item::new(m.next)).map(Item::take);
+    let got = ring
+        .push_overwrite(Item::new(m.next))
+        .into_item()
+        .map(Item::take);
     if m.items.len() < N {
         assert_eq!(got, None);
     } else {
@@ -52,7 +55,7 @@ fn overwrite<const N: usize>(ring: &Ring<Item, N>, m: &mut Model) {
 }
 
 fn run<const N: usize>(start: usize, ops: &[Op]) {
-    let ring: Ring<Item, N> = Ring::with_start_position(start);
+    let ring: Ring<Item, N> = Ring::with_start(start);
     let mut m = Model::default();
     for op in ops {
         match *op {
@@ -86,8 +89,8 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
         // Quiescent: len and the counters are exact.
         assert_eq!(ring.len(), m.items.len());
         assert_eq!(ring.is_empty(), m.items.is_empty());
-        assert_eq!(ring.rejected(), m.rejected);
-        assert_eq!(ring.overwritten(), m.overwritten);
+        assert_eq!(ring.stats().rejected, m.rejected);
+        assert_eq!(ring.stats().overwritten, m.overwritten);
     }
     // The ring's Drop frees what is left, all of it even if an item panics.
     let bombs = m.items.iter().any(|&v| Item::is_bomb(v));

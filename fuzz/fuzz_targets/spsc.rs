@@ -71,7 +71,7 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
                 }
             }
             Op::Pop => assert_eq!(rx.try_pop(), model.pop_front()),
-            Op::Peek => assert_eq!(rx.peek(), model.front()),
+            Op::Peek => assert_eq!(rx.peek().as_deref(), model.front()),
             Op::PushBurst(n) => {
                 let items = fresh(&mut next, n as usize % (2 * N + 1));
                 let pushed = tx.push_burst(&items);
@@ -118,7 +118,7 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
             }
             Op::WriteChunk { max, commit } => {
                 let max = max as usize % (2 * N + 1);
-                let mut chunk = tx.write_chunk_uninit(max);
+                let mut chunk = tx.write_chunk_uninit_up_to(max);
                 assert_eq!(chunk.len(), max.min(N - model.len()));
                 let c = (commit as usize).min(chunk.len());
                 let items = fresh(&mut next, c);
@@ -133,7 +133,7 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
             }
             Op::FillChunk { max, n } => {
                 let max = max as usize % (2 * N + 1);
-                let chunk = tx.write_chunk_uninit(max);
+                let chunk = tx.write_chunk_uninit_up_to(max);
                 let len = chunk.len();
                 let items = fresh(&mut next, n as usize % (2 * N + 1));
                 let wrote = chunk.fill_from_iter(items.iter().copied());
@@ -142,7 +142,7 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
             }
             Op::ReadChunk { max, commit } => {
                 let max = max as usize % (2 * N + 1);
-                let chunk = rx.read_chunk(max);
+                let chunk = rx.read_chunk_up_to(max);
                 assert_eq!(chunk.len(), max.min(model.len()));
                 let (a, b) = chunk.as_slices();
                 assert!(a.iter().chain(b).eq(model.iter().take(chunk.len())));
@@ -153,7 +153,7 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
         }
         assert_eq!(rx.len(), model.len());
         assert_eq!(rx.is_empty(), model.is_empty());
-        assert_eq!(tx.free(), N - model.len());
+        assert_eq!(tx.free_slots(), N - model.len());
         assert_eq!(tx.is_full(), model.len() == N);
         assert_eq!(tx.stats().rejected, rejected);
         assert_eq!(tx.stats().overwritten, 0);

@@ -92,7 +92,10 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
             }
             Op::PushOverwrite => {
                 let item = fresh();
-                let got = tx.push_overwrite(Item::new(item)).map(Item::take);
+                let got = tx
+                    .push_overwrite(Item::new(item))
+                    .into_item()
+                    .map(Item::take);
                 assert_eq!(got, m.push_overwrite::<N>(item, 0));
             }
             Op::Pop => assert_eq!(rx.try_pop().map(Item::take), m.items.pop_front()),
@@ -107,7 +110,7 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
             },
             Op::FillChunk { max } => {
                 let max = max as usize % (2 * N + 1);
-                let chunk = tx.write_chunk_uninit(max);
+                let chunk = tx.write_chunk_uninit_up_to(max);
                 assert_eq!(chunk.len(), max.min(N - m.items.len()));
                 let items: Vec<u64> = (0..chunk.len()).map(|_| fresh()).collect();
                 let wrote = chunk.fill_from_iter(items.iter().map(|&v| Item::new(v)));
@@ -120,12 +123,15 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
                 commit,
             } => {
                 let max = max as usize % (2 * N + 1);
-                let chunk = rx.read_chunk(max);
+                let chunk = rx.read_chunk_up_to(max);
                 let held = chunk.len();
                 assert_eq!(held, max.min(m.items.len()));
                 for _ in 0..pushes % (2 * N as u8 + 1) {
                     let item = fresh();
-                    let got = tx.push_overwrite(Item::new(item)).map(Item::take);
+                    let got = tx
+                        .push_overwrite(Item::new(item))
+                        .into_item()
+                        .map(Item::take);
                     assert_eq!(got, m.push_overwrite::<N>(item, held));
                 }
                 let (a, b) = chunk.as_slices();
@@ -143,7 +149,7 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
             }
         }
         assert_eq!(rx.len(), m.items.len());
-        assert_eq!(tx.free(), N - m.items.len());
+        assert_eq!(tx.free_slots(), N - m.items.len());
         assert_eq!(tx.stats().rejected, m.rejected);
         assert_eq!(tx.stats().overwritten, m.overwritten);
     }

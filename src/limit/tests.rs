@@ -2,9 +2,7 @@
 //! except for the pause-point races at the end.
 
 use super::*;
-use crate::sync::pause;
-use std::sync::mpsc;
-use std::thread;
+use crate::sync::pause::{self, stop_at};
 use std::vec::Vec;
 
 fn config(min: u32, initial: u32, max: u32) -> AimdConfig {
@@ -442,7 +440,7 @@ fn baseline_reprobes_after_a_window_of_successes_with_ignores_between() {
 
 #[test]
 fn epoch_wraps_around_without_losing_once_per_window() {
-    let l = Aimd::__with_start(config(1, 100, 200), EPOCH_MASK, 0).unwrap();
+    let l = Aimd::with_start(config(1, 100, 200), EPOCH_MASK, 0).unwrap();
     assert_eq!(epoch_of(l.hot.state.load(Ordering::Relaxed)), EPOCH_MASK);
     let old = l.try_acquire().unwrap();
     l.try_acquire().unwrap().dropped();
@@ -462,7 +460,7 @@ fn counters_near_wraparound_keep_in_flight_and_windows() {
     // (3 · start) wraps too, and the admitted field starts 6 short of its
     // own wrap: all of them wrap during the test.
     let start = usize::MAX - 1;
-    let l = Aimd::__with_start(
+    let l = Aimd::with_start(
         AimdConfig {
             baseline_window: 4,
             ..config(1, 4, 10)
@@ -527,32 +525,6 @@ fn stats_account_for_every_permit() {
     drop(held);
 }
 
-/// Runs `f` on a thread that stops at the first `point` inside the limiter
-/// until `during` (run here) has finished.
-fn race_at<R: Send>(point: &'static str, f: impl FnOnce() -> R + Send, during: impl FnOnce()) -> R {
-    let (at_tx, at_rx) = mpsc::channel::<()>();
-    let (go_tx, go_rx) = mpsc::channel::<()>();
-    thread::scope(|s| {
-        let h = s.spawn(move || {
-            let mut armed = true;
-            pause::set(move |name| {
-                if armed && name == point {
-                    armed = false;
-                    at_tx.send(()).unwrap();
-                    go_rx.recv().unwrap();
-                }
-            });
-            let r = f();
-            pause::clear();
-            r
-        });
-        at_rx.recv().unwrap();
-        during();
-        go_tx.send(()).unwrap();
-        h.join().unwrap()
-    })
-}
-
 /// Check-then-increment admits over the limit (Netflix concurrency-limits
 /// #140/#234): here the admission CAS sees the slot was taken and re-checks.
 #[test]
@@ -560,8 +532,8 @@ fn check_then_increment_netflix_140_cannot_admit_over_limit() {
     let l = &fixed(2);
     let held = l.try_acquire().unwrap();
     let mut taken = None;
-    let got = race_at(
-        "limit::admit",
+    let got = stop_at(
+        pause::LIMIT_ADMIT,
         move || l.try_acquire().map(|p| p.ignore()).is_some(),
         || {
             taken = l.try_acquire();
@@ -585,8 +557,8 @@ fn cut_racing_admission_uses_the_limit_in_force() {
     let l = &Aimd::try_new(c).unwrap();
     let a = l.try_acquire().unwrap();
     let b = l.try_acquire().unwrap();
-    let got = race_at(
-        "limit::admit",
+    let got = stop_at(
+        pause::LIMIT_ADMIT,
         move || l.try_acquire().map(|p| p.ignore()).is_some(),
         || {
             b.dropped(); // in flight 2 → 1, limit 3 → 1
@@ -605,7 +577,7 @@ fn concurrent_drops_from_one_window_cut_once() {
     let l = &Aimd::try_new(config(1, 100, 100)).unwrap();
     let a = l.try_acquire().unwrap();
     let b = l.try_acquire().unwrap();
-    race_at("limit::cut", move || a.dropped(), || b.dropped());
+    stop_at(pause::LIMIT_CUT, move || a.dropped(), || b.dropped());
     assert_eq!(l.limit(), 89);
     assert_eq!(l.stats().decreases, 1);
 }
@@ -618,8 +590,8 @@ fn concurrent_drops_from_one_window_cut_once() {
 fn preempted_between_loads_across_a_counter_wrap_cannot_admit_over_limit() {
     let l = &fixed(2);
     let mut held = Vec::new();
-    let got = race_at(
-        "limit::between_loads",
+    let got = stop_at(
+        pause::LIMIT_BETWEEN_LOADS,
         move || l.try_acquire().map(|p| p.ignore()).is_some(),
         || {
             // 2^COUNT_BITS − 2 cycles, then 2 held: the admitted field is
@@ -646,7 +618,7 @@ fn succeeded_count_survives_released_counter_wrap() {
     // their wrapping sum: the counters wrap one at a time here, and every
     // figure stays exact across each wrap.
     let start = usize::MAX - 1;
-    let aimd = Aimd::__with_start(AimdConfig::DEFAULT, 0, start).unwrap();
+    let aimd = Aimd::with_start(AimdConfig::DEFAULT, 0, start).unwrap();
     let held = aimd.try_acquire().unwrap();
     for _ in 0..3 {
         aimd.try_acquire().unwrap().ignore();

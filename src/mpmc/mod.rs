@@ -9,6 +9,7 @@
 //!
 //! ```
 //! use sluicegate::mpmc::Ring;
+//! use sluicegate::{Overwritten, RingStats};
 //!
 //! static EVENTS: Ring<u32, 4> = Ring::new();
 //!
@@ -16,9 +17,9 @@
 //!     EVENTS.try_push(i).unwrap();
 //! }
 //! assert_eq!(EVENTS.try_push(9).unwrap_err().into_inner(), 9); // full: rejected
-//! assert_eq!(EVENTS.push_overwrite(4), Some(0)); // full: the oldest is shed
+//! assert_eq!(EVENTS.push_overwrite(4), Overwritten::Evicted(0)); // full: the oldest goes
 //! assert_eq!(EVENTS.try_pop(), Some(1));
-//! assert_eq!((EVENTS.rejected(), EVENTS.overwritten()), (1, 1));
+//! assert_eq!(EVENTS.stats(), RingStats { rejected: 1, overwritten: 1 });
 //! ```
 //!
 //! # Algorithm
@@ -88,17 +89,18 @@
 //! threads on `N = 1` and `N = 2` with exact accounting. Were it exceeded, an
 //! item would wait for the next push, never be lost.
 //!
-//! # Which item `push_overwrite` sheds
+//! # Which item `push_overwrite` evicts
 //!
 //! On a ring with no free slot, `push_overwrite` evicts the item at the head
 //! of `aq` at the moment of the eviction: the oldest item not yet claimed by a
 //! pop, the same one `try_pop` would have returned then. The evicted item is
-//! returned as `Some(old)` and counted by [`Ring::overwritten`]. Corner case: if
-//! neither a free slot nor an item to evict can be found (twice in a row)
-//! because every slot is held by operations in progress — possible only while
-//! other contexts are inside push or pop, e.g. `N = 1` and a pop is between
-//! taking the item and freeing its slot — the *new* item is handed back as
-//! `Some(new)` and counted by [`Ring::rejected`]. Every item is thus popped,
+//! handed back in [`Overwritten::Evicted`] and counted in
+//! [`RingStats::overwritten`]. Corner case: if neither a free slot nor an item
+//! to evict can be found (twice in a row) because every slot is held by
+//! operations in progress — possible only while other contexts are inside
+//! push or pop, e.g. `N = 1` and a pop is between taking the item and freeing
+//! its slot — the *new* item is handed back in [`Overwritten::Rejected`] and
+//! counted in [`RingStats::rejected`]. Every item is thus popped,
 //! returned to a caller, or still in the ring: nothing is dropped silently.
 //!
 //! # Memory orderings
@@ -157,8 +159,8 @@
 mod pause_tests;
 mod scq;
 
-use crate::sync::{const_fn, pause_point, slots, SharedCounter, Slot};
-use crate::Full;
+use crate::sync::{const_fn, pause, pause_point, slots, SharedCounter, Slot};
+use crate::{Full, Overwritten, RingStats};
 use core::fmt;
 use scq::IndexRing;
 
@@ -186,36 +188,31 @@ pub struct Ring<T, const N: usize> {
 // not needed. `Send` is automatic (`T: Send`).
 unsafe impl<T: Send, const N: usize> Sync for Ring<T, N> {}
 
-/// A snapshot of a ring's counters.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct Stats {
-    /// Items refused: `try_push` on a full ring, and new items
-    /// `push_overwrite` had to hand back (see the module docs).
-    pub rejected: usize,
-    /// Items evicted from the ring by `push_overwrite`.
-    pub overwritten: usize,
-}
-
 impl<T, const N: usize> Ring<T, N> {
-    const VALID_N: () = assert!(
-        N.is_power_of_two() && N.trailing_zeros() <= usize::BITS - 6,
-        "mpmc::Ring: N must be a power of two in 1..=2^(usize::BITS - 6)"
-    );
-
     const_fn! {
-        /// An empty ring.
+        /// An empty ring. `N` must be a power of two in
+        /// `1..=2^(usize::BITS - 6)` (checked at compile time).
+        ///
+        /// ```
+        /// static QUEUE: sluicegate::mpmc::Ring<u32, 64> = sluicegate::mpmc::Ring::new();
+        /// assert!(QUEUE.is_empty());
+        /// ```
         pub fn new() -> Self {
-            Self::with_start_position(0)
+            Self::with_start(0)
         }
     }
 
     const_fn! {
-        /// Test-only: an empty ring whose internal position counters
-        /// start at `start` instead of 0, to exercise wrap-around.
+        /// An empty ring whose internal position counters start at `start`
+        /// (wrapping). For tests of index wrap-around only.
         #[doc(hidden)]
-        pub fn with_start_position(start: usize) -> Self {
-            let () = Self::VALID_N;
+        pub fn with_start(start: usize) -> Self {
+            const {
+                assert!(
+                    N.is_power_of_two() && N.trailing_zeros() <= usize::BITS - 6,
+                    "sluicegate: mpmc ring capacity N must be a power of two in 1..=2^(usize::BITS - 6)"
+                );
+            };
             Self {
                 aq: IndexRing::new(start, false),
                 fq: IndexRing::new(start, true),
@@ -227,15 +224,21 @@ impl<T, const N: usize> Ring<T, N> {
     }
 
     /// Pushes `item`, or hands it back in [`Full`] if no slot is free
-    /// (counted by [`rejected`](Self::rejected)). Lock-free.
+    /// (counted in [`RingStats::rejected`]). Lock-free.
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::Ring<u8, 1> = sluicegate::mpmc::Ring::new();
+    /// assert_eq!(ring.try_push(1), Ok(()));
+    /// assert_eq!(ring.try_push(2).unwrap_err().into_inner(), 2);
+    /// ```
     #[inline]
     pub fn try_push(&self, item: T) -> Result<(), Full<T>> {
         match self.fq.dequeue() {
             Some(i) => {
-                pause_point("push:claimed");
+                pause_point(pause::MPMC_PUSH_CLAIMED);
                 // SAFETY: we took `i` from `fq`, so the slot is free and ours.
                 unsafe { self.write(i, item) };
-                pause_point("push:written");
+                pause_point(pause::MPMC_PUSH_WRITTEN);
                 self.aq.enqueue(i);
                 Ok(())
             }
@@ -246,37 +249,47 @@ impl<T, const N: usize> Ring<T, N> {
         }
     }
 
-    /// Pushes `item`; if the ring is full, sheds the oldest item to make
-    /// room and returns it. Returns `None` if nothing had to go.
+    /// Pushes `item`; if the ring is full, evicts the oldest item to make
+    /// room and hands it back in [`Overwritten::Evicted`]. Returns
+    /// [`Overwritten::Stored`] if there was room. In the corner case
+    /// described in the module docs (every slot held by operations in
+    /// progress) it hands the new item back in [`Overwritten::Rejected`].
+    /// Lock-free.
     ///
-    /// In the corner case described in the module docs (every slot held
-    /// by operations in progress) it returns `Some(item)`, the new item
-    /// itself, and counts it as rejected. Lock-free.
+    /// ```
+    /// use sluicegate::Overwritten;
+    ///
+    /// let ring: sluicegate::mpmc::Ring<u8, 2> = sluicegate::mpmc::Ring::new();
+    /// assert_eq!(ring.push_overwrite(1), Overwritten::Stored);
+    /// assert_eq!(ring.push_overwrite(2), Overwritten::Stored);
+    /// assert_eq!(ring.push_overwrite(3), Overwritten::Evicted(1));
+    /// assert_eq!(ring.try_pop(), Some(2));
+    /// ```
     #[inline]
-    pub fn push_overwrite(&self, item: T) -> Option<T> {
+    pub fn push_overwrite(&self, item: T) -> Overwritten<T> {
         for _ in 0..2 {
             if let Some(i) = self.fq.dequeue() {
-                pause_point("overwrite:claimed");
+                pause_point(pause::MPMC_OVERWRITE_CLAIMED);
                 // SAFETY: we took `i` from `fq`, so the slot is free and ours.
                 unsafe { self.write(i, item) };
                 self.aq.enqueue(i);
-                return None;
+                return Overwritten::Stored;
             }
             if let Some(i) = self.aq.dequeue() {
-                pause_point("overwrite:evicted");
+                pause_point(pause::MPMC_OVERWRITE_EVICTED);
                 // SAFETY: we took `i` from `aq`, so the slot holds an
                 // item and is ours; we write into it right after reading.
                 let old = unsafe { self.read(i) };
                 // SAFETY: as above; the slot is now logically empty.
                 unsafe { self.write(i, item) };
-                pause_point("overwrite:written");
+                pause_point(pause::MPMC_OVERWRITE_WRITTEN);
                 self.aq.enqueue(i);
                 self.overwritten.add(1);
-                return Some(old);
+                return Overwritten::Evicted(old);
             }
         }
         self.rejected.add(1);
-        Some(item)
+        Overwritten::Rejected(item)
     }
 
     /// Pushes `item`, waiting for a free slot: pressure travels upstream
@@ -286,6 +299,15 @@ impl<T, const N: usize> Ring<T, N> {
     /// **Never call this from an interrupt handler** (or any context that
     /// can preempt a consumer on the same core): the consumer could not
     /// run to make room and the wait would never end.
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::Ring<u32, 2> = sluicegate::mpmc::Ring::new();
+    /// std::thread::scope(|s| {
+    ///     s.spawn(|| (0..100).for_each(|i| ring.push_blocking(i)));
+    ///     let got: u32 = (0..100).map(|_| ring.pop_blocking()).sum();
+    ///     assert_eq!(got, (0..100).sum());
+    /// });
+    /// ```
     pub fn push_blocking(&self, item: T) {
         let backoff = crossbeam_utils::Backoff::new();
         loop {
@@ -302,6 +324,12 @@ impl<T, const N: usize> Ring<T, N> {
     /// Pops the oldest item, waiting until there is one (spinning with
     /// [`crossbeam_utils::Backoff`]). **Never call this from an interrupt
     /// handler** that can preempt a producer: the wait would never end.
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::Ring<u8, 2> = sluicegate::mpmc::Ring::new();
+    /// ring.try_push(4).unwrap();
+    /// assert_eq!(ring.pop_blocking(), 4);
+    /// ```
     pub fn pop_blocking(&self) -> T {
         let backoff = crossbeam_utils::Backoff::new();
         loop {
@@ -313,13 +341,20 @@ impl<T, const N: usize> Ring<T, N> {
     }
 
     /// Pops the oldest item, or `None` if the ring is empty. Lock-free.
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::Ring<u8, 2> = sluicegate::mpmc::Ring::new();
+    /// assert_eq!(ring.try_pop(), None);
+    /// ring.try_push(4).unwrap();
+    /// assert_eq!(ring.try_pop(), Some(4));
+    /// ```
     #[inline]
     pub fn try_pop(&self) -> Option<T> {
         let i = self.aq.dequeue()?;
-        pause_point("pop:claimed");
+        pause_point(pause::MPMC_POP_CLAIMED);
         // SAFETY: we took `i` from `aq`, so the slot holds an item and is ours.
         let item = unsafe { self.read(i) };
-        pause_point("pop:read");
+        pause_point(pause::MPMC_POP_READ);
         self.fq.enqueue(i);
         Some(item)
     }
@@ -327,6 +362,12 @@ impl<T, const N: usize> Ring<T, N> {
     /// Number of items, as a snapshot: exact when no operation is in
     /// progress and the ring was not used concurrently; under
     /// concurrency an estimate in `0..=N`.
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::Ring<u8, 4> = sluicegate::mpmc::Ring::new();
+    /// ring.try_push(1).unwrap();
+    /// assert_eq!((ring.len(), ring.free_slots(), ring.is_empty(), ring.is_full()), (1, 3, false, false));
+    /// ```
     pub fn len(&self) -> usize {
         self.aq.len_hint()
     }
@@ -336,26 +377,36 @@ impl<T, const N: usize> Ring<T, N> {
         self.len() == 0
     }
 
+    /// `len() == N`, with the same caveat as [`len`](Self::len).
+    pub fn is_full(&self) -> bool {
+        self.len() == N
+    }
+
+    /// `N - len()`, with the same caveat as [`len`](Self::len).
+    pub fn free_slots(&self) -> usize {
+        N - self.len()
+    }
+
     /// `N`.
     pub const fn capacity(&self) -> usize {
         N
     }
 
-    /// Items refused so far (see [`Stats::rejected`]); wraps on overflow.
-    pub fn rejected(&self) -> usize {
-        self.rejected.get()
-    }
-
-    /// Items evicted so far by [`push_overwrite`](Self::push_overwrite); wraps.
-    pub fn overwritten(&self) -> usize {
-        self.overwritten.get()
-    }
-
-    /// Both counters.
-    pub fn stats(&self) -> Stats {
-        Stats {
-            rejected: self.rejected(),
-            overwritten: self.overwritten(),
+    /// The counters of rejected and evicted items; they wrap on overflow.
+    ///
+    /// ```
+    /// use sluicegate::RingStats;
+    ///
+    /// let ring: sluicegate::mpmc::Ring<u8, 1> = sluicegate::mpmc::Ring::new();
+    /// ring.try_push(1).unwrap();
+    /// let _ = ring.try_push(2); // rejected
+    /// let _ = ring.push_overwrite(3); // evicts 1
+    /// assert_eq!(ring.stats(), RingStats { rejected: 1, overwritten: 1 });
+    /// ```
+    pub fn stats(&self) -> RingStats {
+        RingStats {
+            rejected: self.rejected.get(),
+            overwritten: self.overwritten.get(),
         }
     }
 

@@ -2,17 +2,14 @@
 //! other contexts can still push and pop all but (at most) the one slot it
 //! holds, and once it resumes nothing has been lost or duplicated.
 //!
-//! The suspended context is a thread whose pause hook blocks on a channel at
-//! the chosen [`pause_point`](crate::sync::pause_point); the main thread plays
-//! all the other contexts.
+//! The suspended context is a thread stopped at the chosen pause point
+//! ([`stop_at`]); the main thread plays all the other contexts.
 
 extern crate std;
 
 use super::Ring;
-use crate::sync::pause;
-use core::time::Duration;
-use std::sync::{mpsc, Arc};
-use std::thread;
+use crate::sync::pause::{self, stop_at};
+use crate::sync::Point;
 use std::vec::Vec;
 
 const N: usize = 4;
@@ -34,38 +31,9 @@ const SUSPENDED_ITEM: u32 = 999;
 fn run_op(r: &R, op: Op) -> Outcome {
     match op {
         Op::Push => r.try_push(SUSPENDED_ITEM).err().map(|f| f.into_inner()),
-        Op::Overwrite => r.push_overwrite(SUSPENDED_ITEM),
+        Op::Overwrite => r.push_overwrite(SUSPENDED_ITEM).into_item(),
         Op::Pop => r.try_pop(),
     }
-}
-
-/// Starts `op` on a new thread and returns once it is suspended at the first
-/// hit of `point`, with the sender that resumes it.
-fn suspend(
-    r: &Arc<R>,
-    op: Op,
-    point: &'static str,
-) -> (mpsc::Sender<()>, thread::JoinHandle<Outcome>) {
-    let (hit_tx, hit_rx) = mpsc::channel::<()>();
-    let (go_tx, go_rx) = mpsc::channel::<()>();
-    let r = r.clone();
-    let handle = thread::spawn(move || {
-        let mut fired = false;
-        pause::set(move |name| {
-            if name == point && !fired {
-                fired = true;
-                hit_tx.send(()).unwrap();
-                go_rx.recv().unwrap();
-            }
-        });
-        let out = run_op(&r, op);
-        pause::clear();
-        out
-    });
-    if hit_rx.recv_timeout(Duration::from_secs(20)).is_err() {
-        panic!("{op:?} never reached pause point {point}");
-    }
-    (go_tx, handle)
 }
 
 /// How the ring starts.
@@ -82,9 +50,9 @@ enum Start {
 
 /// One scenario: set the ring up as `start`, suspend `op` at `point`, exercise the
 /// ring from this thread, resume, and account for every item.
-fn scenario(start: Start, op: Op, point: &'static str) -> Outcome {
-    let ctx = || std::format!("{op:?} at {point} on {start:?}");
-    let r = Arc::new(R::new());
+fn scenario(start: Start, op: Op, point: Point) -> Outcome {
+    let ctx = || std::format!("{op:?} at {point:?} on {start:?}");
+    let r = R::new();
     let mut pushed: Vec<u32> = Vec::new(); // every item that entered the ring
     let mut out: Vec<u32> = Vec::new(); // every item that came back out
     if start == Start::Drained {
@@ -97,46 +65,47 @@ fn scenario(start: Start, op: Op, point: &'static str) -> Outcome {
             pushed.push(i);
         }
     }
-    let (go, handle) = suspend(&r, op, point);
-
     let mut next = 1000;
-    for round in 0..5 {
-        // Drain, fill to capacity, drain again, while the other thread is stopped.
-        while let Some(v) = r.try_pop() {
-            out.push(v);
-        }
-        let mut p = 0;
-        while r.try_push(next).is_ok() {
-            pushed.push(next);
-            next += 1;
-            p += 1;
-        }
-        assert!(p >= N - 1, "{}: round {round}: only {p} pushes fit", ctx());
-        let mut q = 0;
-        while let Some(v) = r.try_pop() {
-            out.push(v);
-            q += 1;
-        }
-        // A suspended pop may be owed (and keep) the one item pushed to its
-        // position; nothing else may be missing.
-        let owed = usize::from(matches!(op, Op::Pop));
-        assert!(
-            q + owed >= p,
-            "{}: round {round}: pushed {p}, popped only {q}",
-            ctx()
-        );
-        // Overwrite works too, and sheds only what we pushed.
-        for _ in 0..N {
-            pushed.push(next);
-            if let Some(v) = r.push_overwrite(next) {
-                out.push(v);
+    let result = stop_at(
+        point,
+        || run_op(&r, op),
+        || {
+            for round in 0..5 {
+                // Drain, fill to capacity, drain again, while the other thread is stopped.
+                while let Some(v) = r.try_pop() {
+                    out.push(v);
+                }
+                let mut p = 0;
+                while r.try_push(next).is_ok() {
+                    pushed.push(next);
+                    next += 1;
+                    p += 1;
+                }
+                assert!(p >= N - 1, "{}: round {round}: only {p} pushes fit", ctx());
+                let mut q = 0;
+                while let Some(v) = r.try_pop() {
+                    out.push(v);
+                    q += 1;
+                }
+                // A suspended pop may be owed (and keep) the one item pushed to its
+                // position; nothing else may be missing.
+                let owed = usize::from(matches!(op, Op::Pop));
+                assert!(
+                    q + owed >= p,
+                    "{}: round {round}: pushed {p}, popped only {q}",
+                    ctx()
+                );
+                // Overwrite works too, and sheds only what we pushed.
+                for _ in 0..N {
+                    pushed.push(next);
+                    if let Some(v) = r.push_overwrite(next).into_item() {
+                        out.push(v);
+                    }
+                    next += 1;
+                }
             }
-            next += 1;
-        }
-    }
-
-    go.send(()).unwrap();
-    let result = handle.join().unwrap();
+        },
+    );
     match op {
         Op::Push | Op::Overwrite => {
             pushed.push(SUSPENDED_ITEM);
@@ -162,11 +131,11 @@ fn scenario(start: Start, op: Op, point: &'static str) -> Outcome {
 #[test]
 fn suspended_producer_try_push() {
     for point in [
-        "fq:deq:ticket",
-        "push:claimed",
-        "push:written",
-        "aq:enq:ticket",
-        "aq:enq:placed",
+        pause::MPMC_FQ_DEQ_TICKET,
+        pause::MPMC_PUSH_CLAIMED,
+        pause::MPMC_PUSH_WRITTEN,
+        pause::MPMC_AQ_ENQ_TICKET,
+        pause::MPMC_AQ_ENQ_PLACED,
     ] {
         let _ = scenario(Start::Empty, Op::Push, point);
     }
@@ -175,13 +144,13 @@ fn suspended_producer_try_push() {
 #[test]
 fn suspended_producer_push_overwrite_on_full_ring() {
     for point in [
-        "fq:deq:ticket",
-        "fq:deq:missed",
-        "aq:deq:ticket",
-        "overwrite:evicted",
-        "overwrite:written",
-        "aq:enq:ticket",
-        "aq:enq:placed",
+        pause::MPMC_FQ_DEQ_TICKET,
+        pause::MPMC_FQ_DEQ_MISSED,
+        pause::MPMC_AQ_DEQ_TICKET,
+        pause::MPMC_OVERWRITE_EVICTED,
+        pause::MPMC_OVERWRITE_WRITTEN,
+        pause::MPMC_AQ_ENQ_TICKET,
+        pause::MPMC_AQ_ENQ_PLACED,
     ] {
         let _ = scenario(Start::Full, Op::Overwrite, point);
     }
@@ -190,10 +159,10 @@ fn suspended_producer_push_overwrite_on_full_ring() {
 #[test]
 fn suspended_producer_push_overwrite_on_empty_ring() {
     for point in [
-        "fq:deq:ticket",
-        "overwrite:claimed",
-        "aq:enq:ticket",
-        "aq:enq:placed",
+        pause::MPMC_FQ_DEQ_TICKET,
+        pause::MPMC_OVERWRITE_CLAIMED,
+        pause::MPMC_AQ_ENQ_TICKET,
+        pause::MPMC_AQ_ENQ_PLACED,
     ] {
         let _ = scenario(Start::Empty, Op::Overwrite, point);
     }
@@ -202,11 +171,11 @@ fn suspended_producer_push_overwrite_on_empty_ring() {
 #[test]
 fn suspended_consumer_try_pop() {
     for point in [
-        "aq:deq:ticket",
-        "pop:claimed",
-        "pop:read",
-        "fq:enq:ticket",
-        "fq:enq:placed",
+        pause::MPMC_AQ_DEQ_TICKET,
+        pause::MPMC_POP_CLAIMED,
+        pause::MPMC_POP_READ,
+        pause::MPMC_FQ_ENQ_TICKET,
+        pause::MPMC_FQ_ENQ_PLACED,
     ] {
         let _ = scenario(Start::Full, Op::Pop, point);
     }
@@ -216,10 +185,10 @@ fn suspended_consumer_try_pop() {
 fn suspended_consumer_on_empty_ring() {
     // The pop took its position and stopped before looking: the next item
     // pushed to that position waits for it (and is returned when it resumes).
-    let owed = scenario(Start::Drained, Op::Pop, "aq:deq:ticket");
+    let owed = scenario(Start::Drained, Op::Pop, pause::MPMC_AQ_DEQ_TICKET);
     assert!(
         owed.is_some(),
         "the item pushed to its position was kept for it"
     );
-    scenario(Start::Drained, Op::Pop, "aq:deq:missed");
+    scenario(Start::Drained, Op::Pop, pause::MPMC_AQ_DEQ_MISSED);
 }

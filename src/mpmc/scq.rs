@@ -61,7 +61,7 @@
 //! an enqueued index is found within `3N-1` failed attempts, so the
 //! threshold never hides an index that is there.
 
-use crate::sync::{const_fn, pause_point, AtomicUsize, Ordering, Padded};
+use crate::sync::{const_fn, pause, pause_point, AtomicUsize, Ordering, Padded, Point};
 
 /// `a` comes strictly before `b`, comparing wrapping differences.
 #[inline(always)]
@@ -71,8 +71,8 @@ const fn before(a: usize, b: usize) -> bool {
 
 /// One SCQ ring of indices.
 ///
-/// `FREE` only names the pause points (`fq:` for the ring of free slots,
-/// `aq:` for the ring of allocated ones); the algorithm is the same.
+/// `FREE` only names the pause points (`fq` for the ring of free slots,
+/// `aq` for the ring of allocated ones); the algorithm is the same.
 pub(super) struct IndexRing<const N: usize, const FREE: bool> {
     /// Next dequeue position. Only ever increased, by fetch-and-add.
     head: Padded<AtomicUsize>,
@@ -98,26 +98,26 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
     /// `threshold` after an enqueue.
     const THRESHOLD: usize = 3 * N - 1;
 
-    /// Pause point names, chosen at compile time.
-    const P_ENQ_TICKET: &'static str = if FREE {
-        "fq:enq:ticket"
+    /// Pause points, per index ring.
+    const P_ENQ_TICKET: Point = if FREE {
+        pause::MPMC_FQ_ENQ_TICKET
     } else {
-        "aq:enq:ticket"
+        pause::MPMC_AQ_ENQ_TICKET
     };
-    const P_ENQ_PLACED: &'static str = if FREE {
-        "fq:enq:placed"
+    const P_ENQ_PLACED: Point = if FREE {
+        pause::MPMC_FQ_ENQ_PLACED
     } else {
-        "aq:enq:placed"
+        pause::MPMC_AQ_ENQ_PLACED
     };
-    const P_DEQ_TICKET: &'static str = if FREE {
-        "fq:deq:ticket"
+    const P_DEQ_TICKET: Point = if FREE {
+        pause::MPMC_FQ_DEQ_TICKET
     } else {
-        "aq:deq:ticket"
+        pause::MPMC_AQ_DEQ_TICKET
     };
-    const P_DEQ_MISSED: &'static str = if FREE {
-        "fq:deq:missed"
+    const P_DEQ_MISSED: Point = if FREE {
+        pause::MPMC_FQ_DEQ_MISSED
     } else {
-        "aq:deq:missed"
+        pause::MPMC_AQ_DEQ_MISSED
     };
 
     /// Cycle word of position `p`: its cycle in the entry's cycle bits, all

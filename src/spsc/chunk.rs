@@ -56,8 +56,7 @@ impl<'c, T, const N: usize, P: Policy> WriteChunkUninit<'c, T, N, P> {
     /// then the part that wrapped to its start (often empty).
     #[cfg(not(sluicegate_loom))]
     pub fn as_mut_slices(&mut self) -> (&mut [MaybeUninit<T>], &mut [MaybeUninit<T>]) {
-        let start = Ring::<T, N, P>::index(*self.tail);
-        let first = self.len.min(N - start);
+        let (start, first, rest) = Ring::<T, N, P>::split_range(*self.tail, self.len);
         // SAFETY: the `len` slots after tail are free (checked by
         // `free_for` when reserving) and the consumer will not read them until
         // we publish; `&mut self` makes these the only references to them.
@@ -65,7 +64,7 @@ impl<'c, T, const N: usize, P: Policy> WriteChunkUninit<'c, T, N, P> {
         unsafe {
             (
                 core::slice::from_raw_parts_mut(self.ring.slot_ptr(start), first),
-                core::slice::from_raw_parts_mut(self.ring.slot_ptr(0), self.len - first),
+                core::slice::from_raw_parts_mut(self.ring.slot_ptr(0), rest),
             )
         }
     }
@@ -121,6 +120,14 @@ impl<'c, T, const N: usize, P: Policy> WriteChunkUninit<'c, T, N, P> {
                 // which nobody reads before we publish.
                 unsafe { (*p).write(item) };
             });
+    }
+}
+
+impl<T, const N: usize, P: Policy> core::fmt::Debug for WriteChunkUninit<'_, T, N, P> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("WriteChunkUninit")
+            .field("len", &self.len)
+            .finish_non_exhaustive()
     }
 }
 
@@ -184,9 +191,7 @@ impl<'c, T, const N: usize, P: Policy> ReadChunk<'c, T, N, P> {
 
     #[cfg(not(sluicegate_loom))]
     fn ranges(&self) -> (usize, usize, usize) {
-        let start = Ring::<T, N, P>::index(*self.head);
-        let first = self.len.min(N - start);
-        (start, first, self.len - first)
+        Ring::<T, N, P>::split_range(*self.head, self.len)
     }
 
     /// The claimed items, oldest first: the part up to the end of the storage,
@@ -266,6 +271,14 @@ impl<'c, T, const N: usize, P: Policy> ReadChunk<'c, T, N, P> {
     pub fn commit_all(self) {
         let n = self.len;
         self.commit(n);
+    }
+}
+
+impl<T, const N: usize, P: Policy> core::fmt::Debug for ReadChunk<'_, T, N, P> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("ReadChunk")
+            .field("len", &self.len)
+            .finish_non_exhaustive()
     }
 }
 

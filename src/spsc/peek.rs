@@ -1,13 +1,12 @@
-//! The peek guard of an [`Overwrite`](super::Overwrite) ring: a one-item
-//! [`ReadChunk`] that dereferences to the item. Built only where the
-//! `Overwrite` policy exists (compare-and-swap) and outside loom (it hands
-//! out a reference into a slot, which loom's cells cannot).
+//! The peek guard: a one-item [`ReadChunk`] that dereferences to the oldest
+//! item. Not built under loom (it hands out a reference into a slot, which
+//! loom's cells cannot).
 
 use super::{Policy, ReadChunk};
 
-/// The oldest item of an [`Overwrite`](super::Overwrite) ring, held in place
-/// (see [`Consumer::peek`](super::Consumer::peek)). Dereferences to the item;
-/// [`pop`](Self::pop) takes it.
+/// The oldest item of a ring, held in place (see
+/// [`Consumer::peek`](super::Consumer::peek)). Dereferences to the item;
+/// [`pop`](Self::pop) takes it; dropping the guard leaves it in the ring.
 ///
 /// `Send` where `T: Send`; `Sync` only where `T: Send + Sync` (it derefs to
 /// `&T`), both inherited from the [`ReadChunk`] inside.
@@ -23,6 +22,18 @@ impl<'c, T, const N: usize, P: Policy> Peek<'c, T, N, P> {
     }
 
     /// Removes the item from the ring and returns it.
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<&str, 2> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, mut rx) = ring.split();
+    /// tx.try_push("job").unwrap();
+    /// if let Some(oldest) = rx.peek() {
+    ///     if oldest.starts_with('j') {
+    ///         assert_eq!(oldest.pop(), "job");
+    ///     }
+    /// }
+    /// assert!(rx.is_empty());
+    /// ```
     pub fn pop(self) -> T {
         let mut chunk = self.0;
         chunk.freed = 1;
@@ -39,5 +50,12 @@ impl<T, const N: usize, P: Policy> core::ops::Deref for Peek<'_, T, N, P> {
     type Target = T;
     fn deref(&self) -> &T {
         &self.0.as_slices().0[0]
+    }
+}
+
+/// `Peek(..)`: does not need `T: Debug`.
+impl<T, const N: usize, P: Policy> core::fmt::Debug for Peek<'_, T, N, P> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str("Peek(..)")
     }
 }

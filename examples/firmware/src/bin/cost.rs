@@ -104,7 +104,7 @@ fn sg_try_pop<P: sluicegate::spsc::Policy>(s: &mut SgSpsc<'_, P>, _: u32) -> u32
     s.rx.try_pop().unwrap_or(0)
 }
 fn sg_push_overwrite(s: &mut SgSpsc<'_, Overwrite>, v: u32) -> u32 {
-    s.tx.push_overwrite(v).unwrap_or(0)
+    s.tx.push_overwrite(v).into_item().unwrap_or(0)
 }
 
 // --- heapless SPSC -----------------------------------------------------------

@@ -44,6 +44,7 @@ use fw::{hprintln, Clock, Rng};
 use sluicegate::limit::{Aimd, AimdConfig, Permit, Priority, CLASSES};
 use sluicegate::mpmc;
 use sluicegate::spsc::{Consumer, Overwrite, Producer, Ring};
+use sluicegate::Overwritten;
 
 /// One telemetry sample: a sequence number and a payload derived from it (a
 /// torn or stale read would not match).
@@ -88,13 +89,14 @@ impl SpscIsr {
             seq,
             check: check_of(seq),
         }) {
-            None => {}
-            Some(back) if back.seq == seq => {
+            Overwritten::Stored => {}
+            Overwritten::Rejected(back) => {
                 // The consumer was in the middle of popping the oldest item.
+                debug_assert_eq!(back.seq, seq);
                 self.shed += 1;
                 self.shed_sum += seq as u64;
             }
-            Some(old) => {
+            Overwritten::Evicted(old) => {
                 if old.check != check_of(old.seq) || self.last_evicted.is_some_and(|l| old.seq <= l)
                 {
                     self.errors += 1;
@@ -202,12 +204,12 @@ impl Ledger {
             }
         } else {
             match ring.push_overwrite(new) {
-                None => {}
-                Some(back) if back == new => {
+                Overwritten::Stored => {}
+                Overwritten::Rejected(_) => {
                     self.rejected += 1;
                     self.refused[from as usize].add(new.seq());
                 }
-                Some(old) => {
+                Overwritten::Evicted(old) => {
                     self.evicted += 1;
                     self.took(old);
                 }

@@ -1,0 +1,151 @@
+//! What the rings hand back and count: errors that give the value back, the
+//! outcome of `push_overwrite`, and the counters of refused and evicted items.
+//! One set of types for both rings.
+
+use core::fmt;
+
+/// The ring was full: the item that could not be pushed, handed back.
+///
+/// `Debug` does not need `T: Debug`, so `.unwrap()` works on any payload.
+#[derive(Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Full<T>(pub T);
+
+impl<T> Full<T> {
+    /// The rejected item.
+    #[inline]
+    pub fn into_inner(self) -> T {
+        self.0
+    }
+}
+
+impl<T> fmt::Debug for Full<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Full(..)")
+    }
+}
+
+impl<T> fmt::Display for Full<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ring is full")
+    }
+}
+
+impl<T> core::error::Error for Full<T> {}
+
+/// An all-or-nothing (bulk) operation found fewer slots or items than it
+/// needed, and did nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Insufficient {
+    /// How many slots (for a push) or items (for a pop) were available.
+    pub available: usize,
+}
+
+impl fmt::Display for Insufficient {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "only {} available", self.available)
+    }
+}
+
+impl core::error::Error for Insufficient {}
+
+/// What `push_overwrite` did with the new item: stored it (evicting the
+/// oldest item if the ring was full) or, rarely, handed it back.
+///
+/// `Debug` does not need `T: Debug`.
+///
+/// ```
+/// use sluicegate::spsc::{Overwrite, Ring};
+/// use sluicegate::Overwritten;
+///
+/// let mut ring: Ring<u8, 2, Overwrite> = Ring::new();
+/// let (mut tx, _rx) = ring.split();
+/// assert_eq!(tx.push_overwrite(1), Overwritten::Stored);
+/// assert_eq!(tx.push_overwrite(2), Overwritten::Stored);
+/// assert_eq!(tx.push_overwrite(3), Overwritten::Evicted(1)); // full: the oldest goes
+/// ```
+#[must_use = "an evicted or rejected item is handed back in it"]
+#[derive(Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum Overwritten<T> {
+    /// There was room: the item is in the ring and nothing was evicted.
+    Stored,
+    /// The ring was full: the item is in the ring, and the oldest item was
+    /// evicted to make room; here it is (counted in [`RingStats::overwritten`]).
+    Evicted(T),
+    /// The item was not stored and is handed back (counted in
+    /// [`RingStats::rejected`]). Happens only when every slot is held by
+    /// an operation in progress: on the SPSC ring, while the consumer is
+    /// reading the oldest item (inside a pop, or holding a read chunk or a
+    /// peek guard); on the MPMC ring, see its module docs.
+    Rejected(T),
+}
+
+impl<T> Overwritten<T> {
+    /// Whether the new item went into the ring (`Stored` or `Evicted`).
+    ///
+    /// ```
+    /// # use sluicegate::Overwritten;
+    /// assert!(Overwritten::Evicted(7).is_stored());
+    /// assert!(!Overwritten::Rejected(8).is_stored());
+    /// ```
+    #[inline]
+    pub fn is_stored(&self) -> bool {
+        !matches!(self, Overwritten::Rejected(_))
+    }
+
+    /// The item handed back, if any: the evicted oldest one or the rejected
+    /// new one.
+    ///
+    /// ```
+    /// # use sluicegate::Overwritten;
+    /// assert_eq!(Overwritten::Evicted(7).into_item(), Some(7));
+    /// assert_eq!(Overwritten::Rejected(8).into_item(), Some(8));
+    /// assert_eq!(Overwritten::<u8>::Stored.into_item(), None);
+    /// ```
+    #[inline]
+    pub fn into_item(self) -> Option<T> {
+        match self {
+            Overwritten::Stored => None,
+            Overwritten::Evicted(item) | Overwritten::Rejected(item) => Some(item),
+        }
+    }
+}
+
+impl<T> fmt::Debug for Overwritten<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Overwritten::Stored => "Stored",
+            Overwritten::Evicted(_) => "Evicted(..)",
+            Overwritten::Rejected(_) => "Rejected(..)",
+        })
+    }
+}
+
+/// What happened to items that did not go through a ring, since it was made.
+/// The same for both rings.
+///
+/// Both counters wrap on overflow (at 2^32 on 32-bit targets). They change
+/// only when the event happens, so the success path pays nothing for them.
+///
+/// ```
+/// use sluicegate::{mpmc, RingStats};
+///
+/// let ring: mpmc::Ring<u8, 1> = mpmc::Ring::new();
+/// ring.try_push(1).unwrap();
+/// assert!(ring.try_push(2).is_err());
+/// let _ = ring.push_overwrite(3);
+/// assert_eq!(ring.stats(), RingStats { rejected: 1, overwritten: 1 });
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct RingStats {
+    /// Items refused at the door and handed back to the caller: a failed
+    /// `try_push`, the part of a burst or bulk push that did not fit, and
+    /// [`Overwritten::Rejected`] items.
+    pub rejected: usize,
+    /// Items evicted from inside the ring by `push_overwrite` and handed back
+    /// to the caller ([`Overwritten::Evicted`]).
+    pub overwritten: usize,
+}
