@@ -1,0 +1,372 @@
+//! The two handles of a [`Ring`]: the [`Producer`] and the [`Consumer`],
+//! their single-item operations, their observers and the chunk reservations.
+//! The shared index moves they call are in `spsc.rs`.
+
+#[cfg(doc)]
+use super::Overwrite;
+use super::{Policy, Reject, Ring};
+#[cfg(not(sluicegate_loom))]
+use super::Peek;
+use super::{ReadChunk, WriteChunkUninit};
+use crate::{Full, Insufficient, RingStats};
+
+/// The producing half of a [`Ring`].
+pub struct Producer<'a, T, const N: usize, P: Policy = Reject> {
+    pub(super) ring: &'a Ring<T, N, P>,
+    /// Stored position of the next write; equal to the ring's `tail` (we are
+    /// its only writer).
+    pub(super) tail: usize,
+    /// Cached stored `head` (flag cleared); never ahead of the real one.
+    pub(super) head: usize,
+}
+
+/// The consuming half of a [`Ring`].
+///
+/// `Send` where `T: Send`; `Sync` only where `T: Send + Sync`, so that
+/// sharing a consumer never shares items.
+pub struct Consumer<'a, T, const N: usize, P: Policy = Reject> {
+    pub(super) ring: &'a Ring<T, N, P>,
+    /// Stored position of the next read (flag cleared). Under `Reject` equal
+    /// to the ring's `head`; under `Overwrite` possibly behind it, when the
+    /// producer has evicted since (the claim CAS then corrects it).
+    pub(super) head: usize,
+    /// Cached stored `tail`; never ahead of the real one.
+    pub(super) tail: usize,
+}
+
+// SAFETY: the `&self` methods of a consumer read only counters and indices
+// through `&Ring` (`Sync` where `T: Send`); everything that reaches an item
+// takes `&mut self` or goes through a `ReadChunk`/`Peek` (each `Sync` only
+// where `T: Sync`). The bound also requires `T: Sync`, so that a `&self`
+// accessor to an item, were one added, could not share `!Sync` items between
+// threads. `Send` stays automatic.
+unsafe impl<T: Send + Sync, const N: usize, P: Policy> Sync for Consumer<'_, T, N, P> {}
+
+impl<T, const N: usize, P: Policy> core::fmt::Debug for Producer<'_, T, N, P> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Producer").field("ring", self.ring).finish()
+    }
+}
+
+impl<T, const N: usize, P: Policy> core::fmt::Debug for Consumer<'_, T, N, P> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Consumer").field("ring", self.ring).finish()
+    }
+}
+
+impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
+    /// Writes `item` into the slot of stored position `stored`.
+    ///
+    /// # Safety
+    ///
+    /// The slot must be free (the caller saw it so through `free_for`, or won
+    /// it by an eviction) and stays unread until the caller publishes it. Its
+    /// old contents are logically uninitialised, so nothing is dropped.
+    #[inline(always)]
+    pub(super) unsafe fn write_slot(&self, stored: usize, item: T) {
+        self.ring.slot(stored).with_mut(|p| {
+            // SAFETY: per the contract, nobody else touches the slot.
+            unsafe { (*p).write(item) };
+        });
+    }
+
+    /// Pushes `item`, or hands it back in [`Full`] if the ring is full (and
+    /// counts it in [`RingStats::rejected`]). Wait-free.
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 1> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, _rx) = ring.split();
+    /// assert_eq!(tx.try_push(1), Ok(()));
+    /// assert_eq!(tx.try_push(2).unwrap_err().into_inner(), 2);
+    /// ```
+    #[inline]
+    pub fn try_push(&mut self, item: T) -> Result<(), Full<T>> {
+        if self.ring.free_for(self.tail, &mut self.head, 1) == 0 {
+            self.ring.producer.rejected.add(1);
+            return Err(Full(item));
+        }
+        // SAFETY: `free_for` saw the slot at tail free.
+        unsafe { self.write_slot(self.tail, item) };
+        self.ring.publish(&mut self.tail, 1);
+        Ok(())
+    }
+
+    /// Pushes `item`, waiting for room: pressure travels upstream instead of
+    /// being shed. Waits by spinning with [`crossbeam_utils::Backoff`] (which
+    /// yields the thread only if some crate in the build enables
+    /// crossbeam-utils' `std` feature); a wait is not a rejection and is not
+    /// counted.
+    ///
+    /// **Never call this from an interrupt handler** (or any context that can
+    /// preempt the consumer on the same core): the consumer could not run to
+    /// make room, and the wait would never end. Use `try_push` or
+    /// `push_overwrite` there.
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u32, 2> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, mut rx) = ring.split();
+    /// std::thread::scope(|s| {
+    ///     s.spawn(move || (0..100).for_each(|i| tx.push_blocking(i)));
+    ///     for i in 0..100 {
+    ///         assert_eq!(rx.pop_blocking(), i);
+    ///     }
+    /// });
+    /// ```
+    pub fn push_blocking(&mut self, item: T) {
+        let backoff = crossbeam_utils::Backoff::new();
+        while self.ring.free_for(self.tail, &mut self.head, 1) == 0 {
+            backoff.snooze();
+        }
+        // SAFETY: `free_for` saw the slot at tail free.
+        unsafe { self.write_slot(self.tail, item) };
+        self.ring.publish(&mut self.tail, 1);
+    }
+
+    /// Items in the ring now; the consumer may take some at any moment
+    /// (see [`Ring::len`]).
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, _rx) = ring.split();
+    /// tx.try_push(1).unwrap();
+    /// assert_eq!((tx.len(), tx.free_slots(), tx.is_empty(), tx.is_full()), (1, 3, false, false));
+    /// ```
+    pub fn len(&self) -> usize {
+        self.ring.len()
+    }
+
+    /// Whether the ring is empty now ([`Ring::is_empty`]).
+    pub fn is_empty(&self) -> bool {
+        self.ring.is_empty()
+    }
+
+    /// Whether the ring is full now ([`Ring::is_full`]).
+    pub fn is_full(&self) -> bool {
+        self.ring.is_full()
+    }
+
+    /// Free slots now; the consumer may free more at any moment
+    /// ([`Ring::free_slots`]).
+    pub fn free_slots(&self) -> usize {
+        self.ring.free_slots()
+    }
+
+    /// The ring's counters ([`Ring::stats`]).
+    pub fn stats(&self) -> RingStats {
+        self.ring.stats()
+    }
+
+    /// The ring's capacity `N`.
+    pub const fn capacity(&self) -> usize {
+        N
+    }
+
+    /// Reserves exactly `n` free slots for writing in place, or reserves
+    /// nothing and says how many are free (rtrb's `write_chunk_uninit`).
+    /// Nothing becomes visible to the consumer until the chunk is committed.
+    ///
+    /// ```
+    /// use sluicegate::Insufficient;
+    ///
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, mut rx) = ring.split();
+    /// let chunk = tx.write_chunk_uninit(3).unwrap();
+    /// assert_eq!(chunk.fill_from_iter([1, 2, 3]), 3);
+    /// assert_eq!(tx.write_chunk_uninit(2).unwrap_err(), Insufficient { available: 1 });
+    /// assert_eq!(rx.try_pop(), Some(1));
+    /// ```
+    pub fn write_chunk_uninit(
+        &mut self,
+        n: usize,
+    ) -> Result<WriteChunkUninit<'_, T, N, P>, Insufficient> {
+        let free = self.ring.free_for(self.tail, &mut self.head, n);
+        if free < n {
+            return Err(Insufficient { available: free });
+        }
+        Ok(WriteChunkUninit::new(self.ring, &mut self.tail, n))
+    }
+
+    /// Reserves as many free slots as there are, up to `max`, for writing in
+    /// place; the chunk may be shorter, or empty.
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, _rx) = ring.split();
+    /// tx.try_push(0).unwrap();
+    /// let chunk = tx.write_chunk_uninit_up_to(10);
+    /// assert_eq!(chunk.len(), 3);
+    /// assert_eq!(chunk.fill_from_iter(1..), 3);
+    /// assert!(tx.is_full());
+    /// ```
+    pub fn write_chunk_uninit_up_to(&mut self, max: usize) -> WriteChunkUninit<'_, T, N, P> {
+        let n = self.ring.free_for(self.tail, &mut self.head, max).min(max);
+        WriteChunkUninit::new(self.ring, &mut self.tail, n)
+    }
+}
+
+impl<T, const N: usize, P: Policy> Consumer<'_, T, N, P> {
+    /// Moves the item at stored position `stored` out of its slot.
+    ///
+    /// # Safety
+    ///
+    /// The position must be published (tail acquired) and claimed by us, and
+    /// the caller must free the slot (`release`) without reading it again:
+    /// afterwards it is logically uninitialised.
+    #[inline(always)]
+    pub(super) unsafe fn read_slot(&self, stored: usize) -> T {
+        self.ring.slot(stored).with(|p| {
+            // SAFETY: per the contract, the slot is initialised and ours.
+            unsafe { (*p).assume_init_read() }
+        })
+    }
+
+    /// Pops the oldest item, or `None` if the ring is empty. Wait-free under
+    /// [`Reject`]; lock-free under [`Overwrite`] (retries only after the
+    /// producer evicted the item this call was about to take).
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, mut rx) = ring.split();
+    /// assert_eq!(rx.try_pop(), None);
+    /// tx.try_push(7).unwrap();
+    /// assert_eq!(rx.try_pop(), Some(7));
+    /// ```
+    #[inline]
+    pub fn try_pop(&mut self) -> Option<T> {
+        if self.ring.claim(&mut self.head, &mut self.tail, 1) == 0 {
+            return None;
+        }
+        // SAFETY: `claim` published and claimed the item at head for us;
+        // `release` frees its slot right after.
+        let item = unsafe { self.read_slot(self.head) };
+        self.ring.release(&mut self.head, 1);
+        Some(item)
+    }
+
+    /// Pops the oldest item, waiting until there is one (spinning with
+    /// [`crossbeam_utils::Backoff`], as [`Producer::push_blocking`] does).
+    /// **Never call this from an interrupt handler** that can preempt the
+    /// producer: the wait would never end.
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, mut rx) = ring.split();
+    /// tx.try_push(5).unwrap();
+    /// assert_eq!(rx.pop_blocking(), 5);
+    /// ```
+    pub fn pop_blocking(&mut self) -> T {
+        let backoff = crossbeam_utils::Backoff::new();
+        loop {
+            if let Some(item) = self.try_pop() {
+                return item;
+            }
+            backoff.snooze();
+        }
+    }
+
+    /// Items in the ring now; the producer may add some at any moment
+    /// ([`Ring::len`]).
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 2> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, rx) = ring.split();
+    /// tx.try_push(1).unwrap();
+    /// tx.try_push(2).unwrap();
+    /// assert_eq!((rx.len(), rx.free_slots(), rx.is_empty(), rx.is_full()), (2, 0, false, true));
+    /// ```
+    pub fn len(&self) -> usize {
+        self.ring.len()
+    }
+
+    /// Whether the ring is empty now ([`Ring::is_empty`]).
+    pub fn is_empty(&self) -> bool {
+        self.ring.is_empty()
+    }
+
+    /// Whether the ring is full now ([`Ring::is_full`]).
+    pub fn is_full(&self) -> bool {
+        self.ring.is_full()
+    }
+
+    /// Free slots now ([`Ring::free_slots`]).
+    pub fn free_slots(&self) -> usize {
+        self.ring.free_slots()
+    }
+
+    /// The ring's counters ([`Ring::stats`]).
+    pub fn stats(&self) -> RingStats {
+        self.ring.stats()
+    }
+
+    /// The ring's capacity `N`.
+    pub const fn capacity(&self) -> usize {
+        N
+    }
+
+    /// Claims exactly `n` items for reading in place, or claims nothing and
+    /// says how many there are (rtrb's `read_chunk`). Committing the chunk
+    /// drops items and frees their slots; dropping it frees nothing. Under
+    /// [`Overwrite`], while the chunk lives the producer cannot evict the
+    /// claimed items, so a full ring rejects new items instead.
+    ///
+    /// ```
+    /// use sluicegate::Insufficient;
+    ///
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, mut rx) = ring.split();
+    /// tx.push_burst(&[1, 2, 3]);
+    /// assert_eq!(rx.read_chunk(4).unwrap_err(), Insufficient { available: 3 });
+    /// let chunk = rx.read_chunk(2).unwrap();
+    /// assert_eq!(chunk.as_slices(), (&[1, 2][..], &[][..]));
+    /// chunk.commit_all();
+    /// assert_eq!(rx.try_pop(), Some(3));
+    /// ```
+    pub fn read_chunk(&mut self, n: usize) -> Result<ReadChunk<'_, T, N, P>, Insufficient> {
+        let got = self.ring.claim(&mut self.head, &mut self.tail, n);
+        if got < n {
+            if got > 0 {
+                // End the claim without freeing anything.
+                self.ring.release(&mut self.head, 0);
+            }
+            return Err(Insufficient { available: got });
+        }
+        Ok(ReadChunk::new(self.ring, &mut self.head, n))
+    }
+
+    /// Claims as many items as there are, up to `max`, for reading in place;
+    /// the chunk may be shorter, or empty. Otherwise as
+    /// [`read_chunk`](Self::read_chunk).
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, mut rx) = ring.split();
+    /// tx.push_burst(&[1, 2, 3]);
+    /// let chunk = rx.read_chunk_up_to(10);
+    /// assert_eq!(chunk.len(), 3);
+    /// chunk.commit(2); // drops 1 and 2; 3 stays
+    /// assert_eq!(rx.try_pop(), Some(3));
+    /// ```
+    pub fn read_chunk_up_to(&mut self, max: usize) -> ReadChunk<'_, T, N, P> {
+        let n = self.ring.claim(&mut self.head, &mut self.tail, max);
+        ReadChunk::new(self.ring, &mut self.head, n)
+    }
+
+    /// The oldest item, held in place by a guard that dereferences to it, or
+    /// `None` if the ring is empty; [`Peek::pop`] takes it out. Under
+    /// [`Overwrite`], while the guard lives the producer cannot evict that
+    /// item, so a full ring rejects new items instead: drop the guard soon.
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, mut rx) = ring.split();
+    /// tx.try_push(1).unwrap();
+    /// assert_eq!(rx.peek().as_deref(), Some(&1)); // still in the ring
+    /// let oldest = rx.peek().unwrap();
+    /// assert_eq!(oldest.pop(), 1);
+    /// assert!(rx.peek().is_none());
+    /// ```
+    #[cfg(not(sluicegate_loom))]
+    pub fn peek(&mut self) -> Option<Peek<'_, T, N, P>> {
+        Peek::new(self.read_chunk_up_to(1))
+    }
+}
