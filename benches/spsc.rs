@@ -33,9 +33,9 @@
 //!   empty ring; one batch in and out (burst and chunk). `floor_vecdeque`
 //!   is `VecDeque` (no atomics at all).
 //!
-//! Capacities: heapless 0.8's `Queue<T, N>` holds `N - 1` items and indexes
-//! with `% N`, so it runs with `N` = 16 / 1024 (capacity 15 / 1023, the
-//! power of two its docs recommend) against capacity 16 / 1024 for the others.
+//! Capacities: heapless's `Queue<T, N>` holds `N - 1` items (one slot stays
+//! free to tell full from empty), so it runs with `N` = 16 / 1024 (capacity
+//! 15 / 1023) against capacity 16 / 1024 for the others.
 
 use core::hint::black_box;
 use core::mem::MaybeUninit;
@@ -44,7 +44,7 @@ use core::time::Duration;
 use criterion::Criterion;
 use crossbeam_queue::ArrayQueue;
 use crossbeam_utils::CachePadded;
-use ringbuf::traits::{Consumer as _, Producer as _, RingBuffer as _, Split as _};
+use ringbuf::traits::{Consumer as _, Producer as _, Raw as _, Split as _};
 use sluicegate::spsc::{Overwrite, Ring};
 use sluicegate::{mpmc, spsc};
 use std::collections::VecDeque;
@@ -356,10 +356,10 @@ fn rb_push(p: &mut RbP, v: u64) -> bool {
 fn rb_pop(c: &mut RbC) -> Option<u64> {
     c.try_pop()
 }
-fn hl_push<const N: usize>(p: &mut heapless::spsc::Producer<'_, u64, N>, v: u64) -> bool {
+fn hl_push(p: &mut heapless::spsc::Producer<'_, u64>, v: u64) -> bool {
     p.enqueue(v).is_ok()
 }
-fn hl_pop<const N: usize>(c: &mut heapless::spsc::Consumer<'_, u64, N>) -> Option<u64> {
+fn hl_pop(c: &mut heapless::spsc::Consumer<'_, u64>) -> Option<u64> {
     c.dequeue()
 }
 fn aq_push(q: &mut &ArrayQueue<u64>, v: u64) -> bool {
@@ -400,7 +400,7 @@ fn stream_group<const N: usize>(c: &mut Criterion) {
         b.iter_custom(|iters| {
             let mut q = Box::new(HlQ::<N>::new());
             let (p, c) = q.split();
-            stream(iters, p, c, hl_push::<N>, hl_pop::<N>)
+            stream(iters, p, c, hl_push, hl_pop)
         })
     });
     g.bench_function("crossbeam_arrayqueue", |b| {
@@ -607,7 +607,7 @@ fn pingpong_group(c: &mut Criterion) {
     g.bench_function("heapless", |b| {
         b.iter_custom(|iters| {
             let (mut q1, mut q2) = (Box::new(HlQ::<N>::new()), Box::new(HlQ::<N>::new()));
-            pingpong(iters, q1.split(), q2.split(), hl_push::<N>, hl_pop::<N>)
+            pingpong(iters, q1.split(), q2.split(), hl_push, hl_pop)
         })
     });
     g.bench_function("crossbeam_arrayqueue", |b| {
