@@ -1,6 +1,7 @@
-//! `spsc::Ring` against rtrb, ringbuf, heapless `spsc::Queue` and crossbeam
-//! `ArrayQueue` (used single-producer/single-consumer), u64 items, all in one
-//! binary so every comparison is side by side in one run. Run with
+//! `spsc::Ring` against rtrb, ringbuf, heapless `spsc::Queue`, nexus-queue
+//! `spsc` (stream and ping-pong only) and crossbeam `ArrayQueue` (used
+//! single-producer/single-consumer), u64 items, all in one binary so every
+//! comparison is side by side in one run. Run with
 //! `cargo bench -p sluicegate-bench --bench spsc`; `ci/bench-table.sh` turns
 //! the results into the README's table.
 //!
@@ -35,7 +36,8 @@
 //!
 //! Capacities: heapless's `Queue<T, N>` holds `N - 1` items (one slot stays
 //! free to tell full from empty), so it runs with `N` = 16 / 1024 (capacity
-//! 15 / 1023) against capacity 16 / 1024 for the others.
+//! 15 / 1023) against capacity 16 / 1024 for the others. nexus-queue rounds
+//! its capacity up to a power of two, which 16 and 1024 already are.
 
 use core::hint::black_box;
 use core::mem::MaybeUninit;
@@ -364,6 +366,12 @@ fn heapless_push(p: &mut heapless::spsc::Producer<'_, u64>, v: u64) -> bool {
 fn heapless_pop(c: &mut heapless::spsc::Consumer<'_, u64>) -> Option<u64> {
     c.dequeue()
 }
+fn nexus_push(p: &mut nexus_queue::spsc::Producer<u64>, v: u64) -> bool {
+    p.push(v).is_ok()
+}
+fn nexus_pop(c: &mut nexus_queue::spsc::Consumer<u64>) -> Option<u64> {
+    c.pop()
+}
 fn arrayqueue_push(q: &mut &ArrayQueue<u64>, v: u64) -> bool {
     q.push(v).is_ok()
 }
@@ -403,6 +411,12 @@ fn stream_group<const N: usize>(c: &mut Criterion) {
             let mut q = Box::new(HeaplessQueue::<N>::new());
             let (p, c) = q.split();
             stream(iters, p, c, heapless_push, heapless_pop)
+        })
+    });
+    g.bench_function("nexus_queue", |b| {
+        b.iter_custom(|iters| {
+            let (p, c) = nexus_queue::spsc::ring_buffer(N);
+            stream(iters, p, c, nexus_push, nexus_pop)
         })
     });
     g.bench_function("crossbeam_arrayqueue", |b| {
@@ -630,6 +644,15 @@ fn pingpong_group(c: &mut Criterion) {
                 Box::new(HeaplessQueue::<N>::new()),
             );
             pingpong(iters, q1.split(), q2.split(), heapless_push, heapless_pop)
+        })
+    });
+    g.bench_function("nexus_queue", |b| {
+        b.iter_custom(|iters| {
+            let (a, b) = (
+                nexus_queue::spsc::ring_buffer(N),
+                nexus_queue::spsc::ring_buffer(N),
+            );
+            pingpong(iters, a, b, nexus_push, nexus_pop)
         })
     });
     g.bench_function("crossbeam_arrayqueue", |b| {
