@@ -3,7 +3,7 @@
 //! single-producer/single-consumer), u64 items, all in one binary so every
 //! comparison is side by side in one run. Run with
 //! `cargo bench -p sluicegate-bench --bench spsc`; `ci/bench-table.sh` turns
-//! the results into the README's table.
+//! the results into a table (BENCHMARKS.md condenses it).
 //!
 //! Two-thread cases follow rtrb's `performance-comparison`: `iter_custom`,
 //! the other thread spawned once per sample, a barrier so both start
