@@ -1,4 +1,4 @@
-//! `mpmc::Ring` against crossbeam `ArrayQueue` and heapless `MpMcQueue`, u64
+//! `mpmc::Ring` against crossbeam `ArrayQueue` and heapless `mpmc::Queue`, u64
 //! items, all threads released together by a barrier. Run with
 //! `cargo bench -p sluicegate-bench --bench mpmc`.
 //!
@@ -18,10 +18,11 @@
 //! failed attempts in a row: with 2 producers and 2 consumers on a 2-core
 //! machine pure spinning would only measure the scheduler. Same for all.
 //!
-//! heapless 0.8's `MpMcQueue` allows capacities up to 128 (`u8` positions),
+//! heapless's `mpmc::Queue` allows capacities up to 128 (`u8` positions),
 //! so it appears in the 128 groups only. It is Vyukov's queue without a
 //! fallback: a thread preempted between claiming a cell and finishing makes
-//! the others fail or spin (heapless #583), and on an oversubscribed machine
+//! the others fail or spin (heapless #583, the reason heapless 0.9 deprecates
+//! its constructor), and on an oversubscribed machine
 //! the run may not finish. So every transfer has a deadline: a sample that
 //! runs past it is aborted (reported on stderr, its time counted as the time
 //! until the abort), and a probe before each benchmark skips an
@@ -89,8 +90,7 @@ impl Overwrite for ArrayQueue<u64> {
     }
 }
 
-#[allow(deprecated)]
-type Heapless = heapless::mpmc::MpMcQueue<u64, 128>;
+type Heapless = heapless::mpmc::Queue<u64, 128>;
 
 #[allow(deprecated)]
 impl Queue for Heapless {

@@ -1,14 +1,15 @@
-//! `spsc::Ring` against rtrb, ringbuf, heapless `spsc::Queue` and crossbeam
-//! `ArrayQueue` (used single-producer/single-consumer), u64 items, all in one
-//! binary so every comparison is side by side in one run. Run with
-//! `cargo bench -p sluicegate-bench --bench spsc`; `ci/bench-table.sh` turns the results into the
-//! README's table.
+//! `spsc::Ring` against rtrb, ringbuf, heapless `spsc::Queue`, nexus-queue
+//! `spsc` (stream and ping-pong only) and crossbeam `ArrayQueue` (used
+//! single-producer/single-consumer), u64 items, all in one binary so every
+//! comparison is side by side in one run. Run with
+//! `cargo bench -p sluicegate-bench --bench spsc`; `ci/bench-table.sh` turns
+//! the results into a table (BENCHMARKS.md condenses it).
 //!
-//! Two-thread cases follow rtrb's `performance-comparison`: `iter_custom`, the
-//! other thread spawned once per sample, a barrier so both start together,
-//! and `spin_loop` while the ring is full or empty (with a `yield_now`
-//! every `yield_every()` misses in a row, see `common::wait`). Each sample builds fresh
-//! rings.
+//! Two-thread cases follow rtrb's `performance-comparison`: `iter_custom`,
+//! the other thread spawned once per sample, a barrier so both start
+//! together, and `spin_loop` while the ring is full or empty (with a
+//! `yield_now` every `yield_every()` misses in a row, see `common::wait`).
+//! Each sample builds fresh rings.
 //!
 //! Groups (time is per iteration):
 //!
@@ -19,7 +20,7 @@
 //!   rtrb `push_partial_slice`/`pop_partial_slice`, ringbuf `push_slice`/
 //!   `pop_slice`). `*_chunk`: zero-copy, the producer writes the values in
 //!   place and the consumer sums them in place (ours and rtrb chunks,
-//!   ringbuf `vacant_slices_mut`/`occupied_slices` + advance).
+//!   ringbuf `vacant_slices_mut`/`as_slices` + `advance_{write,read}_index`).
 //! - `spsc_pingpong`: two rings, one item in flight; an iteration is one
 //!   round trip. `floor_atomic` bounces one cache-padded atomic word;
 //!   `floor_two_lines` bounces a value and a flag on separate lines, the
@@ -33,9 +34,10 @@
 //!   empty ring; one batch in and out (burst and chunk). `floor_vecdeque`
 //!   is `VecDeque` (no atomics at all).
 //!
-//! Capacities: heapless 0.8's `Queue<T, N>` holds `N - 1` items and indexes
-//! with `% N`, so it runs with `N` = 16 / 1024 (capacity 15 / 1023, the
-//! power of two its docs recommend) against capacity 16 / 1024 for the others.
+//! Capacities: heapless's `Queue<T, N>` holds `N - 1` items (one slot stays
+//! free to tell full from empty), so it runs with `N` = 16 / 1024 (capacity
+//! 15 / 1023) against capacity 16 / 1024 for the others. nexus-queue rounds
+//! its capacity up to a power of two, which 16 and 1024 already are.
 
 use core::hint::black_box;
 use core::mem::MaybeUninit;
@@ -44,7 +46,7 @@ use core::time::Duration;
 use criterion::Criterion;
 use crossbeam_queue::ArrayQueue;
 use crossbeam_utils::CachePadded;
-use ringbuf::traits::{Consumer as _, Producer as _, RingBuffer as _, Split as _};
+use ringbuf::traits::{Consumer as _, Producer as _, Raw as _, Split as _};
 use sluicegate::spsc::{Overwrite, Ring};
 use sluicegate::{mpmc, spsc};
 use std::collections::VecDeque;
@@ -330,18 +332,20 @@ impl Per {
 
 // ------------------------------------------------------ the adapters, per peer
 
-type Sg<const N: usize> = Ring<u64, N>;
-type SgO<const N: usize> = Ring<u64, N, Overwrite>;
-type SgP<'a, const N: usize, P = spsc::Reject> = spsc::Producer<'a, u64, N, P>;
-type SgC<'a, const N: usize, P = spsc::Reject> = spsc::Consumer<'a, u64, N, P>;
-type HlQ<const N: usize> = heapless::spsc::Queue<u64, N>;
-type RbP = ringbuf::HeapProd<u64>;
-type RbC = ringbuf::HeapCons<u64>;
+/// Our SPSC ring, rejecting when full.
+type RejectRing<const N: usize> = Ring<u64, N>;
+/// Our SPSC ring with the overwrite-oldest policy.
+type OverwriteRing<const N: usize> = Ring<u64, N, Overwrite>;
+type RejectProducer<'a, const N: usize> = spsc::Producer<'a, u64, N, spsc::Reject>;
+type RejectConsumer<'a, const N: usize> = spsc::Consumer<'a, u64, N, spsc::Reject>;
+type HeaplessQueue<const N: usize> = heapless::spsc::Queue<u64, N>;
+type RingbufProducer = ringbuf::HeapProd<u64>;
+type RingbufConsumer = ringbuf::HeapCons<u64>;
 
-fn sg_push<const N: usize>(p: &mut SgP<'_, N>, v: u64) -> bool {
+fn sluicegate_push<const N: usize>(p: &mut RejectProducer<'_, N>, v: u64) -> bool {
     p.try_push(v).is_ok()
 }
-fn sg_pop<const N: usize>(c: &mut SgC<'_, N>) -> Option<u64> {
+fn sluicegate_pop<const N: usize>(c: &mut RejectConsumer<'_, N>) -> Option<u64> {
     c.try_pop()
 }
 fn rtrb_push(p: &mut rtrb::Producer<u64>, v: u64) -> bool {
@@ -350,26 +354,32 @@ fn rtrb_push(p: &mut rtrb::Producer<u64>, v: u64) -> bool {
 fn rtrb_pop(c: &mut rtrb::Consumer<u64>) -> Option<u64> {
     c.pop().ok()
 }
-fn rb_push(p: &mut RbP, v: u64) -> bool {
+fn ringbuf_push(p: &mut RingbufProducer, v: u64) -> bool {
     p.try_push(v).is_ok()
 }
-fn rb_pop(c: &mut RbC) -> Option<u64> {
+fn ringbuf_pop(c: &mut RingbufConsumer) -> Option<u64> {
     c.try_pop()
 }
-fn hl_push<const N: usize>(p: &mut heapless::spsc::Producer<'_, u64, N>, v: u64) -> bool {
+fn heapless_push(p: &mut heapless::spsc::Producer<'_, u64>, v: u64) -> bool {
     p.enqueue(v).is_ok()
 }
-fn hl_pop<const N: usize>(c: &mut heapless::spsc::Consumer<'_, u64, N>) -> Option<u64> {
+fn heapless_pop(c: &mut heapless::spsc::Consumer<'_, u64>) -> Option<u64> {
     c.dequeue()
 }
-fn aq_push(q: &mut &ArrayQueue<u64>, v: u64) -> bool {
+fn nexus_push(p: &mut nexus_queue::spsc::Producer<u64>, v: u64) -> bool {
+    p.push(v).is_ok()
+}
+fn nexus_pop(c: &mut nexus_queue::spsc::Consumer<u64>) -> Option<u64> {
+    c.pop()
+}
+fn arrayqueue_push(q: &mut &ArrayQueue<u64>, v: u64) -> bool {
     q.push(v).is_ok()
 }
-fn aq_pop(q: &mut &ArrayQueue<u64>) -> Option<u64> {
+fn arrayqueue_pop(q: &mut &ArrayQueue<u64>) -> Option<u64> {
     q.pop()
 }
 
-fn rb_split(cap: usize) -> (RbP, RbC) {
+fn ringbuf_split(cap: usize) -> (RingbufProducer, RingbufConsumer) {
     ringbuf::HeapRb::<u64>::new(cap).split()
 }
 
@@ -379,9 +389,9 @@ fn stream_group<const N: usize>(c: &mut Criterion) {
     let mut g = c.benchmark_group(format!("spsc_stream_{N}"));
     g.bench_function("sluicegate", |b| {
         b.iter_custom(|iters| {
-            let mut ring = Box::new(Sg::<N>::new());
+            let mut ring = Box::new(RejectRing::<N>::new());
             let (p, c) = ring.split();
-            stream(iters, p, c, sg_push::<N>, sg_pop::<N>)
+            stream(iters, p, c, sluicegate_push::<N>, sluicegate_pop::<N>)
         })
     });
     g.bench_function("rtrb", |b| {
@@ -392,21 +402,27 @@ fn stream_group<const N: usize>(c: &mut Criterion) {
     });
     g.bench_function("ringbuf", |b| {
         b.iter_custom(|iters| {
-            let (p, c) = rb_split(N);
-            stream(iters, p, c, rb_push, rb_pop)
+            let (p, c) = ringbuf_split(N);
+            stream(iters, p, c, ringbuf_push, ringbuf_pop)
         })
     });
     g.bench_function("heapless", |b| {
         b.iter_custom(|iters| {
-            let mut q = Box::new(HlQ::<N>::new());
+            let mut q = Box::new(HeaplessQueue::<N>::new());
             let (p, c) = q.split();
-            stream(iters, p, c, hl_push::<N>, hl_pop::<N>)
+            stream(iters, p, c, heapless_push, heapless_pop)
+        })
+    });
+    g.bench_function("nexus_queue", |b| {
+        b.iter_custom(|iters| {
+            let (p, c) = nexus_queue::spsc::ring_buffer(N);
+            stream(iters, p, c, nexus_push, nexus_pop)
         })
     });
     g.bench_function("crossbeam_arrayqueue", |b| {
         b.iter_custom(|iters| {
             let q = ArrayQueue::new(N);
-            stream(iters, &q, &q, aq_push, aq_pop)
+            stream(iters, &q, &q, arrayqueue_push, arrayqueue_pop)
         })
     });
     g.finish();
@@ -443,7 +459,7 @@ fn batch_group(c: &mut Criterion, batch: usize) {
     let mut g = c.benchmark_group(format!("spsc_batch_{batch}"));
     g.bench_function("sluicegate_burst", |b| {
         b.iter_custom(|iters| {
-            let mut ring = Box::new(Sg::<N>::new());
+            let mut ring = Box::new(RejectRing::<N>::new());
             let (p, c) = ring.split();
             batches(
                 iters,
@@ -470,7 +486,7 @@ fn batch_group(c: &mut Criterion, batch: usize) {
     });
     g.bench_function("ringbuf_burst", |b| {
         b.iter_custom(|iters| {
-            let (p, c) = rb_split(N);
+            let (p, c) = ringbuf_split(N);
             batches(
                 iters,
                 batch,
@@ -483,7 +499,7 @@ fn batch_group(c: &mut Criterion, batch: usize) {
     });
     g.bench_function("sluicegate_chunk", |b| {
         b.iter_custom(|iters| {
-            let mut ring = Box::new(Sg::<N>::new());
+            let mut ring = Box::new(RejectRing::<N>::new());
             let (p, c) = ring.split();
             batches(
                 iters,
@@ -551,7 +567,7 @@ fn batch_group(c: &mut Criterion, batch: usize) {
     });
     g.bench_function("ringbuf_chunk", |b| {
         b.iter_custom(|iters| {
-            let (p, c) = rb_split(N);
+            let (p, c) = ringbuf_split(N);
             batches(
                 iters,
                 batch,
@@ -591,8 +607,17 @@ fn pingpong_group(c: &mut Criterion) {
     });
     g.bench_function("sluicegate", |b| {
         b.iter_custom(|iters| {
-            let (mut r1, mut r2) = (Box::new(Sg::<N>::new()), Box::new(Sg::<N>::new()));
-            pingpong(iters, r1.split(), r2.split(), sg_push::<N>, sg_pop::<N>)
+            let (mut r1, mut r2) = (
+                Box::new(RejectRing::<N>::new()),
+                Box::new(RejectRing::<N>::new()),
+            );
+            pingpong(
+                iters,
+                r1.split(),
+                r2.split(),
+                sluicegate_push::<N>,
+                sluicegate_pop::<N>,
+            )
         })
     });
     g.bench_function("rtrb", |b| {
@@ -602,18 +627,44 @@ fn pingpong_group(c: &mut Criterion) {
         })
     });
     g.bench_function("ringbuf", |b| {
-        b.iter_custom(|iters| pingpong(iters, rb_split(N), rb_split(N), rb_push, rb_pop))
+        b.iter_custom(|iters| {
+            pingpong(
+                iters,
+                ringbuf_split(N),
+                ringbuf_split(N),
+                ringbuf_push,
+                ringbuf_pop,
+            )
+        })
     });
     g.bench_function("heapless", |b| {
         b.iter_custom(|iters| {
-            let (mut q1, mut q2) = (Box::new(HlQ::<N>::new()), Box::new(HlQ::<N>::new()));
-            pingpong(iters, q1.split(), q2.split(), hl_push::<N>, hl_pop::<N>)
+            let (mut q1, mut q2) = (
+                Box::new(HeaplessQueue::<N>::new()),
+                Box::new(HeaplessQueue::<N>::new()),
+            );
+            pingpong(iters, q1.split(), q2.split(), heapless_push, heapless_pop)
+        })
+    });
+    g.bench_function("nexus_queue", |b| {
+        b.iter_custom(|iters| {
+            let (a, b) = (
+                nexus_queue::spsc::ring_buffer(N),
+                nexus_queue::spsc::ring_buffer(N),
+            );
+            pingpong(iters, a, b, nexus_push, nexus_pop)
         })
     });
     g.bench_function("crossbeam_arrayqueue", |b| {
         b.iter_custom(|iters| {
             let (q1, q2) = (ArrayQueue::new(N), ArrayQueue::new(N));
-            pingpong(iters, (&q1, &q1), (&q2, &q2), aq_push, aq_pop)
+            pingpong(
+                iters,
+                (&q1, &q1),
+                (&q2, &q2),
+                arrayqueue_push,
+                arrayqueue_pop,
+            )
         })
     });
     g.finish();
@@ -627,7 +678,7 @@ fn overwrite_live_group<const N: usize>(c: &mut Criterion, per: Per) {
     let mut g = c.benchmark_group(format!("{name}_{N}"));
     g.bench_function("sluicegate_spsc", |b| {
         b.iter_custom(|iters| {
-            let mut ring = Box::new(SgO::<N>::new());
+            let mut ring = Box::new(OverwriteRing::<N>::new());
             let (p, c) = ring.split();
             let r = overwrite_live(
                 iters,
@@ -699,97 +750,116 @@ fn burst_pair<P: 'static, C: 'static>(
     )
 }
 
+/// A single-thread case: one push of the iteration's number and one pop per
+/// iteration, both on `state` (a producer/consumer pair, or a queue that
+/// does both).
+fn push_pop<S: 'static, A, B>(
+    group: &'static str,
+    name: &'static str,
+    mut state: S,
+    mut push: impl FnMut(&mut S, u64) -> A + 'static,
+    mut pop: impl FnMut(&mut S) -> B + 'static,
+) -> Case<'static> {
+    (
+        group,
+        name,
+        Box::new(move |iters| {
+            for i in 0..iters {
+                black_box(push(&mut state, black_box(i)));
+                black_box(pop(&mut state));
+            }
+        }),
+    )
+}
+
+/// A single-thread case: `push` on a ring filled with `fill` items first,
+/// so every timed push evicts the oldest.
+fn push_on_full<S: 'static, A>(
+    name: &'static str,
+    fill: usize,
+    mut state: S,
+    mut push: impl FnMut(&mut S, u64) -> A + 'static,
+) -> Case<'static> {
+    for i in 0..fill as u64 {
+        push(&mut state, i);
+    }
+    (
+        "overwrite_single_1024",
+        name,
+        Box::new(move |iters| {
+            for i in 0..iters {
+                black_box(push(&mut state, black_box(i)));
+            }
+        }),
+    )
+}
+
+/// A ring that lives as long as the cases that borrow it.
+fn leak<T>(v: T) -> &'static mut T {
+    Box::leak(Box::new(v))
+}
+
 // ------------------------------------------------------ single-thread cases
 
 /// The single-threaded cases (criterion and instruction counts).
-fn single_thread_cases<'a>(
-    sg: &'a mut Sg<1024>,
-    sgo: &'a mut SgO<1024>,
-    sgo_full: &'a mut SgO<1024>,
-    hl: &'a mut HlQ<1024>,
-) -> Vec<Case<'a>> {
+fn single_thread_cases() -> Vec<Case<'static>> {
     const N: usize = 1024;
-    let mut v: Vec<Case<'a>> = Vec::new();
+    let mut v: Vec<Case<'static>> = Vec::new();
 
     // One push and one pop on an empty ring.
-    let (mut p, mut c) = sg.split();
-    v.push((
-        "pair_1024",
+    let g = "pair_1024";
+    v.push(push_pop(
+        g,
         "sluicegate",
-        Box::new(move |iters| {
-            for i in 0..iters {
-                let _ = black_box(p.try_push(black_box(i)));
-                black_box(c.try_pop());
-            }
-        }),
+        leak(RejectRing::<N>::new()).split(),
+        |(p, _), x| p.try_push(x),
+        |(_, c)| c.try_pop(),
     ));
-    let (mut p, mut c) = sgo.split();
-    v.push((
-        "pair_1024",
+    v.push(push_pop(
+        g,
         "sluicegate_overwrite_policy",
-        Box::new(move |iters| {
-            for i in 0..iters {
-                let _ = black_box(p.push_overwrite(black_box(i)));
-                black_box(c.try_pop());
-            }
-        }),
+        leak(OverwriteRing::<N>::new()).split(),
+        |(p, _), x| p.push_overwrite(x),
+        |(_, c)| c.try_pop(),
     ));
-    let (mut p, mut c) = rtrb::RingBuffer::new(N);
-    v.push((
-        "pair_1024",
+    v.push(push_pop(
+        g,
         "rtrb",
-        Box::new(move |iters| {
-            for i in 0..iters {
-                let _ = black_box(p.push(black_box(i)));
-                let _ = black_box(c.pop());
-            }
-        }),
+        rtrb::RingBuffer::new(N),
+        |(p, _), x| p.push(x),
+        |(_, c)| c.pop(),
     ));
-    let (mut p, mut c) = rb_split(N);
-    v.push((
-        "pair_1024",
+    v.push(push_pop(
+        g,
         "ringbuf",
-        Box::new(move |iters| {
-            for i in 0..iters {
-                let _ = black_box(p.try_push(black_box(i)));
-                black_box(c.try_pop());
-            }
-        }),
+        ringbuf_split(N),
+        |(p, _), x| p.try_push(x),
+        |(_, c)| c.try_pop(),
     ));
-    let (mut p, mut c) = hl.split();
-    v.push((
-        "pair_1024",
+    v.push(push_pop(
+        g,
         "heapless",
-        Box::new(move |iters| {
-            for i in 0..iters {
-                let _ = black_box(p.enqueue(black_box(i)));
-                black_box(c.dequeue());
-            }
-        }),
+        leak(HeaplessQueue::<N>::new()).split(),
+        |(p, _), x| p.enqueue(x),
+        |(_, c)| c.dequeue(),
     ));
-    let q = ArrayQueue::new(N);
-    v.push((
-        "pair_1024",
+    v.push(push_pop(
+        g,
         "crossbeam_arrayqueue",
-        Box::new(move |iters| {
-            for i in 0..iters {
-                let _ = black_box(q.push(black_box(i)));
-                black_box(q.pop());
-            }
-        }),
+        ArrayQueue::new(N),
+        |q, x| q.push(x),
+        |q| q.pop(),
     ));
-    let mut d = VecDeque::with_capacity(N);
-    v.push((
-        "pair_1024",
+    v.push(push_pop(
+        g,
         "floor_vecdeque",
-        Box::new(move |iters| {
-            for i in 0..iters {
-                if d.len() < N {
-                    d.push_back(black_box(i));
-                }
-                black_box(d.pop_front());
+        VecDeque::with_capacity(N),
+        |d, x| {
+            if d.len() < N {
+                d.push_back(x);
             }
-        }),
+        },
+        |d| d.pop_front(),
     ));
 
     // One batch in and one batch out on an empty ring (the batch paths'
@@ -801,8 +871,7 @@ fn single_thread_cases<'a>(
         } else {
             "batch_pair_32"
         };
-        let ring: &'static mut Sg<N> = Box::leak(Box::new(Sg::new()));
-        let (p, c) = ring.split();
+        let (p, c) = leak(RejectRing::<N>::new()).split();
         v.push(burst_pair(
             g,
             "sluicegate_burst",
@@ -822,7 +891,7 @@ fn single_thread_cases<'a>(
             |p, x| x.len() - p.push_partial_slice(x).1.len(),
             |c, o| c.pop_partial_slice(o).0.len(),
         ));
-        let (p, c) = rb_split(N);
+        let (p, c) = ringbuf_split(N);
         v.push(burst_pair(
             g,
             "ringbuf_burst",
@@ -832,8 +901,7 @@ fn single_thread_cases<'a>(
             |p, x| p.push_slice(x),
             |c, o| c.pop_slice(o),
         ));
-        let ring: &'static mut Sg<N> = Box::leak(Box::new(Sg::new()));
-        let (mut p, mut c) = ring.split();
+        let (mut p, mut c) = leak(RejectRing::<N>::new()).split();
         v.push((
             g,
             "sluicegate_chunk",
@@ -873,81 +941,46 @@ fn single_thread_cases<'a>(
         ));
     }
 
-    // push_overwrite on a full ring (every push evicts).
-    let (mut p, _c) = sgo_full.split();
-    for i in 0..N as u64 {
-        let _ = p.push_overwrite(i);
-    }
-    v.push((
-        "overwrite_single_1024",
+    // Push with overwrite on a full ring (every push evicts).
+    v.push(push_on_full(
         "sluicegate_spsc",
-        Box::new(move |iters| {
-            for i in 0..iters {
-                let _ = black_box(p.push_overwrite(black_box(i)));
-            }
-        }),
+        N,
+        leak(OverwriteRing::<N>::new()).split(),
+        |(p, _), x| p.push_overwrite(x),
     ));
-    let m = Box::new(mpmc::Ring::<u64, N>::new());
-    for i in 0..N as u64 {
-        let _ = m.push_overwrite(i);
-    }
-    v.push((
-        "overwrite_single_1024",
+    v.push(push_on_full(
         "sluicegate_mpmc",
-        Box::new(move |iters| {
-            for i in 0..iters {
-                let _ = black_box(m.push_overwrite(black_box(i)));
-            }
-        }),
+        N,
+        mpmc::Ring::<u64, N>::new(),
+        |r, x| r.push_overwrite(x),
     ));
-    let mut r = ringbuf::HeapRb::<u64>::new(N);
-    for i in 0..N as u64 {
-        r.push_overwrite(i);
-    }
-    v.push((
-        "overwrite_single_1024",
+    v.push(push_on_full(
         "ringbuf",
-        Box::new(move |iters| {
-            for i in 0..iters {
-                black_box(r.push_overwrite(black_box(i)));
-            }
-        }),
+        N,
+        ringbuf::HeapRb::<u64>::new(N),
+        |r, x| r.push_overwrite(x),
     ));
-    let q = ArrayQueue::new(N);
-    for i in 0..N as u64 {
-        q.force_push(i);
-    }
-    v.push((
-        "overwrite_single_1024",
+    v.push(push_on_full(
         "crossbeam_force_push",
-        Box::new(move |iters| {
-            for i in 0..iters {
-                black_box(q.force_push(black_box(i)));
-            }
-        }),
+        N,
+        ArrayQueue::new(N),
+        |q, x| q.force_push(x),
     ));
-    let mut d = VecDeque::with_capacity(N);
-    d.extend(0..N as u64);
-    v.push((
-        "overwrite_single_1024",
+    v.push(push_on_full(
         "floor_vecdeque",
-        Box::new(move |iters| {
-            for i in 0..iters {
-                let old = if d.len() == N { d.pop_front() } else { None };
-                d.push_back(black_box(i));
-                black_box(old);
-            }
-        }),
+        N,
+        VecDeque::with_capacity(N),
+        |d, x| {
+            let old = if d.len() == N { d.pop_front() } else { None };
+            d.push_back(x);
+            old
+        },
     ));
     v
 }
 
 fn main() {
-    let mut sg = Box::new(Sg::<1024>::new());
-    let mut sgo = Box::new(SgO::<1024>::new());
-    let mut sgo_full = Box::new(SgO::<1024>::new());
-    let mut hl = Box::new(HlQ::<1024>::new());
-    let mut cases = single_thread_cases(&mut sg, &mut sgo, &mut sgo_full, &mut hl);
+    let mut cases = single_thread_cases();
     if common::icount(&mut cases) {
         return;
     }

@@ -23,13 +23,14 @@ pub fn criterion() -> Criterion {
 /// Misses in a row after which a waiting thread yields (see [`wait`]):
 /// [`YIELD_EVERY`] unless overridden.
 ///
-/// One `spin_loop` miss costs about 25 ns on the AMD EPYC VM the README's
-/// figures come from, so this is about 25 µs of spinning: far longer than
-/// any hand-off between two running threads, far shorter than a time slice.
-/// (It was 64, about 1.6 µs. On a quiet machine the two give the same
-/// figures; with another busy process, `yield_now` hands it the core, and
-/// at 64 that happened inside ordinary hand-offs: ping-pong round trips
-/// through every ring measured 6x the cache-line floor.)
+/// One `spin_loop` miss costs about 25 ns on the AMD EPYC VM that
+/// BENCHMARKS.md's timed figures come from, so this is about 25 µs of
+/// spinning: far longer than any hand-off between two running threads, far
+/// shorter than a time slice. A count in the tens (a microsecond or two)
+/// is too short: with another busy process on the machine, `yield_now`
+/// then hands it the core in the middle of ordinary hand-offs, and
+/// ping-pong round trips through every ring measure several times the
+/// cache-line floor.
 /// `SLUICEGATE_BENCH_YIELD_EVERY=n` overrides it (to compare policies, or
 /// for a machine whose `spin_loop` is much shorter).
 pub fn yield_every() -> u32 {

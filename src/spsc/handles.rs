@@ -4,9 +4,9 @@
 
 #[cfg(doc)]
 use super::Overwrite;
-use super::{Policy, Reject, Ring};
 #[cfg(not(sluicegate_loom))]
 use super::Peek;
+use super::{Policy, Reject, Ring};
 use super::{ReadChunk, WriteChunkUninit};
 use crate::{Full, Insufficient, RingStats};
 

@@ -110,8 +110,8 @@ fn sg_push_overwrite(s: &mut SgSpsc<'_, Overwrite>, v: u32) -> u32 {
 // --- heapless SPSC -----------------------------------------------------------
 
 struct HlSpsc<'a> {
-    tx: heapless::spsc::Producer<'a, u32, CAP>,
-    rx: heapless::spsc::Consumer<'a, u32, CAP>,
+    tx: heapless::spsc::Producer<'a, u32>,
+    rx: heapless::spsc::Consumer<'a, u32>,
 }
 
 fn hl_enqueue(s: &mut HlSpsc<'_>, v: u32) -> u32 {
@@ -212,10 +212,10 @@ fn sg_mpmc_push(q: &mut &sluicegate::mpmc::Ring<u32, MPMC_CAP>, v: u32) -> u32 {
 fn sg_mpmc_pop(q: &mut &sluicegate::mpmc::Ring<u32, MPMC_CAP>, _: u32) -> u32 {
     q.try_pop().unwrap_or(0)
 }
-fn hl_mpmc_push(q: &mut &heapless::mpmc::MpMcQueue<u32, MPMC_CAP>, v: u32) -> u32 {
+fn hl_mpmc_push(q: &mut &heapless::mpmc::Queue<u32, MPMC_CAP>, v: u32) -> u32 {
     q.enqueue(v).is_ok() as u32
 }
-fn hl_mpmc_pop(q: &mut &heapless::mpmc::MpMcQueue<u32, MPMC_CAP>, _: u32) -> u32 {
+fn hl_mpmc_pop(q: &mut &heapless::mpmc::Queue<u32, MPMC_CAP>, _: u32) -> u32 {
     q.dequeue().unwrap_or(0)
 }
 
@@ -271,7 +271,11 @@ fn mpmc_figs<S>(s: &mut S, push: fn(&mut S, u32) -> u32, pop: fn(&mut S, u32) ->
 }
 
 static SG_MPMC: sluicegate::mpmc::Ring<u32, MPMC_CAP> = sluicegate::mpmc::Ring::new();
-static HL_MPMC: heapless::mpmc::MpMcQueue<u32, MPMC_CAP> = heapless::mpmc::MpMcQueue::new();
+// heapless 0.9 deprecates `mpmc::Queue::new` because the queue is not
+// lock-free (a context suspended mid-operation stalls the others, heapless
+// #583); it is still the Vyukov queue this table compares against.
+#[expect(deprecated)]
+static HL_MPMC: heapless::mpmc::Queue<u32, MPMC_CAP> = heapless::mpmc::Queue::new();
 
 #[inline(never)]
 fn mpmc(clock: &Clock) -> bool {

@@ -1,5 +1,5 @@
 //! Code-size twin of `size_sluicegate`: the same interrupt-to-main pipeline
-//! on a heapless 0.8 SPSC queue (reject when full; heapless counts nothing,
+//! on a heapless 0.9 SPSC queue (reject when full; heapless counts nothing,
 //! so the interrupt counts the drops). Compare the `.text` sizes.
 #![no_std]
 #![no_main]
@@ -18,7 +18,7 @@ static SOURCE: Mutex<RefCell<Option<Source>>> = Mutex::new(RefCell::new(None));
 static DONE: AtomicBool = AtomicBool::new(false);
 
 struct Source {
-    tx: Producer<'static, u32, 16>,
+    tx: Producer<'static, u32>,
     next: u32,
     dropped: u32,
 }
@@ -45,7 +45,7 @@ fn main() -> ! {
     let mut syst = cortex_m::Peripherals::take().unwrap().SYST;
     // heapless splits a queue borrowed mutably for 'static: `singleton!`
     // hands one out without a mutable `static` in user code. 16 slots hold
-    // 15 items (a power of two keeps heapless's index arithmetic a mask).
+    // 15 items (heapless keeps one slot free to tell full from empty).
     let queue = cortex_m::singleton!(: Queue<u32, 16> = Queue::new()).unwrap();
     let (tx, mut rx) = queue.split();
     critical_section::with(|cs| {
