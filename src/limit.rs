@@ -45,9 +45,8 @@
 //! comparisons are done in `u64`, so no tick value overflows or panics.
 //!
 //! Both windows count successes only: dropped and ignored permits advance
-//! neither. (Until issue #5 they counted every release, so a run of ignored
-//! permits could close a growth window, and a baseline window whose last
-//! release was not a success skipped its re-probe.)
+//! neither, so a run of ignored permits cannot close a growth window and
+//! every baseline window ends in a re-probe.
 //!
 //! Priority classes: [`Priority::Critical`] may fill the whole limit;
 //! [`Priority::Normal`] and [`Priority::Background`] are admitted only while
@@ -56,91 +55,14 @@
 //! one permit). Background work is therefore shed first and the critical
 //! path keeps the top of the limit for itself.
 //!
-//! # The admission word
+//! # How it is built
 //!
-//! One `AtomicUsize` packs the three fields admission depends on; three
-//! more, the *release counters* `released[o]`, count the permits given back
-//! with each outcome `o` (success, dropped, ignored). All four share one
-//! cache line (on hosts; see "Why one cache line"):
-//!
-//! | bits (32-bit `usize`) | bits (64-bit `usize`) | field                                 |
-//! |-----------------------|-----------------------|---------------------------------------|
-//! | `0..12`               | `0..24`               | `admitted` (permits granted, wrapping) |
-//! | `12..24`              | `24..48`              | `limit`                               |
-//! | `24..32`              | `48..64`              | `epoch` (cuts so far, wrapping)       |
-//!
-//! Write `released` for the wrapping sum of the three counters. In flight is
-//! `admitted − released` (mod 2^12 or 2^24).
-//!
-//! | transition | operation | from → to | who |
-//! |------------|-----------|-----------|-----|
-//! | admit | CAS on the word | `admitted: a → a + 1` if `a − released < threshold(limit, class)`; limit and epoch compared, unchanged | [`Aimd::try_acquire_with`] |
-//! | release | `fetch_add(1)` on the counter of the permit's outcome | `released[o]: r → r + 1`, once per permit, after its admission | a permit's outcome or drop |
-//! | grow | CAS on the word | `limit: L → L + 1` if `L < max_limit` and `epoch` is the permit's | a good success closing a window |
-//! | cut | CAS on the word | `limit: L → max(min, ⌊L·backoff/256⌋) < L`, `epoch: e → e + 1` if `epoch` is the permit's | an overload signal |
-//!
-//! Invariants: `min_limit ≤ limit ≤ max_limit ≤ MAX_LIMIT`, and in flight
-//! `≤ max_limit`, so the difference never wraps and no field carries into its
-//! neighbour (`admitted` wraps inside its field).
-//!
-//! ## Why admission is one step
-//!
-//! Admission reads the word, then the three release counters, checks
-//! `admitted − released` against the class's threshold of the word's `limit`,
-//! and CASes the word to `admitted + 1`. The CAS compares the *whole* word it
-//! checked: if the limit, the epoch or the admitted count changed in between,
-//! it fails and the check is redone. A successful CAS means the word read was still the latest, so
-//! every release counted in `released` belongs to a permit counted in that
-//! word (a release of a permit admitted later would have changed the word
-//! first), and releases not yet seen only make in flight look *higher*.
-//! Hence at the instant of admission, in flight `≤ admitted − released_read
-//! < threshold ≤ limit` — all against the limit in force in that same word.
-//! In flight never exceeds the limit in force at admission, whatever the
-//! concurrency; there is no check-then-increment window (the bug of Netflix
-//! concurrency-limits #140/#234 and Envoy PR #42133) and no optimistic
-//! increment to roll back. A cut may leave in flight above the new limit; it
-//! then drains, as nothing is admitted until it is below.
-//!
-//! ## Why three release counters
-//!
-//! Splitting the releases off the word keeps a release to one `fetch_add`;
-//! splitting them by outcome keeps it to one whatever the outcome, because
-//! the counter that releases a permit is also the exact statistic of its
-//! outcome ([`Aimd::stats`] reads the counters as they are; nothing is
-//! derived by subtraction) and, for successes, the sample clock of the
-//! growth and baseline windows. So an admission plus any outcome costs two
-//! read-modify-writes, as a bare `fetch_add`/`fetch_sub` pair does; the
-//! price is two more loads, from the same cache line, per admission.
-//!
-//! ## Why one cache line
-//!
-//! An admission reads the counters and then CASes the word, so it needs
-//! both; a release writes a counter. With the counters on a line of their
-//! own (as first built), every admission under contention fetched two lines
-//! that the other threads kept taking away, and two threads doing
-//! acquire + release measured 4-6x a bare `fetch_add`/`fetch_sub` pair on one
-//! word and no faster than tokio's semaphore. On one line an admission
-//! costs one line transfer, as the bare pair does; two threads measure
-//! 1.1-1.5x that pair (`benches/limit.rs`, `limit_2threads`). Releases do
-//! not change the word, so they never make an admission's CAS fail; they
-//! only share its line. The adaptation words (`Track`) stay on another
-//! line: they are read on every success but written rarely.
-//!
-//! An admission reads the three counters one after another, not at one
-//! instant. Each counter is monotonic and their sum grows in steps of one,
-//! so a sum read at instants `t1 < t2 < t3` lies between the true sums at
-//! `t1` and at `t3`; an integer that moves in unit steps passes through
-//! every value in between, so the sum read *was* the true sum at some
-//! instant between the first load and the last. Everything that holds for
-//! one `released` counter read at one instant therefore holds for the sum:
-//! a shed, taken only if the word did not change around the loads, was
-//! justified at that instant; and a counter read early only undercounts
-//! releases, which makes in flight look higher, never lower, so an admission
-//! still never exceeds the limit.
-//!
-//! The epoch has 8 bits on 32-bit targets: a permit held across exactly a
-//! multiple of 256 cuts could cut once more. The limit is at most
-//! [`MAX_LIMIT`] (4095 on 32-bit targets, 2^24 − 1 on 64-bit ones).
+//! Admission is one CAS on an *admission word* that packs
+//! `admitted | limit | epoch`; each release is one `fetch_add` on the counter
+//! of its outcome, on the same cache line. The layout, the transition table
+//! and why one step keeps in flight under the limit are written down in
+//! `src/limit/word.rs`; the configuration and its validation are in
+//! `src/limit/config.rs`.
 //!
 //! # Progress
 //!
@@ -235,219 +157,19 @@
 use core::fmt;
 use core::mem::ManuallyDrop;
 
+mod config;
+#[cfg(all(test, not(sluicegate_loom)))]
+mod tests;
+mod word;
+
+pub use config::{AimdConfig, ConfigError, Priority, CLASSES, ONE};
+pub use word::MAX_LIMIT;
+
 use crate::sync::{const_fn, pause, pause_point, AtomicUsize, Ordering, Padded, SharedCounter};
-
-const _: () = assert!(
-    usize::BITS >= 32,
-    "the limiter needs a usize of at least 32 bits"
-);
-
-/// Bits of the `in_flight` and `limit` fields.
-const COUNT_BITS: u32 = if usize::BITS >= 64 { 24 } else { 12 };
-const COUNT_MASK: usize = (1 << COUNT_BITS) - 1;
-const LIMIT_SHIFT: u32 = COUNT_BITS;
-const EPOCH_SHIFT: u32 = 2 * COUNT_BITS;
-const EPOCH_MASK: usize = usize::MAX >> EPOCH_SHIFT;
-
-/// The largest limit this target's admission word can hold: 4095 where
-/// `usize` has 32 bits, 2^24 − 1 where it has 64.
-pub const MAX_LIMIT: u32 = COUNT_MASK as u32;
-
-/// Fractions in the configuration are in units of 1/256.
-pub const ONE: u16 = 256;
+use word::*;
 
 /// Baseline value meaning "no sample yet".
 const UNKNOWN: usize = u32::MAX as usize;
-
-/// The admitted count (mod 2^COUNT_BITS) of an admission word, or the
-/// in-flight count of the word a permit keeps.
-#[inline(always)]
-const fn admitted_of(word: usize) -> usize {
-    word & COUNT_MASK
-}
-
-/// A permit's word keeps its in-flight count where the admission word keeps
-/// the admitted count.
-#[inline(always)]
-const fn in_flight_of(word: usize) -> usize {
-    word & COUNT_MASK
-}
-
-/// The word with its admitted count one higher, wrapping inside its field.
-#[inline(always)]
-const fn bump_admitted(word: usize) -> usize {
-    (word & !COUNT_MASK) | (word.wrapping_add(1) & COUNT_MASK)
-}
-
-#[inline(always)]
-const fn limit_of(word: usize) -> usize {
-    (word >> LIMIT_SHIFT) & COUNT_MASK
-}
-
-#[inline(always)]
-const fn epoch_of(word: usize) -> usize {
-    word >> EPOCH_SHIFT
-}
-
-#[inline(always)]
-const fn pack(count: usize, limit: usize, epoch: usize) -> usize {
-    (count & COUNT_MASK) | (limit << LIMIT_SHIFT) | ((epoch & EPOCH_MASK) << EPOCH_SHIFT)
-}
-
-/// How many permits of a class may be in flight under `limit`: the class's
-/// share of it (in 1/256), at least one.
-#[inline(always)]
-const fn threshold(limit: usize, share: usize) -> usize {
-    let t = (limit * share) >> 8;
-    if t == 0 {
-        1
-    } else {
-        t
-    }
-}
-
-/// The priority class of a request.
-///
-/// A class is admitted only while the *total* in flight is below its share of
-/// the limit, so lower classes are shed first and the top of the limit is kept
-/// for higher ones. See [`AimdConfig::normal_share`] and
-/// [`AimdConfig::background_share`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-#[repr(u8)]
-pub enum Priority {
-    /// The critical path: may use the whole limit.
-    Critical = 0,
-    /// Ordinary work: admitted while in flight < `normal_share` of the limit.
-    Normal = 1,
-    /// Work that can wait or be lost: admitted while in flight <
-    /// `background_share` of the limit; shed first.
-    Background = 2,
-}
-
-/// Number of priority classes.
-pub const CLASSES: usize = 3;
-
-/// Parameters of an [`Aimd`] limiter. Fractions are integers in units of
-/// 1/256 ([`ONE`] = 256 = 1.0), so no floating point is involved.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct AimdConfig {
-    /// Lowest limit (≥ 1). Default 20.
-    pub min_limit: u32,
-    /// Limit at start, in `min_limit..=max_limit`. Default 20.
-    pub initial_limit: u32,
-    /// Highest limit (≤ [`MAX_LIMIT`]). Default 200.
-    pub max_limit: u32,
-    /// Multiplicative decrease on overload, in 1/256, in `1..=255`.
-    /// Default 230 (≈ 0.9).
-    pub backoff: u16,
-    /// A success slower than `baseline * tolerance / 256` is an overload
-    /// signal; at least 256. Default 320 (25 % over the baseline, Envoy's
-    /// buffer).
-    pub tolerance: u16,
-    /// The baseline is re-probed every this many successes (replaced by the
-    /// minimum of the last window). A power of two, ≥ 2. Default 1024.
-    pub baseline_window: u32,
-    /// Share of the limit [`Priority::Normal`] may fill, in 1/256, in
-    /// `background_share..=256`. Default 192 (75 %).
-    pub normal_share: u16,
-    /// Share of the limit [`Priority::Background`] may fill, in 1/256, in
-    /// `1..=normal_share`. Default 128 (50 %).
-    pub background_share: u16,
-}
-
-impl AimdConfig {
-    /// Netflix's converged AIMD defaults (min 20, initial 20, max 200, ×0.9)
-    /// with a 25 % latency tolerance and 75 % / 50 % class shares.
-    pub const DEFAULT: Self = Self {
-        min_limit: 20,
-        initial_limit: 20,
-        max_limit: 200,
-        backoff: 230,
-        tolerance: 320,
-        baseline_window: 1024,
-        normal_share: 192,
-        background_share: 128,
-    };
-
-    /// Checks every field; `Err` names the first one that is wrong.
-    pub const fn validate(&self) -> Result<(), ConfigError> {
-        if self.min_limit == 0 {
-            Err(ConfigError::ZeroMinLimit)
-        } else if self.min_limit > self.max_limit {
-            Err(ConfigError::MinAboveMax)
-        } else if self.max_limit > MAX_LIMIT {
-            Err(ConfigError::MaxTooLarge)
-        } else if self.initial_limit < self.min_limit || self.initial_limit > self.max_limit {
-            Err(ConfigError::InitialOutOfRange)
-        } else if self.backoff == 0 || self.backoff >= ONE {
-            Err(ConfigError::BackoffOutOfRange)
-        } else if self.tolerance < ONE {
-            Err(ConfigError::ToleranceBelowOne)
-        } else if self.baseline_window < 2 || !self.baseline_window.is_power_of_two() {
-            Err(ConfigError::BadBaselineWindow)
-        } else if self.background_share == 0
-            || self.background_share > self.normal_share
-            || self.normal_share > ONE
-        {
-            Err(ConfigError::BadShares)
-        } else {
-            Ok(())
-        }
-    }
-}
-
-impl Default for AimdConfig {
-    fn default() -> Self {
-        Self::DEFAULT
-    }
-}
-
-/// What is wrong with an [`AimdConfig`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub enum ConfigError {
-    /// `min_limit` is 0: the limiter could shut out all work for good.
-    ZeroMinLimit,
-    /// `min_limit > max_limit`.
-    MinAboveMax,
-    /// `max_limit` exceeds [`MAX_LIMIT`] for this target.
-    MaxTooLarge,
-    /// `initial_limit` is outside `min_limit..=max_limit`.
-    InitialOutOfRange,
-    /// `backoff` is not in `1..=255` (a factor in (0, 1)).
-    BackoffOutOfRange,
-    /// `tolerance` is below 256 (1.0): every sample would be an overload.
-    ToleranceBelowOne,
-    /// `baseline_window` is not a power of two ≥ 2.
-    BadBaselineWindow,
-    /// Not `1 ≤ background_share ≤ normal_share ≤ 256`.
-    BadShares,
-}
-
-impl ConfigError {
-    const fn message(self) -> &'static str {
-        match self {
-            Self::ZeroMinLimit => "AimdConfig: min_limit is 0",
-            Self::MinAboveMax => "AimdConfig: min_limit > max_limit",
-            Self::MaxTooLarge => "AimdConfig: max_limit > limit::MAX_LIMIT",
-            Self::InitialOutOfRange => "AimdConfig: initial_limit outside min_limit..=max_limit",
-            Self::BackoffOutOfRange => "AimdConfig: backoff not in 1..=255 (a factor in (0, 1))",
-            Self::ToleranceBelowOne => "AimdConfig: tolerance below 256 (1.0)",
-            Self::BadBaselineWindow => "AimdConfig: baseline_window not a power of two >= 2",
-            Self::BadShares => "AimdConfig: shares not 1 <= background <= normal <= 256",
-        }
-    }
-}
-
-impl fmt::Display for ConfigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.message())
-    }
-}
-
-impl core::error::Error for ConfigError {}
 
 /// A snapshot of an [`Aimd`]'s state and counters.
 ///
@@ -481,52 +203,6 @@ pub struct AimdStats {
     pub decreases: usize,
     /// The latency baseline in ticks, once a success was seen.
     pub baseline: Option<u32>,
-}
-
-/// The release counters: one per outcome, side by side, next to the
-/// admission word. Each counts, wrapping, the permits released
-/// with its outcome; it is only ever incremented, by one, once per such
-/// permit, after that permit's admission, with `Release`, and read with
-/// `Acquire`. Invariant: `admitted − (success + dropped + ignored)` (mod
-/// 2^COUNT_BITS) is the number of permits in flight.
-struct Released {
-    /// Permits ended with [`Permit::success`]; its sequence numbers are the
-    /// clock of the growth and baseline windows.
-    success: AtomicUsize,
-    /// Permits ended with [`Permit::dropped`].
-    dropped: SharedCounter,
-    /// Permits ended with [`Permit::ignore`] or dropped without an outcome.
-    ignored: SharedCounter,
-}
-
-impl Released {
-    /// The three counters, each read once with `Acquire` (pairs with the
-    /// `Release` increment of each release): `[success, dropped, ignored]`.
-    #[inline(always)]
-    fn load(&self) -> [usize; 3] {
-        [
-            self.success.load(Ordering::Acquire),
-            self.dropped.get_acquire(),
-            self.ignored.get_acquire(),
-        ]
-    }
-}
-
-/// The number of permits the counters read by [`Released::load`] say were
-/// released (wrapping).
-#[inline(always)]
-const fn total(r: [usize; 3]) -> usize {
-    r[0].wrapping_add(r[1]).wrapping_add(r[2])
-}
-
-/// What every admission and every release touches, kept on one cache line
-/// (see "Why one cache line" in the module docs).
-struct Hot {
-    /// The admission word: `admitted | limit | epoch` (layout in the module
-    /// docs). Only changed by read-modify-writes.
-    state: AtomicUsize,
-    /// Permits released so far, per outcome (see [`Released`]).
-    released: Released,
 }
 
 /// Adaptation words and counters written when permits end or are shed (kept
@@ -937,8 +613,10 @@ impl fmt::Debug for Aimd {
 #[must_use = "dropping a permit at once releases it as `ignore`"]
 pub struct Permit<'a> {
     aimd: &'a Aimd,
-    /// The admission word right after this permit's CAS: its in-flight count
-    /// includes this permit; its limit and epoch were in force at admission.
+    /// The limit and epoch of the admission word this permit's CAS
+    /// replaced, with the in-flight count at admission (this permit
+    /// included) in the count field, where the admission word keeps the
+    /// admitted count (read it with `in_flight_of`).
     admitted: usize,
     /// The class it was admitted in.
     priority: Priority,
@@ -997,6 +675,3 @@ impl fmt::Debug for Permit<'_> {
             .finish()
     }
 }
-
-#[cfg(all(test, not(sluicegate_loom)))]
-mod tests;

@@ -1,0 +1,197 @@
+//! The admission word of the [`Aimd`](super::Aimd) limiter: its layout, its
+//! transitions, and why admission in one step never exceeds the limit.
+//!
+//! # The admission word
+//!
+//! One `AtomicUsize` packs the three fields admission depends on; three
+//! more, the *release counters* `released[o]`, count the permits given back
+//! with each outcome `o` (success, dropped, ignored). All four share one
+//! cache line (on hosts; see "Why one cache line"):
+//!
+//! | bits (32-bit `usize`) | bits (64-bit `usize`) | field                                 |
+//! |-----------------------|-----------------------|---------------------------------------|
+//! | `0..12`               | `0..24`               | `admitted` (permits granted, wrapping) |
+//! | `12..24`              | `24..48`              | `limit`                               |
+//! | `24..32`              | `48..64`              | `epoch` (cuts so far, wrapping)       |
+//!
+//! Write `released` for the wrapping sum of the three counters. In flight is
+//! `admitted − released` (mod 2^12 or 2^24).
+//!
+//! | transition | operation | from → to | who |
+//! |------------|-----------|-----------|-----|
+//! | admit | CAS on the word | `admitted: a → a + 1` if `a − released < threshold(limit, class)`; limit and epoch compared, unchanged | [`Aimd::try_acquire_with`](super::Aimd::try_acquire_with) |
+//! | release | `fetch_add(1)` on the counter of the permit's outcome | `released[o]: r → r + 1`, once per permit, after its admission | a permit's outcome or drop |
+//! | grow | CAS on the word | `limit: L → L + 1` if `L < max_limit` and `epoch` is the permit's | a good success closing a window |
+//! | cut | CAS on the word | `limit: L → max(min, ⌊L·backoff/256⌋) < L`, `epoch: e → e + 1` if `epoch` is the permit's | an overload signal |
+//!
+//! Invariants: `min_limit ≤ limit ≤ max_limit ≤ MAX_LIMIT`, and in flight
+//! `≤ max_limit`, so the difference never wraps and no field carries into its
+//! neighbour (`admitted` wraps inside its field).
+//!
+//! ## Why admission is one step
+//!
+//! Admission reads the word, then the three release counters, checks
+//! `admitted − released` against the class's threshold of the word's `limit`,
+//! and CASes the word to `admitted + 1`. The CAS compares the *whole* word it
+//! checked: if the limit, the epoch or the admitted count changed in between,
+//! it fails and the check is redone. A successful CAS means the word read was
+//! still the latest, so every release counted in `released` belongs to a permit counted in that
+//! word (a release of a permit admitted later would have changed the word
+//! first), and releases not yet seen only make in flight look *higher*.
+//! Hence at the instant of admission, in flight `≤ admitted − released_read
+//! < threshold ≤ limit` — all against the limit in force in that same word.
+//! In flight never exceeds the limit in force at admission, whatever the
+//! concurrency; there is no check-then-increment window (the bug of Netflix
+//! concurrency-limits #140/#234 and Envoy PR #42133) and no optimistic
+//! increment to roll back. A cut may leave in flight above the new limit; it
+//! then drains, as nothing is admitted until it is below.
+//!
+//! ## Why three release counters
+//!
+//! Splitting the releases off the word keeps a release to one `fetch_add`;
+//! splitting them by outcome keeps it to one whatever the outcome, because
+//! the counter that releases a permit is also the exact statistic of its
+//! outcome ([`Aimd::stats`](super::Aimd::stats) reads the counters as they are; nothing is
+//! derived by subtraction) and, for successes, the sample clock of the
+//! growth and baseline windows. So an admission plus any outcome costs two
+//! read-modify-writes, as a bare `fetch_add`/`fetch_sub` pair does; the
+//! price is two more loads, from the same cache line, per admission.
+//!
+//! ## Why one cache line
+//!
+//! An admission reads the counters and then CASes the word, so it needs
+//! both; a release writes a counter. Were the counters on a line of their
+//! own, every admission under contention would fetch two lines that the
+//! other threads keep taking away; on one line an admission costs one line
+//! transfer, as a bare `fetch_add`/`fetch_sub` pair on one word does
+//! (`benches/limit.rs`, `limit_2threads`, measures the two side by side).
+//! Releases do not change the word, so they never make an admission's CAS
+//! fail; they only share its line. The adaptation words (`Track`) stay on another
+//! line: they are read on every success but written rarely.
+//!
+//! An admission reads the three counters one after another, not at one
+//! instant. Each counter is monotonic and their sum grows in steps of one,
+//! so a sum read at instants `t1 < t2 < t3` lies between the true sums at
+//! `t1` and at `t3`; an integer that moves in unit steps passes through
+//! every value in between, so the sum read *was* the true sum at some
+//! instant between the first load and the last. Everything that holds for
+//! one `released` counter read at one instant therefore holds for the sum:
+//! a shed, taken only if the word did not change around the loads, was
+//! justified at that instant; and a counter read early only undercounts
+//! releases, which makes in flight look higher, never lower, so an admission
+//! still never exceeds the limit.
+//!
+//! The epoch has 8 bits on 32-bit targets: a permit held across exactly a
+//! multiple of 256 cuts could cut once more. The limit is at most
+//! [`MAX_LIMIT`] (4095 on 32-bit targets, 2^24 − 1 on 64-bit ones).
+//!
+
+use crate::sync::{AtomicUsize, Ordering, SharedCounter};
+
+const _: () = assert!(
+    usize::BITS >= 32,
+    "the limiter needs a usize of at least 32 bits"
+);
+
+/// Bits of the `admitted` and `limit` fields.
+pub(super) const COUNT_BITS: u32 = if usize::BITS >= 64 { 24 } else { 12 };
+pub(super) const COUNT_MASK: usize = (1 << COUNT_BITS) - 1;
+pub(super) const LIMIT_SHIFT: u32 = COUNT_BITS;
+pub(super) const EPOCH_SHIFT: u32 = 2 * COUNT_BITS;
+pub(super) const EPOCH_MASK: usize = usize::MAX >> EPOCH_SHIFT;
+
+/// The largest limit this target's admission word can hold: 4095 where
+/// `usize` has 32 bits, 2^24 − 1 where it has 64.
+pub const MAX_LIMIT: u32 = COUNT_MASK as u32;
+
+/// The admitted count (mod 2^COUNT_BITS) of an admission word, or the
+/// in-flight count of the word a permit keeps.
+#[inline(always)]
+pub(super) const fn admitted_of(word: usize) -> usize {
+    word & COUNT_MASK
+}
+
+/// A permit's word keeps its in-flight count where the admission word keeps
+/// the admitted count.
+#[inline(always)]
+pub(super) const fn in_flight_of(word: usize) -> usize {
+    word & COUNT_MASK
+}
+
+/// The word with its admitted count one higher, wrapping inside its field.
+#[inline(always)]
+pub(super) const fn bump_admitted(word: usize) -> usize {
+    (word & !COUNT_MASK) | (word.wrapping_add(1) & COUNT_MASK)
+}
+
+#[inline(always)]
+pub(super) const fn limit_of(word: usize) -> usize {
+    (word >> LIMIT_SHIFT) & COUNT_MASK
+}
+
+#[inline(always)]
+pub(super) const fn epoch_of(word: usize) -> usize {
+    word >> EPOCH_SHIFT
+}
+
+#[inline(always)]
+pub(super) const fn pack(count: usize, limit: usize, epoch: usize) -> usize {
+    (count & COUNT_MASK) | (limit << LIMIT_SHIFT) | ((epoch & EPOCH_MASK) << EPOCH_SHIFT)
+}
+
+/// How many permits of a class may be in flight under `limit`: the class's
+/// share of it (in 1/256), at least one.
+#[inline(always)]
+pub(super) const fn threshold(limit: usize, share: usize) -> usize {
+    let t = (limit * share) >> 8;
+    if t == 0 {
+        1
+    } else {
+        t
+    }
+}
+
+/// The release counters: one per outcome, side by side, next to the
+/// admission word. Each counts, wrapping, the permits released
+/// with its outcome; it is only ever incremented, by one, once per such
+/// permit, after that permit's admission, with `Release`, and read with
+/// `Acquire`. Invariant: `admitted − (success + dropped + ignored)` (mod
+/// 2^COUNT_BITS) is the number of permits in flight.
+pub(super) struct Released {
+    /// Permits ended with [`Permit::success`](super::Permit::success); its sequence numbers are the
+    /// clock of the growth and baseline windows.
+    pub(super) success: AtomicUsize,
+    /// Permits ended with [`Permit::dropped`](super::Permit::dropped).
+    pub(super) dropped: SharedCounter,
+    /// Permits ended with [`Permit::ignore`](super::Permit::ignore) or dropped without an outcome.
+    pub(super) ignored: SharedCounter,
+}
+
+impl Released {
+    /// The three counters, each read once with `Acquire` (pairs with the
+    /// `Release` increment of each release): `[success, dropped, ignored]`.
+    #[inline(always)]
+    pub(super) fn load(&self) -> [usize; 3] {
+        [
+            self.success.load(Ordering::Acquire),
+            self.dropped.get_acquire(),
+            self.ignored.get_acquire(),
+        ]
+    }
+}
+
+/// The number of permits the counters read by [`Released::load`] say were
+/// released (wrapping).
+#[inline(always)]
+pub(super) const fn total(r: [usize; 3]) -> usize {
+    r[0].wrapping_add(r[1]).wrapping_add(r[2])
+}
+
+/// What every admission and every release touches, kept on one cache line
+/// (see "Why one cache line" above).
+pub(super) struct Hot {
+    /// The admission word: `admitted | limit | epoch` (layout above). Only changed by read-modify-writes.
+    pub(super) state: AtomicUsize,
+    /// Permits released so far, per outcome (see [`Released`]).
+    pub(super) released: Released,
+}
