@@ -159,6 +159,8 @@ use core::mem::ManuallyDrop;
 
 mod config;
 #[cfg(all(test, not(sluicegate_loom)))]
+mod pause_tests;
+#[cfg(all(test, not(sluicegate_loom)))]
 mod tests;
 mod word;
 

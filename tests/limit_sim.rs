@@ -9,6 +9,9 @@
 //! derived from the model, not recorded outputs.
 #![cfg(not(sluicegate_loom))]
 
+mod common;
+use common::Rng;
+
 use core::cmp::Reverse;
 use sluicegate::limit::{Aimd, AimdConfig, Permit, Priority};
 use std::collections::{BinaryHeap, VecDeque};
@@ -17,24 +20,6 @@ use std::collections::{BinaryHeap, VecDeque};
 const SERVICE: u64 = 100;
 /// Clients give up after this long.
 const TIMEOUT: u64 = 4 * SERVICE;
-
-/// splitmix64: small, seeded, good enough for arrivals.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n`.
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 /// A stretch of the run with fixed load and capacity.
 #[derive(Clone, Copy)]

@@ -90,7 +90,7 @@ fn loom_mpmc_pop_pop() {
 }
 
 #[test]
-fn loom_mpmc_overwrite_vs_pop() {
+fn loom_mpmc_overwrite_against_pop() {
     loom::model(|| {
         let r = Arc::new(R::new());
         r.try_push(1).unwrap();
@@ -115,7 +115,7 @@ fn loom_mpmc_overwrite_vs_pop() {
 }
 
 #[test]
-fn loom_mpmc_overwrite_vs_overwrite() {
+fn loom_mpmc_overwrite_against_overwrite() {
     loom::model(|| {
         let r = Arc::new(R::new());
         r.try_push(1).unwrap();
@@ -135,7 +135,7 @@ fn loom_mpmc_overwrite_vs_overwrite() {
 }
 
 #[test]
-fn loom_mpmc_overwrite_vs_push() {
+fn loom_mpmc_overwrite_against_push() {
     loom::model(|| {
         let r = Arc::new(R::new());
         r.try_push(1).unwrap();

@@ -2,11 +2,14 @@
 //! counters, drops, and wrap-around of the internal position counters.
 #![cfg(not(sluicegate_loom))]
 
-use core::cell::Cell;
+mod common;
+
+use std::collections::VecDeque;
+use std::sync::atomic::Ordering;
+
+use common::{drop_counter, Counted, Rng};
 use sluicegate::mpmc::Ring;
 use sluicegate::{Overwritten, RingStats};
-use std::collections::VecDeque;
-use std::rc::Rc;
 
 #[test]
 fn fifo_reject_and_counters() {
@@ -78,14 +81,11 @@ fn capacity_one_is_both_empty_and_full_correctly() {
 /// model and checks every result.
 fn check_against_model<const N: usize>(r: &Ring<u64, N>, steps: usize, seed: u64) {
     let mut model = VecDeque::new();
-    let mut x = seed | 1;
+    let mut rng = Rng(seed);
     let mut next = 0u64;
     let (mut rejected, mut overwritten) = (r.stats().rejected, r.stats().overwritten);
     for _ in 0..steps {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        match x % 7 {
+        match rng.below(7) {
             0 | 1 => {
                 let res = r.try_push(next);
                 if model.len() < N {
@@ -153,61 +153,48 @@ fn wrap_around_near_integer_limit() {
     }
 }
 
-/// Counts drops of its clones.
-#[derive(Debug)]
-struct Tracked(Rc<Cell<usize>>);
-
-impl Drop for Tracked {
-    fn drop(&mut self) {
-        self.0.set(self.0.get() + 1);
-    }
-}
-
 #[test]
 fn drops_each_item_exactly_once() {
-    let drops = Rc::new(Cell::new(0));
+    let (drops, item) = drop_counter();
     {
-        let r: Ring<Tracked, 4> = Ring::new();
+        let r: Ring<Counted, 4> = Ring::new();
         for _ in 0..3 {
-            r.try_push(Tracked(drops.clone())).unwrap();
+            r.try_push(item(0)).unwrap();
         }
         drop(r.try_pop()); // 1 dropped here
-        assert_eq!(drops.get(), 1);
+        assert_eq!(drops.load(Ordering::Relaxed), 1);
         for _ in 0..2 {
-            r.try_push(Tracked(drops.clone())).unwrap();
+            r.try_push(item(0)).unwrap();
         }
         // Full: the rejected item is handed back, not dropped inside.
-        let back = r.try_push(Tracked(drops.clone())).unwrap_err();
-        assert_eq!(drops.get(), 1);
+        let back = r.try_push(item(0)).unwrap_err();
+        assert_eq!(drops.load(Ordering::Relaxed), 1);
         drop(back);
-        assert_eq!(drops.get(), 2);
+        assert_eq!(drops.load(Ordering::Relaxed), 2);
         // Overwrite hands the shed item back.
-        let shed = r
-            .push_overwrite(Tracked(drops.clone()))
-            .into_item()
-            .unwrap();
-        assert_eq!(drops.get(), 2);
+        let shed = r.push_overwrite(item(0)).into_item().unwrap();
+        assert_eq!(drops.load(Ordering::Relaxed), 2);
         drop(shed);
-        assert_eq!(drops.get(), 3);
+        assert_eq!(drops.load(Ordering::Relaxed), 3);
         // 4 items left inside.
     }
-    assert_eq!(drops.get(), 7);
+    assert_eq!(drops.load(Ordering::Relaxed), 7);
 }
 
 #[test]
 fn drop_of_empty_and_wrapped_ring() {
-    let drops = Rc::new(Cell::new(0));
+    let (drops, item) = drop_counter();
     {
-        let r: Ring<Tracked, 2> = Ring::with_start(usize::MAX - 2);
+        let r: Ring<Counted, 2> = Ring::with_start(usize::MAX - 2);
         for _ in 0..5 {
-            drop(r.push_overwrite(Tracked(drops.clone())).into_item());
+            drop(r.push_overwrite(item(0)).into_item());
         }
-        assert_eq!(drops.get(), 3);
+        assert_eq!(drops.load(Ordering::Relaxed), 3);
     }
-    assert_eq!(drops.get(), 5);
-    let empty: Ring<Tracked, 2> = Ring::new();
+    assert_eq!(drops.load(Ordering::Relaxed), 5);
+    let empty: Ring<Counted, 2> = Ring::new();
     drop(empty);
-    assert_eq!(drops.get(), 5);
+    assert_eq!(drops.load(Ordering::Relaxed), 5);
 }
 
 #[test]
@@ -226,7 +213,7 @@ fn zero_sized_items() {
 fn ring_is_send_and_sync_for_send_items() {
     fn check<T: Send + Sync>() {}
     check::<Ring<Box<u8>, 4>>();
-    check::<Ring<Cell<u8>, 4>>(); // Cell is Send: Sync ring is fine
+    check::<Ring<std::cell::Cell<u8>, 4>>(); // Cell is Send: Sync ring is fine
 }
 
 #[test]

@@ -1,11 +1,10 @@
 //! Unit tests of the limiter's arithmetic and bookkeeping, single-threaded
-//! except for the pause-point races at the end.
+//! (the races at pause points are in `pause_tests.rs`).
 
 use super::*;
-use crate::sync::pause::{self, stop_at};
 use std::vec::Vec;
 
-fn config(min: u32, initial: u32, max: u32) -> AimdConfig {
+pub(super) fn config(min: u32, initial: u32, max: u32) -> AimdConfig {
     AimdConfig {
         min_limit: min,
         initial_limit: initial,
@@ -14,7 +13,7 @@ fn config(min: u32, initial: u32, max: u32) -> AimdConfig {
     }
 }
 
-fn fixed(limit: u32) -> Aimd {
+pub(super) fn fixed(limit: u32) -> Aimd {
     Aimd::try_new(config(limit, limit, limit)).unwrap()
 }
 
@@ -523,125 +522,4 @@ fn stats_account_for_every_permit() {
     assert_eq!(s.ignored, 66);
     assert_eq!(s.in_flight, 1);
     drop(held);
-}
-
-/// Check-then-increment admits over the limit (Netflix concurrency-limits
-/// #140/#234): here the admission CAS sees the slot was taken and re-checks.
-#[test]
-fn check_then_increment_netflix_140_cannot_admit_over_limit() {
-    let l = &fixed(2);
-    let held = l.try_acquire().unwrap();
-    let mut taken = None;
-    let got = stop_at(
-        pause::LIMIT_ADMIT,
-        move || l.try_acquire().map(|p| p.ignore()).is_some(),
-        || {
-            taken = l.try_acquire();
-        },
-    );
-    assert!(!got, "admitted a third permit under a limit of 2");
-    assert!(taken.is_some());
-    assert_eq!(l.in_flight(), 2);
-    drop((held, taken));
-    assert_eq!(l.in_flight(), 0);
-}
-
-/// A cut between the admission check and its CAS: the CAS compares the
-/// limit it checked, so it re-checks against the lower limit and sheds.
-#[test]
-fn cut_racing_admission_uses_the_limit_in_force() {
-    let c = AimdConfig {
-        backoff: 128,
-        ..config(1, 3, 3)
-    };
-    let l = &Aimd::try_new(c).unwrap();
-    let a = l.try_acquire().unwrap();
-    let b = l.try_acquire().unwrap();
-    let got = stop_at(
-        pause::LIMIT_ADMIT,
-        move || l.try_acquire().map(|p| p.ignore()).is_some(),
-        || {
-            b.dropped(); // in flight 2 → 1, limit 3 → 1
-        },
-    );
-    assert_eq!(l.limit(), 1);
-    assert!(!got, "admitted with in-flight 2 over a limit of 1");
-    drop(a);
-    assert_eq!(l.in_flight(), 0);
-}
-
-/// Two overload signals from one window racing: the second CAS sees the
-/// epoch moved and gives up.
-#[test]
-fn concurrent_drops_from_one_window_cut_once() {
-    let l = &Aimd::try_new(config(1, 100, 100)).unwrap();
-    let a = l.try_acquire().unwrap();
-    let b = l.try_acquire().unwrap();
-    stop_at(pause::LIMIT_CUT, move || a.dropped(), || b.dropped());
-    assert_eq!(l.limit(), 89);
-    assert_eq!(l.stats().decreases, 1);
-}
-
-/// A thread preempted between reading the word and reading `released`,
-/// while more than 2^COUNT_BITS permits come and go, must not mistake the
-/// wrapped difference for a small in-flight count.
-#[test]
-#[cfg_attr(miri, ignore = "needs 2^24 operations on 64-bit targets")]
-fn preempted_between_loads_across_a_counter_wrap_cannot_admit_over_limit() {
-    let l = &fixed(2);
-    let mut held = Vec::new();
-    let got = stop_at(
-        pause::LIMIT_BETWEEN_LOADS,
-        move || l.try_acquire().map(|p| p.ignore()).is_some(),
-        || {
-            // 2^COUNT_BITS − 2 cycles, then 2 held: the admitted field is
-            // back where the paused thread saw it (mod 2^COUNT_BITS).
-            for _ in 0..COUNT_MASK - 1 {
-                drop(l.try_acquire().unwrap());
-            }
-            held.push(l.try_acquire().unwrap());
-            held.push(l.try_acquire().unwrap());
-        },
-    );
-    assert!(!got, "admitted a third permit under a limit of 2");
-    assert_eq!(l.in_flight(), 2);
-    drop(held);
-    assert_eq!(l.in_flight(), 0);
-}
-
-#[test]
-fn succeeded_count_survives_released_counter_wrap() {
-    // Found by the `limit` fuzz target when `succeeded` was derived as
-    // `released − dropped − ignored` with a saturating subtraction: it read
-    // 0 once `released` wrapped while the outcome counters had not. Now each
-    // outcome has its own release counter and `in_flight` is derived from
-    // their wrapping sum: the counters wrap one at a time here, and every
-    // figure stays exact across each wrap.
-    let start = usize::MAX - 1;
-    let aimd = Aimd::with_start(AimdConfig::DEFAULT, 0, start).unwrap();
-    let held = aimd.try_acquire().unwrap();
-    for _ in 0..3 {
-        aimd.try_acquire().unwrap().ignore();
-    }
-    // `ignored` has wrapped to 1; no success yet.
-    let s = aimd.stats();
-    assert_eq!(s.ignored, 1);
-    assert_eq!(s.succeeded, start);
-    assert_eq!((s.in_flight, aimd.in_flight()), (1, 1));
-    for _ in 0..2 {
-        aimd.try_acquire().unwrap().success(10);
-    }
-    let s = aimd.stats();
-    assert_eq!(s.succeeded, 0);
-    assert_eq!(s.dropped, start);
-    assert_eq!(s.ignored, 1);
-    assert_eq!(s.in_flight, 1);
-    assert_eq!(s.admitted, start.wrapping_mul(3).wrapping_add(6));
-    held.dropped();
-    let s = aimd.stats();
-    assert_eq!((s.dropped, s.in_flight), (start.wrapping_add(1), 0));
-    assert_eq!(
-        s.admitted,
-        s.succeeded.wrapping_add(s.dropped).wrapping_add(s.ignored)
-    );
 }

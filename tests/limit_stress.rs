@@ -5,6 +5,9 @@
 //! every snapshot adds up.
 #![cfg(not(sluicegate_loom))]
 
+mod common;
+use common::Rng;
+
 use core::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
 use sluicegate::limit::{Aimd, AimdConfig, Priority};
 use std::sync::Barrier;
@@ -17,18 +20,6 @@ fn total_acquisitions() -> usize {
         400
     } else {
         1_000_000
-    }
-}
-
-/// xorshift64: a per-thread seeded generator.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
     }
 }
 

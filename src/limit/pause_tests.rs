@@ -1,0 +1,154 @@
+//! A thread stopped at each pause point inside the limiter while another
+//! one admits, releases or cuts: admission never exceeds the limit in force,
+//! a window cuts or grows once, and counters that wrap are not misread.
+
+extern crate std;
+
+use super::tests::{config, fixed};
+use super::*;
+use crate::sync::pause::{self, stop_at};
+use std::vec::Vec;
+
+/// Check-then-increment admits over the limit (Netflix concurrency-limits
+/// #140/#234): here the admission CAS sees the slot was taken and re-checks.
+#[test]
+fn check_then_increment_netflix_140_cannot_admit_over_limit() {
+    let l = &fixed(2);
+    let held = l.try_acquire().unwrap();
+    let mut taken = None;
+    let got = stop_at(
+        pause::LIMIT_ADMIT,
+        move || l.try_acquire().map(|p| p.ignore()).is_some(),
+        || {
+            taken = l.try_acquire();
+        },
+    );
+    assert!(!got, "admitted a third permit under a limit of 2");
+    assert!(taken.is_some());
+    assert_eq!(l.in_flight(), 2);
+    drop((held, taken));
+    assert_eq!(l.in_flight(), 0);
+}
+
+/// A cut between the admission check and its CAS: the CAS compares the
+/// limit it checked, so it re-checks against the lower limit and sheds.
+#[test]
+fn cut_racing_admission_uses_the_limit_in_force() {
+    let c = AimdConfig {
+        backoff: 128,
+        ..config(1, 3, 3)
+    };
+    let l = &Aimd::try_new(c).unwrap();
+    let a = l.try_acquire().unwrap();
+    let b = l.try_acquire().unwrap();
+    let got = stop_at(
+        pause::LIMIT_ADMIT,
+        move || l.try_acquire().map(|p| p.ignore()).is_some(),
+        || {
+            b.dropped(); // in flight 2 → 1, limit 3 → 1
+        },
+    );
+    assert_eq!(l.limit(), 1);
+    assert!(!got, "admitted with in-flight 2 over a limit of 1");
+    drop(a);
+    assert_eq!(l.in_flight(), 0);
+}
+
+/// Two overload signals from one window racing: the second CAS sees the
+/// epoch moved and gives up.
+#[test]
+fn concurrent_drops_from_one_window_cut_once() {
+    let l = &Aimd::try_new(config(1, 100, 100)).unwrap();
+    let a = l.try_acquire().unwrap();
+    let b = l.try_acquire().unwrap();
+    stop_at(pause::LIMIT_CUT, move || a.dropped(), || b.dropped());
+    assert_eq!(l.limit(), 89);
+    assert_eq!(l.stats().decreases, 1);
+}
+
+/// A thread preempted between reading the word and reading `released`,
+/// while more than 2^COUNT_BITS permits come and go, must not mistake the
+/// wrapped difference for a small in-flight count.
+#[test]
+#[cfg_attr(miri, ignore = "needs 2^24 operations on 64-bit targets")]
+fn preempted_between_loads_across_a_counter_wrap_cannot_admit_over_limit() {
+    let l = &fixed(2);
+    let mut held = Vec::new();
+    let got = stop_at(
+        pause::LIMIT_BETWEEN_LOADS,
+        move || l.try_acquire().map(|p| p.ignore()).is_some(),
+        || {
+            // 2^COUNT_BITS − 2 cycles, then 2 held: the admitted field is
+            // back where the paused thread saw it (mod 2^COUNT_BITS).
+            for _ in 0..COUNT_MASK - 1 {
+                drop(l.try_acquire().unwrap());
+            }
+            held.push(l.try_acquire().unwrap());
+            held.push(l.try_acquire().unwrap());
+        },
+    );
+    assert!(!got, "admitted a third permit under a limit of 2");
+    assert_eq!(l.in_flight(), 2);
+    drop(held);
+    assert_eq!(l.in_flight(), 0);
+}
+
+#[test]
+fn succeeded_count_survives_released_counter_wrap() {
+    // Found by the `limit` fuzz target when `succeeded` was derived as
+    // `released − dropped − ignored` with a saturating subtraction: it read
+    // 0 once `released` wrapped while the outcome counters had not. Now each
+    // outcome has its own release counter and `in_flight` is derived from
+    // their wrapping sum: the counters wrap one at a time here, and every
+    // figure stays exact across each wrap.
+    let start = usize::MAX - 1;
+    let aimd = Aimd::with_start(AimdConfig::DEFAULT, 0, start).unwrap();
+    let held = aimd.try_acquire().unwrap();
+    for _ in 0..3 {
+        aimd.try_acquire().unwrap().ignore();
+    }
+    // `ignored` has wrapped to 1; no success yet.
+    let s = aimd.stats();
+    assert_eq!(s.ignored, 1);
+    assert_eq!(s.succeeded, start);
+    assert_eq!((s.in_flight, aimd.in_flight()), (1, 1));
+    for _ in 0..2 {
+        aimd.try_acquire().unwrap().success(10);
+    }
+    let s = aimd.stats();
+    assert_eq!(s.succeeded, 0);
+    assert_eq!(s.dropped, start);
+    assert_eq!(s.ignored, 1);
+    assert_eq!(s.in_flight, 1);
+    assert_eq!(s.admitted, start.wrapping_mul(3).wrapping_add(6));
+    held.dropped();
+    let s = aimd.stats();
+    assert_eq!((s.dropped, s.in_flight), (start.wrapping_add(1), 0));
+    assert_eq!(
+        s.admitted,
+        s.succeeded.wrapping_add(s.dropped).wrapping_add(s.ignored)
+    );
+}
+
+/// A success that closes a growth window, stopped before its grow CAS while
+/// an overload signal of the same epoch cuts: the grow CAS then sees the
+/// epoch moved and gives up, so the cut is not undone by a stale growth.
+#[test]
+fn growth_racing_a_cut_gives_up() {
+    let l = &Aimd::try_new(config(1, 3, 10)).unwrap();
+    let first = l.try_acquire().unwrap();
+    let second = l.try_acquire().unwrap();
+    let closing = l.try_acquire().unwrap(); // admitted with 3 in flight
+    first.success(10);
+    second.success(10);
+    let overload = l.try_acquire().unwrap();
+    stop_at(
+        pause::LIMIT_GROW,
+        move || closing.success(10),
+        move || overload.dropped(),
+    );
+    // 3 cut to floor(3 * 230 / 256) = 2, and not grown back to 3.
+    assert_eq!(l.limit(), 2);
+    assert_eq!(l.stats().decreases, 1);
+    assert_eq!(l.in_flight(), 0);
+}
