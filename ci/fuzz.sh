@@ -8,6 +8,10 @@ cd "$(dirname "$0")/../fuzz"
 secs=${1:-60}
 shift || true
 
+# cargo-fuzz needs nightly (-Zsanitizer); installed here if missing.
+if ! rustup run nightly rustc --version >/dev/null 2>&1; then
+  rustup toolchain install nightly --profile minimal >/dev/null
+fi
 if ! cargo +nightly fuzz --version >/dev/null 2>&1; then
   cargo install cargo-fuzz --locked
 fi

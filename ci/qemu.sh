@@ -23,8 +23,6 @@ LOGS=${KEEP_LOGS:-$(mktemp -d)}
 mkdir -p "$LOGS"
 FAIL=0
 
-cargo fmt --check
-
 # name | target | cargo features | QEMU machine
 BUILDS=(
   "microbit-cs|thumbv6m-none-eabi|cas-critical-section|microbit"

@@ -185,6 +185,7 @@ pub use overwrite::Overwrite;
 pub use peek::Peek;
 
 use core::marker::PhantomData;
+#[cfg(not(sluicegate_loom))]
 use core::mem::MaybeUninit;
 
 #[cfg(sluicegate_cas)]

@@ -1,8 +1,8 @@
-#![cfg(not(sluicegate_loom))]
 //! The overload stand's claims, asserted on its simulation (the model in
 //! `examples/overload/sim.rs`, run shorter here). Assertions are ranges drawn
 //! from the model (capacity, timeout, Little's law), never recorded outputs.
 //! Every claim is checked on two seeds.
+#![cfg(not(sluicegate_loom))]
 
 #[path = "../examples/overload/sim.rs"]
 mod sim;

@@ -85,7 +85,7 @@ fuzz_target!(|input: Input| {
     let aimd = match Aimd::with_start(config, input.epoch, input.count) {
         Ok(a) => {
             assert!(valid(&config), "accepted an invalid config: {config:?}");
-            assert_eq!(Aimd::try_new(config).is_ok(), true);
+            assert!(Aimd::try_new(config).is_ok());
             a
         }
         Err(_) => {

@@ -3,7 +3,9 @@
 //! fit or are there, a *bulk* all or nothing). They move the same indices as
 //! the single-item operations (`free_for`/`publish`, `claim`/`release`).
 
-use super::{Consumer, Policy, Producer, Ring};
+#[cfg(not(sluicegate_loom))]
+use super::Ring;
+use super::{Consumer, Policy, Producer};
 use crate::Insufficient;
 
 impl<T: Copy, const N: usize, P: Policy> Producer<'_, T, N, P> {

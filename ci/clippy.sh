@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# clippy with -D warnings: the library on the host (each feature), the
+# benchmark package, the embedded targets (thumbv7em with defmt, thumbv6m
+# with and without portable-atomic), and the fuzz workspace.
+#
+#   ci/clippy.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+rustup --quiet component add clippy
+rustup --quiet target add thumbv6m-none-eabi thumbv7em-none-eabihf
+
+# Host, once per feature (each changes which code is compiled).
+cargo clippy --all-targets --features defmt -- -D warnings
+cargo clippy --all-targets --features portable-atomic -- -D warnings
+cargo clippy -p sluicegate-bench --all-targets -- -D warnings
+
+# Embedded. thumbv6m has no compare-and-swap: without features the CAS-only
+# items are compiled out; with portable-atomic/critical-section they are back.
+cargo clippy --target thumbv7em-none-eabihf --features defmt -- -D warnings
+cargo clippy --target thumbv6m-none-eabi -- -D warnings
+cargo clippy --target thumbv6m-none-eabi --features portable-atomic,portable-atomic/critical-section -- -D warnings
+
+# The fuzz targets: a workspace of their own, so not reached by the above.
+(cd fuzz && cargo clippy --all-targets -- -D warnings)
+
+# The library and the loom models under the loom cfg (the per-slot paths
+# that replace slice views there); its own target dir, as in ci/loom.sh.
+# --tests skips the loom_* binaries (they are test = false), so they are named.
+RUSTFLAGS="--cfg sluicegate_loom" cargo clippy --target-dir target/loom --lib --tests \
+  --test loom_spsc --test loom_mpmc --test loom_limit -- -D warnings

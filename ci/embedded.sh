@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Release builds of the library for the embedded targets: thumbv6m (no
+# compare-and-swap; alone and with portable-atomic) and thumbv7em (alone and
+# with defmt).
+#
+#   ci/embedded.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+rustup --quiet target add thumbv6m-none-eabi thumbv7em-none-eabihf
+
+cargo build --release --target thumbv6m-none-eabi
+# portable-atomic/critical-section: the library needs some CAS provider on
+# thumbv6m to build with portable-atomic; a firmware picks its own.
+cargo build --release --target thumbv6m-none-eabi --features portable-atomic,portable-atomic/critical-section
+cargo build --release --target thumbv7em-none-eabihf
+cargo build --release --target thumbv7em-none-eabihf --features defmt
