@@ -69,9 +69,9 @@ pub const REQUEST_BYTES: usize = 1024;
 ///   Netflix's floor of 20 would already be 2.5× its concurrency (the floor
 ///   must sit below the smallest concurrency the service may drop to).
 /// * `baseline_window` 256: the baseline (fastest recent latency) is
-///   re-probed every 256 releases, so after the service slows down for good
-///   the limiter learns the new baseline within a second or two instead of
-///   treating every request as overload for ~1024 releases.
+///   re-probed every 256 successes, so after the service slows down for good
+///   the limiter learns the new baseline sooner than with the default 1024
+///   (a window counts successes, which come slowly while it throttles).
 /// * The rest as Netflix / the crate default: ×0.9 on overload, +1 per window
 ///   of good samples, max 200, normal 75 % and background 50 % of the limit.
 pub const AIMD: AimdConfig = AimdConfig {
