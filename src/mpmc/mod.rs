@@ -363,6 +363,9 @@ impl<T, const N: usize> Ring<T, N> {
     /// progress and the ring was not used concurrently; under
     /// concurrency an estimate in `0..=N`.
     ///
+    /// This example covers `len`, [`is_empty`](Self::is_empty),
+    /// [`is_full`](Self::is_full) and [`free_slots`](Self::free_slots):
+    ///
     /// ```
     /// let ring: sluicegate::mpmc::Ring<u8, 4> = sluicegate::mpmc::Ring::new();
     /// ring.try_push(1).unwrap();
@@ -372,22 +375,30 @@ impl<T, const N: usize> Ring<T, N> {
         self.aq.len_hint()
     }
 
-    /// `len() == 0`, with the same caveat as [`len`](Self::len).
+    /// `len() == 0`, with the same caveat as [`len`](Self::len). Example:
+    /// [`len`](Self::len).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    /// `len() == N`, with the same caveat as [`len`](Self::len).
+    /// `len() == N`, with the same caveat as [`len`](Self::len). Example:
+    /// [`len`](Self::len).
     pub fn is_full(&self) -> bool {
         self.len() == N
     }
 
-    /// `N - len()`, with the same caveat as [`len`](Self::len).
+    /// `N - len()`, with the same caveat as [`len`](Self::len). Example:
+    /// [`len`](Self::len).
     pub fn free_slots(&self) -> usize {
         N - self.len()
     }
 
-    /// `N`.
+    /// How many items the ring holds when full (`N`).
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::Ring<u8, 16> = sluicegate::mpmc::Ring::new();
+    /// assert_eq!(ring.capacity(), 16);
+    /// ```
     pub const fn capacity(&self) -> usize {
         N
     }
