@@ -143,7 +143,7 @@
 //! `N` must be a power of two between 1 and `2^(W-6)`; anything else is a
 //! compile-time error:
 //!
-//! ```compile_fail
+//! ```compile_fail,E0080
 //! static BAD: sluicegate::mpmc::Ring<u8, 3> = sluicegate::mpmc::Ring::new();
 //! let _ = BAD.try_pop();
 //! ```
