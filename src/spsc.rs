@@ -387,6 +387,10 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     /// assert_eq!(rx.try_pop(), Some(7));
     /// ```
     #[cfg(sluicegate_cas)]
+    #[cfg_attr(
+        docsrs,
+        doc(cfg(any(target_has_atomic = "ptr", feature = "portable-atomic")))
+    )]
     pub fn try_split(&self) -> Option<(Producer<'_, T, N, P>, Consumer<'_, T, N, P>)> {
         // Relaxed: the flag only has to pick one winner (the swap is atomic);
         // the handles synchronise their data accesses through head and tail.
