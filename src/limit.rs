@@ -64,6 +64,11 @@
 //! `src/limit/word.rs`; the configuration and its validation are in
 //! `src/limit/config.rs`.
 //!
+//! An [`Aimd`] is 19 words: the admission word and the three release
+//! counters, seven adaptation words and counters, eight of configuration
+//! (76 bytes on 32-bit Arm, where nothing is padded; 384 bytes on x86-64,
+//! where the first two groups each take a 128-byte line).
+//!
 //! # Progress
 //!
 //! * [`Aimd::try_acquire_with`] is lock-free: it retries only when another

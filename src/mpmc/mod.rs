@@ -129,8 +129,12 @@
 //! `portable-atomic` feature and let the binary provide `critical-section`;
 //! without CAS (and without that feature) this module is not compiled.
 //!
-//! Memory: `N` slots of `T`, plus `2 × 2N` words of entries, plus six counters
-//! (each on its own 128-byte line on hosts, unpadded on bare-metal Arm).
+//! Memory: `N` slots of `T`, plus `2 × 2N` words of entries, plus six index
+//! counters (`head`, `tail` and `threshold` of each index ring; each on its
+//! own 128-byte line on hosts, unpadded on bare-metal Arm), plus the two
+//! statistics counters `rejected` and `overwritten` (never padded). On
+//! thumbv7em a `Ring<u32, 8>` takes 192 bytes: 32 of slots, 128 of entries
+//! and 32 of counters; on x86-64 the padding brings it to 1152.
 //!
 //! `head`/`tail` positions wrap at `2^W` (`W = usize::BITS`) and the cycle
 //! field of an entry has `W - log2(4N)` bits. All comparisons are of wrapping
