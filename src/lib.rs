@@ -1,6 +1,10 @@
 #![doc = include_str!("../README.md")]
 #![no_std]
 #![cfg_attr(docsrs, feature(doc_cfg))]
+// docs.rs: show the public condition (native CAS or the `portable-atomic`
+// feature, written out with `doc(cfg)` on each CAS-only item) rather than the
+// build-script and test cfgs behind it.
+#![cfg_attr(docsrs, doc(auto_cfg(hide(sluicegate_cas, sluicegate_loom))))]
 // The library itself: core only, integer arithmetic only (tests may differ).
 #![warn(clippy::std_instead_of_core, clippy::float_arithmetic)]
 

@@ -64,6 +64,11 @@
 //! `src/limit/word.rs`; the configuration and its validation are in
 //! `src/limit/config.rs`.
 //!
+//! An [`Aimd`] is 19 words: the admission word and the three release
+//! counters, seven adaptation words and counters, eight of configuration
+//! (76 bytes on 32-bit Arm, where nothing is padded; 384 bytes on x86-64,
+//! where the first two groups each take a 128-byte line).
+//!
 //! # Progress
 //!
 //! * [`Aimd::try_acquire_with`] is lock-free: it retries only when another
@@ -137,7 +142,7 @@
 //!
 //! A bad configuration in a `static` is a compile-time error:
 //!
-//! ```compile_fail
+//! ```compile_fail,E0080
 //! use sluicegate::limit::{Aimd, AimdConfig};
 //! static BAD: Aimd = Aimd::new(AimdConfig { min_limit: 0, ..AimdConfig::DEFAULT });
 //! ```
@@ -249,6 +254,27 @@ impl Aimd {
         /// a compile-time error. Called at run time with an invalid
         /// configuration it panics; use [`Aimd::try_new`] for configurations
         /// built at run time.
+        ///
+        /// ```
+        /// use sluicegate::limit::{Aimd, AimdConfig};
+        ///
+        /// static DB: Aimd = Aimd::new(AimdConfig::DEFAULT);
+        /// static RADIO: Aimd = Aimd::new(AimdConfig {
+        ///     min_limit: 1,
+        ///     initial_limit: 4,
+        ///     max_limit: 8,
+        ///     ..AimdConfig::DEFAULT
+        /// });
+        /// assert_eq!((DB.limit(), RADIO.limit()), (20, 4));
+        /// ```
+        ///
+        /// The same with `min_limit: 0` does not compile (the panic becomes a
+        /// const-evaluation error):
+        ///
+        /// ```compile_fail,E0080
+        /// use sluicegate::limit::{Aimd, AimdConfig};
+        /// static BAD: Aimd = Aimd::new(AimdConfig { min_limit: 0, ..AimdConfig::DEFAULT });
+        /// ```
         pub fn new(config: AimdConfig) -> Self {
             match config.validate() {
                 Ok(()) => Self::build(config, 0, 0, 0),
@@ -259,6 +285,19 @@ impl Aimd {
 
     const_fn! {
         /// A limiter with the given configuration, or what is wrong with it.
+        ///
+        /// ```
+        /// use sluicegate::limit::{Aimd, AimdConfig, ConfigError};
+        ///
+        /// // Say the limits come from a configuration file.
+        /// let (min, max) = (50, 10);
+        /// let config = AimdConfig { min_limit: min, max_limit: max, ..AimdConfig::DEFAULT };
+        /// assert_eq!(Aimd::try_new(config).unwrap_err(), ConfigError::MinAboveMax);
+        ///
+        /// let config = AimdConfig { min_limit: 5, initial_limit: 5, max_limit: 50, ..config };
+        /// let gate = Aimd::try_new(config).expect("valid");
+        /// assert_eq!(gate.limit(), 5);
+        /// ```
         pub fn try_new(config: AimdConfig) -> Result<Self, ConfigError> {
             match config.validate() {
                 Ok(()) => Ok(Self::build(config, 0, 0, 0)),
@@ -318,6 +357,19 @@ impl Aimd {
 
     /// Admits a [`Priority::Critical`] request if in flight < limit; else
     /// sheds it (returns `None` and counts it).
+    ///
+    /// ```
+    /// use sluicegate::limit::{Aimd, AimdConfig};
+    ///
+    /// let gate = Aimd::new(AimdConfig { min_limit: 2, initial_limit: 2, ..AimdConfig::DEFAULT });
+    /// let a = gate.try_acquire().unwrap();
+    /// let b = gate.try_acquire().unwrap();
+    /// assert!(gate.try_acquire().is_none()); // 2 in flight: at the limit, shed
+    /// a.success(10);
+    /// assert!(gate.try_acquire().is_some()); // room again (dropped at once: ignored)
+    /// b.ignore();
+    /// assert_eq!(gate.stats().shed[0], 1);
+    /// ```
     #[inline]
     pub fn try_acquire(&self) -> Option<Permit<'_>> {
         self.try_acquire_with(Priority::Critical)
@@ -328,6 +380,24 @@ impl Aimd {
     ///
     /// Lock-free; when uncontended, four loads (the word, then the three
     /// release counters, all from the word's cache line) and one CAS.
+    ///
+    /// With a limit of 4 and the default shares, `Background` is admitted
+    /// while fewer than 2 are in flight, `Normal` while fewer than 3, and
+    /// `Critical` while fewer than 4:
+    ///
+    /// ```
+    /// use sluicegate::limit::{Aimd, AimdConfig, Priority};
+    ///
+    /// let gate = Aimd::new(AimdConfig { min_limit: 4, initial_limit: 4, ..AimdConfig::DEFAULT });
+    /// let _c1 = gate.try_acquire_with(Priority::Critical).unwrap();
+    /// let _c2 = gate.try_acquire_with(Priority::Critical).unwrap();
+    /// assert!(gate.try_acquire_with(Priority::Background).is_none()); // 2 in flight
+    /// let _n = gate.try_acquire_with(Priority::Normal).unwrap();
+    /// assert!(gate.try_acquire_with(Priority::Normal).is_none()); // 3 in flight
+    /// let _c3 = gate.try_acquire_with(Priority::Critical).unwrap();
+    /// assert!(gate.try_acquire_with(Priority::Critical).is_none()); // 4: the limit
+    /// assert_eq!(gate.stats().shed, [1, 1, 1]); // per class, `Priority as usize`
+    /// ```
     #[inline]
     pub fn try_acquire_with(&self, priority: Priority) -> Option<Permit<'_>> {
         let share = self.shares[priority as usize];
@@ -376,6 +446,15 @@ impl Aimd {
     }
 
     /// The current limit.
+    ///
+    /// ```
+    /// use sluicegate::limit::{Aimd, AimdConfig};
+    ///
+    /// let gate = Aimd::new(AimdConfig { min_limit: 1, initial_limit: 10, ..AimdConfig::DEFAULT });
+    /// assert_eq!(gate.limit(), 10);
+    /// gate.try_acquire().unwrap().dropped(); // overload: cut by 230/256
+    /// assert_eq!(gate.limit(), 8); // floor(10 * 230 / 256)
+    /// ```
     #[inline]
     pub fn limit(&self) -> u32 {
         limit_of(self.hot.state.load(Ordering::Relaxed)) as u32
@@ -383,6 +462,16 @@ impl Aimd {
 
     /// Permits currently in flight (under concurrent use it may still count
     /// permits released during the call).
+    ///
+    /// ```
+    /// use sluicegate::limit::{Aimd, AimdConfig};
+    ///
+    /// static GATE: Aimd = Aimd::new(AimdConfig::DEFAULT);
+    /// let held: Vec<_> = (0..3).map(|_| GATE.try_acquire().unwrap()).collect();
+    /// assert_eq!(GATE.in_flight(), 3);
+    /// drop(held);
+    /// assert_eq!(GATE.in_flight(), 0);
+    /// ```
     #[inline]
     pub fn in_flight(&self) -> u32 {
         self.snapshot().2 as u32
@@ -404,7 +493,19 @@ impl Aimd {
         }
     }
 
-    /// The latency baseline in ticks, once a success was seen.
+    /// The latency baseline in ticks, once a success was seen: the smallest
+    /// latency of the recent successes.
+    ///
+    /// ```
+    /// use sluicegate::limit::{Aimd, AimdConfig};
+    ///
+    /// let gate = Aimd::new(AimdConfig::DEFAULT);
+    /// assert_eq!(gate.baseline(), None);
+    /// gate.try_acquire().unwrap().success(120);
+    /// gate.try_acquire().unwrap().success(90);
+    /// gate.try_acquire().unwrap().success(300);
+    /// assert_eq!(gate.baseline(), Some(90));
+    /// ```
     pub fn baseline(&self) -> Option<u32> {
         match self.track.baseline.load(Ordering::Relaxed) {
             UNKNOWN => None,
@@ -413,6 +514,32 @@ impl Aimd {
     }
 
     /// A snapshot of the state and counters (see [`AimdStats`]).
+    ///
+    /// ```
+    /// use sluicegate::limit::{Aimd, AimdConfig, AimdStats};
+    ///
+    /// let gate = Aimd::new(AimdConfig { min_limit: 1, initial_limit: 2, ..AimdConfig::DEFAULT });
+    /// let a = gate.try_acquire().unwrap();
+    /// let b = gate.try_acquire().unwrap();
+    /// assert!(gate.try_acquire().is_none()); // shed
+    /// a.success(50);
+    /// b.dropped(); // cuts the limit from 2 to 1
+    /// let _held = gate.try_acquire().unwrap();
+    /// assert_eq!(
+    ///     gate.stats(),
+    ///     AimdStats {
+    ///         limit: 1,
+    ///         in_flight: 1,
+    ///         admitted: 3,
+    ///         succeeded: 1,
+    ///         dropped: 1,
+    ///         ignored: 0,
+    ///         shed: [1, 0, 0],
+    ///         decreases: 1,
+    ///         baseline: Some(50),
+    ///     }
+    /// );
+    /// ```
     pub fn stats(&self) -> AimdStats {
         let t = &*self.track;
         let (word, [succeeded, dropped, ignored], in_flight) = self.snapshot();
@@ -628,6 +755,26 @@ impl Permit<'_> {
     /// The request completed after `latency_ticks` ticks of the caller's
     /// clock (any unit, the same for every call; 0 counts as 1). Compute it
     /// with `end.wrapping_sub(start)` on a wrapping counter.
+    ///
+    /// A fast success closing a window of `limit` successes grows the limit
+    /// by one; a success slower than the baseline plus the tolerance (25 %
+    /// by default) cuts it like [`dropped`](Self::dropped):
+    ///
+    /// ```
+    /// use sluicegate::limit::{Aimd, AimdConfig};
+    ///
+    /// let gate = Aimd::new(AimdConfig { min_limit: 1, initial_limit: 2, ..AimdConfig::DEFAULT });
+    /// let mut clock = 0u32; // stands in for a hardware timer
+    /// for _ in 0..2 {
+    ///     let permit = gate.try_acquire().unwrap();
+    ///     let start = clock;
+    ///     clock = clock.wrapping_add(10); // the work takes 10 ticks
+    ///     permit.success(clock.wrapping_sub(start));
+    /// }
+    /// assert_eq!(gate.limit(), 3); // a window of 2 good successes: +1
+    /// gate.try_acquire().unwrap().success(40); // 4x the baseline: overload
+    /// assert_eq!(gate.limit(), 2); // floor(3 * 230 / 256)
+    /// ```
     #[inline]
     pub fn success(self, latency_ticks: u32) {
         let this = ManuallyDrop::new(self);
@@ -637,6 +784,21 @@ impl Permit<'_> {
 
     /// The request failed from overload (timeout, rejected downstream, queue
     /// full): cuts the limit, at most once per window.
+    ///
+    /// Permits admitted before a cut cannot cut again, so a burst of
+    /// timeouts cuts once:
+    ///
+    /// ```
+    /// use sluicegate::limit::{Aimd, AimdConfig};
+    ///
+    /// let gate = Aimd::new(AimdConfig { min_limit: 1, initial_limit: 10, ..AimdConfig::DEFAULT });
+    /// let burst: Vec<_> = (0..5).map(|_| gate.try_acquire().unwrap()).collect();
+    /// for permit in burst {
+    ///     permit.dropped(); // all five time out
+    /// }
+    /// assert_eq!(gate.limit(), 8); // one cut: floor(10 * 230 / 256)
+    /// assert_eq!((gate.stats().dropped, gate.stats().decreases), (5, 1));
+    /// ```
     #[inline]
     pub fn dropped(self) {
         let this = ManuallyDrop::new(self);
@@ -645,17 +807,42 @@ impl Permit<'_> {
 
     /// The request ended without saying anything about load (cancelled,
     /// client error). Same as dropping the permit.
+    ///
+    /// ```
+    /// use sluicegate::limit::{Aimd, AimdConfig};
+    ///
+    /// let gate = Aimd::new(AimdConfig::DEFAULT);
+    /// gate.try_acquire().unwrap().ignore(); // the client went away
+    /// drop(gate.try_acquire().unwrap()); // the same
+    /// let stats = gate.stats();
+    /// assert_eq!((stats.ignored, stats.in_flight, stats.limit), (2, 0, 20));
+    /// ```
     #[inline]
     pub fn ignore(self) {
         drop(self);
     }
 
     /// Permits in flight right after this one was admitted (including it).
+    ///
+    /// Also shows [`limit_at_admission`](Self::limit_at_admission):
+    ///
+    /// ```
+    /// use sluicegate::limit::{Aimd, AimdConfig};
+    ///
+    /// let gate = Aimd::new(AimdConfig::DEFAULT);
+    /// let first = gate.try_acquire().unwrap();
+    /// let second = gate.try_acquire().unwrap();
+    /// assert_eq!(first.in_flight_at_admission(), 1);
+    /// assert_eq!(second.in_flight_at_admission(), 2);
+    /// assert_eq!(second.limit_at_admission(), 20);
+    /// # drop((first, second));
+    /// ```
     pub fn in_flight_at_admission(&self) -> u32 {
         in_flight_of(self.admitted) as u32
     }
 
-    /// The limit in force when this permit was admitted.
+    /// The limit in force when this permit was admitted. Example:
+    /// [`in_flight_at_admission`](Self::in_flight_at_admission).
     pub fn limit_at_admission(&self) -> u32 {
         limit_of(self.admitted) as u32
     }

@@ -13,6 +13,13 @@ pub struct Full<T>(pub T);
 
 impl<T> Full<T> {
     /// The rejected item.
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::Ring<&str, 1> = sluicegate::mpmc::Ring::new();
+    /// ring.try_push("first").unwrap();
+    /// let full = ring.try_push("second").unwrap_err();
+    /// assert_eq!(full.into_inner(), "second"); // handed back, not dropped
+    /// ```
     #[inline]
     pub fn into_inner(self) -> T {
         self.0

@@ -30,7 +30,7 @@ pub enum Priority {
 /// Number of priority classes.
 pub const CLASSES: usize = 3;
 
-/// Parameters of an [`Aimd`](super::Aimd)(super::Aimd) limiter. Fractions are integers in units of
+/// Parameters of an [`Aimd`](super::Aimd) limiter. Fractions are integers in units of
 /// 1/256 ([`ONE`] = 256 = 1.0), so no floating point is involved.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -74,6 +74,17 @@ impl AimdConfig {
     };
 
     /// Checks every field; `Err` names the first one that is wrong.
+    /// `const`, so a configuration can be checked at compile time.
+    ///
+    /// ```
+    /// use sluicegate::limit::{AimdConfig, ConfigError};
+    ///
+    /// const FAST_BACKOFF: AimdConfig = AimdConfig { backoff: 128, ..AimdConfig::DEFAULT }; // x0.5
+    /// const _: () = assert!(FAST_BACKOFF.validate().is_ok());
+    ///
+    /// let no_backoff = AimdConfig { backoff: 256, ..AimdConfig::DEFAULT }; // x1.0: never cuts
+    /// assert_eq!(no_backoff.validate(), Err(ConfigError::BackoffOutOfRange));
+    /// ```
     pub const fn validate(&self) -> Result<(), ConfigError> {
         if self.min_limit == 0 {
             Err(ConfigError::ZeroMinLimit)

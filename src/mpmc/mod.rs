@@ -129,8 +129,12 @@
 //! `portable-atomic` feature and let the binary provide `critical-section`;
 //! without CAS (and without that feature) this module is not compiled.
 //!
-//! Memory: `N` slots of `T`, plus `2 × 2N` words of entries, plus six counters
-//! (each on its own 128-byte line on hosts, unpadded on bare-metal Arm).
+//! Memory: `N` slots of `T`, plus `2 × 2N` words of entries, plus six index
+//! counters (`head`, `tail` and `threshold` of each index ring; each on its
+//! own 128-byte line on hosts, unpadded on bare-metal Arm), plus the two
+//! statistics counters `rejected` and `overwritten` (never padded). On
+//! thumbv7em a `Ring<u32, 8>` takes 192 bytes: 32 of slots, 128 of entries
+//! and 32 of counters; on x86-64 the padding brings it to 1152.
 //!
 //! `head`/`tail` positions wrap at `2^W` (`W = usize::BITS`) and the cycle
 //! field of an entry has `W - log2(4N)` bits. All comparisons are of wrapping
@@ -143,7 +147,7 @@
 //! `N` must be a power of two between 1 and `2^(W-6)`; anything else is a
 //! compile-time error:
 //!
-//! ```compile_fail
+//! ```compile_fail,E0080
 //! static BAD: sluicegate::mpmc::Ring<u8, 3> = sluicegate::mpmc::Ring::new();
 //! let _ = BAD.try_pop();
 //! ```
@@ -363,6 +367,9 @@ impl<T, const N: usize> Ring<T, N> {
     /// progress and the ring was not used concurrently; under
     /// concurrency an estimate in `0..=N`.
     ///
+    /// This example covers `len`, [`is_empty`](Self::is_empty),
+    /// [`is_full`](Self::is_full) and [`free_slots`](Self::free_slots):
+    ///
     /// ```
     /// let ring: sluicegate::mpmc::Ring<u8, 4> = sluicegate::mpmc::Ring::new();
     /// ring.try_push(1).unwrap();
@@ -372,22 +379,30 @@ impl<T, const N: usize> Ring<T, N> {
         self.aq.len_hint()
     }
 
-    /// `len() == 0`, with the same caveat as [`len`](Self::len).
+    /// `len() == 0`, with the same caveat as [`len`](Self::len). Example:
+    /// [`len`](Self::len).
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    /// `len() == N`, with the same caveat as [`len`](Self::len).
+    /// `len() == N`, with the same caveat as [`len`](Self::len). Example:
+    /// [`len`](Self::len).
     pub fn is_full(&self) -> bool {
         self.len() == N
     }
 
-    /// `N - len()`, with the same caveat as [`len`](Self::len).
+    /// `N - len()`, with the same caveat as [`len`](Self::len). Example:
+    /// [`len`](Self::len).
     pub fn free_slots(&self) -> usize {
         N - self.len()
     }
 
-    /// `N`.
+    /// How many items the ring holds when full (`N`).
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::Ring<u8, 16> = sluicegate::mpmc::Ring::new();
+    /// assert_eq!(ring.capacity(), 16);
+    /// ```
     pub const fn capacity(&self) -> usize {
         N
     }

@@ -129,18 +129,16 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
 
     /// Where the slot of position `p` is stored: `(row, column)` of `entries`.
     ///
-    /// In position order. The paper spreads consecutive positions over
-    /// different cache lines (`cache_remap`) so that concurrent operations on
-    /// neighbouring positions do not share a line. Measured here (2-vCPU
-    /// AMD EPYC, `benches/mpmc.rs`, alternating A/B runs) the plain order is
-    /// faster: one producer and one consumer at capacity 1024 took 41-49 ns
-    /// per item against 69-158 ns with the remap, and it is level or better
-    /// at capacity 128 and with two producers and two consumers. With the
-    /// remap every operation touches a new line, and at capacity 1024 the
-    /// two rings (2 x 16 KiB) no longer fit in L1; in order, sixteen
-    /// consecutive operations share a line and the hardware prefetcher
-    /// follows them. (Machines with many cores contending on neighbouring
-    /// positions may prefer the remap; they were not measured.)
+    /// In position order, unlike the paper, which spreads consecutive
+    /// positions over different cache lines (`cache_remap`) so that
+    /// concurrent operations on neighbouring positions do not share a line.
+    /// In order, consecutive operations touch consecutive words (sixteen per
+    /// 128 bytes on 64-bit targets) and the hardware prefetcher follows them;
+    /// with the remap every operation touches a new line, and at large
+    /// capacities (two rings of 16 KiB at `N = 1024`) the entries stop
+    /// fitting in L1. On the few-core machines `benches/mpmc.rs` runs on,
+    /// in-order entries are the faster layout; machines with many cores
+    /// contending on neighbouring positions may favour the remap.
     #[inline(always)]
     const fn locate(p: usize) -> (usize, usize) {
         let s = p & (2 * N - 1);

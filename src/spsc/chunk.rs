@@ -43,17 +43,54 @@ impl<'c, T, const N: usize, P: Policy> WriteChunkUninit<'c, T, N, P> {
     }
 
     /// Number of reserved slots.
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, _rx) = ring.split();
+    /// let chunk = tx.write_chunk_uninit_up_to(3);
+    /// assert_eq!((chunk.len(), chunk.is_empty()), (3, false));
+    /// chunk.fill_from_iter([1, 2, 3]);
+    /// let rest = tx.write_chunk_uninit_up_to(3); // one slot left
+    /// assert_eq!(rest.len(), 1);
+    /// drop(rest);
+    /// tx.try_push(4).unwrap();
+    /// assert!(tx.write_chunk_uninit_up_to(3).is_empty()); // full
+    /// ```
     pub fn len(&self) -> usize {
         self.len
     }
 
-    /// Whether no slot was reserved (the ring was full).
+    /// Whether no slot was reserved (the ring was full). Example:
+    /// [`len`](Self::len).
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
     /// The reserved slots, in order: the part up to the end of the storage,
     /// then the part that wrapped to its start (often empty).
+    ///
+    /// Here the region wraps: the ring's positions start at 3, so the three
+    /// slots reserved are the last one of the storage and the first two.
+    ///
+    /// ```
+    /// use sluicegate::spsc::Ring;
+    ///
+    /// let mut ring: Ring<u32, 4> = Ring::new();
+    /// let (mut tx, mut rx) = ring.split();
+    /// tx.push_burst(&[0, 0, 0]);
+    /// rx.pop_burst(&mut [0; 3]); // next write goes to the last slot
+    /// let mut chunk = tx.write_chunk_uninit(3).unwrap();
+    /// let (first, wrapped) = chunk.as_mut_slices();
+    /// assert_eq!((first.len(), wrapped.len()), (1, 2));
+    /// for (slot, value) in first.iter_mut().chain(wrapped).zip(10..) {
+    ///     slot.write(value);
+    /// }
+    /// // SAFETY: all three slots were written just above.
+    /// unsafe { chunk.commit_all() };
+    /// let mut out = [0; 3];
+    /// rx.pop_bulk(&mut out).unwrap();
+    /// assert_eq!(out, [10, 11, 12]);
+    /// ```
     #[cfg(not(sluicegate_loom))]
     pub fn as_mut_slices(&mut self) -> (&mut [MaybeUninit<T>], &mut [MaybeUninit<T>]) {
         let (start, first, rest) = Ring::<T, N, P>::split_range(*self.tail, self.len);
@@ -76,12 +113,26 @@ impl<'c, T, const N: usize, P: Policy> WriteChunkUninit<'c, T, N, P> {
     ///
     /// The first `n` slots (in the order of [`as_mut_slices`](Self::as_mut_slices))
     /// must have been initialised.
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u16, 8> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, mut rx) = ring.split();
+    /// let mut chunk = tx.write_chunk_uninit(4).unwrap();
+    /// // Say a DMA transfer filled only two of the four slots.
+    /// chunk.as_mut_slices().0[0].write(0xAA);
+    /// chunk.as_mut_slices().0[1].write(0xBB);
+    /// // SAFETY: the first two slots were written just above.
+    /// unsafe { chunk.commit(2) };
+    /// assert_eq!(rx.len(), 2);
+    /// assert_eq!(rx.try_pop(), Some(0xAA));
+    /// ```
     pub unsafe fn commit(mut self, n: usize) {
         // Published when `self` is dropped, on return.
         self.written = n.min(self.len);
     }
 
-    /// Publishes all reserved slots.
+    /// Publishes all reserved slots. Example:
+    /// [`as_mut_slices`](Self::as_mut_slices).
     ///
     /// # Safety
     ///
@@ -95,6 +146,16 @@ impl<'c, T, const N: usize, P: Policy> WriteChunkUninit<'c, T, N, P> {
     ///
     /// If the iterator panics, the items it yielded before are published
     /// all the same (the consumer receives them) and the panic goes on.
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, mut rx) = ring.split();
+    /// let chunk = tx.write_chunk_uninit(3).unwrap();
+    /// assert_eq!(chunk.fill_from_iter([7, 8]), 2); // the iterator ran out first
+    /// let chunk = tx.write_chunk_uninit_up_to(4);
+    /// assert_eq!(chunk.fill_from_iter(0..), 2); // the chunk ran out first
+    /// assert_eq!(rx.try_pop(), Some(7));
+    /// ```
     pub fn fill_from_iter<I: IntoIterator<Item = T>>(mut self, iter: I) -> usize {
         for item in iter.into_iter().take(self.len) {
             self.write_slot(self.written, item);
@@ -180,11 +241,21 @@ impl<'c, T, const N: usize, P: Policy> ReadChunk<'c, T, N, P> {
     }
 
     /// Number of claimed items.
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, mut rx) = ring.split();
+    /// assert!(rx.read_chunk_up_to(4).is_empty());
+    /// tx.push_burst(&[1, 2]);
+    /// let chunk = rx.read_chunk_up_to(4);
+    /// assert_eq!((chunk.len(), chunk.is_empty()), (2, false));
+    /// ```
     pub fn len(&self) -> usize {
         self.len
     }
 
-    /// Whether no item was claimed (the ring was empty).
+    /// Whether no item was claimed (the ring was empty). Example:
+    /// [`len`](Self::len).
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -196,6 +267,16 @@ impl<'c, T, const N: usize, P: Policy> ReadChunk<'c, T, N, P> {
 
     /// The claimed items, oldest first: the part up to the end of the storage,
     /// then the part that wrapped to its start (often empty).
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, mut rx) = ring.split();
+    /// tx.push_burst(&[0, 0, 1]);
+    /// rx.pop_burst(&mut [0; 2]);
+    /// tx.push_burst(&[2, 3]); // 1 sits in the third slot, 2 in the fourth, 3 wrapped to the first
+    /// let chunk = rx.read_chunk(3).unwrap();
+    /// assert_eq!(chunk.as_slices(), (&[1, 2][..], &[3][..]));
+    /// ```
     #[cfg(not(sluicegate_loom))]
     pub fn as_slices(&self) -> (&[T], &[T]) {
         let (start, first, rest) = self.ranges();
@@ -211,6 +292,18 @@ impl<'c, T, const N: usize, P: Policy> ReadChunk<'c, T, N, P> {
     }
 
     /// The claimed items, mutably (to process in place before committing).
+    ///
+    /// Changes made without committing stay in the ring:
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, mut rx) = ring.split();
+    /// tx.push_burst(b"abc");
+    /// let mut chunk = rx.read_chunk(3).unwrap();
+    /// chunk.as_mut_slices().0.make_ascii_uppercase();
+    /// drop(chunk); // nothing committed
+    /// assert_eq!(rx.try_pop(), Some(b'A'));
+    /// ```
     #[cfg(not(sluicegate_loom))]
     pub fn as_mut_slices(&mut self) -> (&mut [T], &mut [T]) {
         let (start, first, rest) = self.ranges();
@@ -230,6 +323,19 @@ impl<'c, T, const N: usize, P: Policy> ReadChunk<'c, T, N, P> {
     /// If an item's `Drop` panics, the items before it and that one are
     /// gone and their slots freed; the ones after it stay in the ring, in
     /// order, for the next pop. No item is dropped twice.
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<String, 4> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, mut rx) = ring.split();
+    /// for word in ["a", "b", "c"] {
+    ///     tx.try_push(word.to_string()).unwrap();
+    /// }
+    /// let chunk = rx.read_chunk(3).unwrap();
+    /// let seen: usize = chunk.as_slices().0.iter().map(String::len).sum();
+    /// assert_eq!(seen, 3);
+    /// chunk.commit(2); // drops "a" and "b" in place
+    /// assert_eq!(rx.try_pop().as_deref(), Some("c"));
+    /// ```
     pub fn commit(mut self, n: usize) {
         let n = n.min(self.len);
         if !core::mem::needs_drop::<T>() {
@@ -268,6 +374,14 @@ impl<'c, T, const N: usize, P: Policy> ReadChunk<'c, T, N, P> {
     }
 
     /// Drops every item of the chunk and frees their slots.
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, mut rx) = ring.split();
+    /// tx.push_burst(&[1, 2, 3]);
+    /// rx.read_chunk_up_to(4).commit_all();
+    /// assert!(rx.is_empty());
+    /// ```
     pub fn commit_all(self) {
         let n = self.len;
         self.commit(n);

@@ -135,28 +135,45 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
         self.ring.len()
     }
 
-    /// Whether the ring is empty now ([`Ring::is_empty`]).
+    /// Whether the ring is empty now ([`Ring::is_empty`]). Example:
+    /// [`len`](Self::len).
     pub fn is_empty(&self) -> bool {
         self.ring.is_empty()
     }
 
-    /// Whether the ring is full now ([`Ring::is_full`]).
+    /// Whether the ring is full now ([`Ring::is_full`]). Example:
+    /// [`len`](Self::len).
     pub fn is_full(&self) -> bool {
         self.ring.is_full()
     }
 
     /// Free slots now; the consumer may free more at any moment
-    /// ([`Ring::free_slots`]).
+    /// ([`Ring::free_slots`]). Example: [`len`](Self::len).
     pub fn free_slots(&self) -> usize {
         self.ring.free_slots()
     }
 
-    /// The ring's counters ([`Ring::stats`]).
+    /// The ring's counters ([`Ring::stats`]), so the producer can read what
+    /// it had refused without a reference to the ring.
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 1> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, _rx) = ring.split();
+    /// tx.try_push(1).unwrap();
+    /// assert!(tx.try_push(2).is_err());
+    /// assert_eq!(tx.stats().rejected, 1);
+    /// ```
     pub fn stats(&self) -> RingStats {
         self.ring.stats()
     }
 
     /// The ring's capacity `N`.
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+    /// let (tx, rx) = ring.split();
+    /// assert_eq!((tx.capacity(), rx.capacity()), (4, 4));
+    /// ```
     pub const fn capacity(&self) -> usize {
         N
     }
@@ -278,27 +295,42 @@ impl<T, const N: usize, P: Policy> Consumer<'_, T, N, P> {
         self.ring.len()
     }
 
-    /// Whether the ring is empty now ([`Ring::is_empty`]).
+    /// Whether the ring is empty now ([`Ring::is_empty`]). Example:
+    /// [`len`](Self::len).
     pub fn is_empty(&self) -> bool {
         self.ring.is_empty()
     }
 
-    /// Whether the ring is full now ([`Ring::is_full`]).
+    /// Whether the ring is full now ([`Ring::is_full`]). Example:
+    /// [`len`](Self::len).
     pub fn is_full(&self) -> bool {
         self.ring.is_full()
     }
 
-    /// Free slots now ([`Ring::free_slots`]).
+    /// Free slots now ([`Ring::free_slots`]). Example: [`len`](Self::len).
     pub fn free_slots(&self) -> usize {
         self.ring.free_slots()
     }
 
-    /// The ring's counters ([`Ring::stats`]).
+    /// The ring's counters ([`Ring::stats`]), so the consumer can see how
+    /// much it lost to evictions.
+    ///
+    /// ```
+    /// use sluicegate::spsc::{Overwrite, Ring};
+    ///
+    /// let mut ring: Ring<u8, 2, Overwrite> = Ring::new();
+    /// let (mut tx, mut rx) = ring.split();
+    /// for i in 0..5 {
+    ///     let _ = tx.push_overwrite(i);
+    /// }
+    /// assert_eq!(rx.try_pop(), Some(3));
+    /// assert_eq!(rx.stats().overwritten, 3); // 0, 1 and 2 were evicted
+    /// ```
     pub fn stats(&self) -> RingStats {
         self.ring.stats()
     }
 
-    /// The ring's capacity `N`.
+    /// The ring's capacity `N`. Example: [`Producer::capacity`].
     pub const fn capacity(&self) -> usize {
         N
     }

@@ -94,6 +94,10 @@ impl sealed::Sealed for Overwrite {
     }
 }
 
+#[cfg_attr(
+    docsrs,
+    doc(cfg(any(target_has_atomic = "ptr", feature = "portable-atomic")))
+)]
 impl<T, const N: usize> Producer<'_, T, N, Overwrite> {
     /// Pushes `item`, evicting the oldest item if the ring is full. Never
     /// waits for the consumer; wait-free.
