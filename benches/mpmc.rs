@@ -125,9 +125,9 @@ impl<'a> Waiter<'a> {
     #[inline]
     fn wait(&mut self) -> bool {
         self.misses += 1;
-        if self.misses % yield_every() == 0 {
+        if self.misses.is_multiple_of(yield_every()) {
             thread::yield_now();
-            if self.misses % (16 * yield_every()) == 0 {
+            if self.misses.is_multiple_of(16 * yield_every()) {
                 if self.abort.load(Ordering::Relaxed) {
                     return false;
                 }
@@ -249,7 +249,7 @@ fn overwrite(q: &dyn Overwrite, threads: usize, iters: u64, per_delivered: bool)
                         n += 1;
                     } else {
                         misses += 1;
-                        if misses % yield_every() == 0 {
+                        if misses.is_multiple_of(yield_every()) {
                             thread::yield_now();
                         } else {
                             core::hint::spin_loop();

@@ -56,7 +56,7 @@ pub const YIELD_EVERY: u32 = 1024;
 #[inline(always)]
 pub fn wait(misses: &mut u32) {
     *misses += 1;
-    if *misses % yield_every() == 0 {
+    if (*misses).is_multiple_of(yield_every()) {
         std::thread::yield_now();
     } else {
         core::hint::spin_loop();
