@@ -841,8 +841,15 @@ impl Permit<'_> {
         in_flight_of(self.admitted) as u32
     }
 
-    /// The limit in force when this permit was admitted. Example:
-    /// [`in_flight_at_admission`](Self::in_flight_at_admission).
+    /// The limit in force when this permit was admitted.
+    ///
+    /// ```
+    /// use sluicegate::limit::{Aimd, AimdConfig};
+    ///
+    /// let gate = Aimd::new(AimdConfig { min_limit: 4, initial_limit: 4, max_limit: 8, ..AimdConfig::DEFAULT });
+    /// let permit = gate.try_acquire().unwrap();
+    /// assert_eq!(permit.limit_at_admission(), 4);
+    /// ```
     pub fn limit_at_admission(&self) -> u32 {
         limit_of(self.admitted) as u32
     }

@@ -455,17 +455,37 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         (tail.wrapping_sub(head) >> P::SHIFT).min(N)
     }
 
-    /// Whether the ring is empty now (a snapshot). Example: [`len`](Self::len).
+    /// Whether the ring is empty now (a snapshot).
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 2> = sluicegate::spsc::Ring::new();
+    /// assert!(ring.is_empty());
+    /// ring.split().0.try_push(1).unwrap();
+    /// assert!(!ring.is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    /// Whether the ring is full now (a snapshot). Example: [`len`](Self::len).
+    /// Whether the ring is full now (a snapshot).
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 1> = sluicegate::spsc::Ring::new();
+    /// assert!(!ring.is_full());
+    /// ring.split().0.try_push(1).unwrap();
+    /// assert!(ring.is_full());
+    /// ```
     pub fn is_full(&self) -> bool {
         self.len() == N
     }
 
-    /// Free slots now: `N - len()` (a snapshot). Example: [`len`](Self::len).
+    /// Free slots now: `N - len()` (a snapshot).
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+    /// ring.split().0.try_push(1).unwrap();
+    /// assert_eq!(ring.free_slots(), 3);
+    /// ```
     pub fn free_slots(&self) -> usize {
         N - self.len()
     }

@@ -379,20 +379,38 @@ impl<T, const N: usize> Ring<T, N> {
         self.aq.len_hint()
     }
 
-    /// `len() == 0`, with the same caveat as [`len`](Self::len). Example:
-    /// [`len`](Self::len).
+    /// `len() == 0`, with the same caveat as [`len`](Self::len).
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::Ring<u8, 2> = sluicegate::mpmc::Ring::new();
+    /// assert!(ring.is_empty());
+    /// ring.try_push(1).unwrap();
+    /// assert!(!ring.is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
-    /// `len() == N`, with the same caveat as [`len`](Self::len). Example:
-    /// [`len`](Self::len).
+    /// `len() == N`, with the same caveat as [`len`](Self::len).
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::Ring<u8, 2> = sluicegate::mpmc::Ring::new();
+    /// ring.try_push(1).unwrap();
+    /// assert!(!ring.is_full());
+    /// ring.try_push(2).unwrap();
+    /// assert!(ring.is_full());
+    /// ```
     pub fn is_full(&self) -> bool {
         self.len() == N
     }
 
-    /// `N - len()`, with the same caveat as [`len`](Self::len). Example:
-    /// [`len`](Self::len).
+    /// `N - len()`, with the same caveat as [`len`](Self::len).
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::Ring<u8, 4> = sluicegate::mpmc::Ring::new();
+    /// ring.try_push(1).unwrap();
+    /// assert_eq!(ring.free_slots(), 3);
+    /// ```
     pub fn free_slots(&self) -> usize {
         N - self.len()
     }

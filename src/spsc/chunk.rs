@@ -60,8 +60,14 @@ impl<'c, T, const N: usize, P: Policy> WriteChunkUninit<'c, T, N, P> {
         self.len
     }
 
-    /// Whether no slot was reserved (the ring was full). Example:
-    /// [`len`](Self::len).
+    /// Whether no slot was reserved (the ring was full).
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 1> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, _rx) = ring.split();
+    /// tx.try_push(1).unwrap();
+    /// assert!(tx.write_chunk_uninit_up_to(4).is_empty()); // the ring is full
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
@@ -131,12 +137,26 @@ impl<'c, T, const N: usize, P: Policy> WriteChunkUninit<'c, T, N, P> {
         self.written = n.min(self.len);
     }
 
-    /// Publishes all reserved slots. Example:
-    /// [`as_mut_slices`](Self::as_mut_slices).
+    /// Publishes all reserved slots.
     ///
     /// # Safety
     ///
     /// Every slot must have been initialised.
+    ///
+    /// # Example
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, mut rx) = ring.split();
+    /// let mut chunk = tx.write_chunk_uninit(2).unwrap();
+    /// let (a, b) = chunk.as_mut_slices();
+    /// for (slot, v) in a.iter_mut().chain(b.iter_mut()).zip([5, 6]) {
+    ///     slot.write(v);
+    /// }
+    /// // SAFETY: both reserved slots were written just above.
+    /// unsafe { chunk.commit_all() };
+    /// assert_eq!(rx.try_pop(), Some(5));
+    /// ```
     pub unsafe fn commit_all(mut self) {
         self.written = self.len;
     }
@@ -254,8 +274,13 @@ impl<'c, T, const N: usize, P: Policy> ReadChunk<'c, T, N, P> {
         self.len
     }
 
-    /// Whether no item was claimed (the ring was empty). Example:
-    /// [`len`](Self::len).
+    /// Whether no item was claimed (the ring was empty).
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+    /// let (_tx, mut rx) = ring.split();
+    /// assert!(rx.read_chunk_up_to(4).is_empty()); // the ring is empty
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }

@@ -135,20 +135,40 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
         self.ring.len()
     }
 
-    /// Whether the ring is empty now ([`Ring::is_empty`]). Example:
-    /// [`len`](Self::len).
+    /// Whether the ring is empty now ([`Ring::is_empty`]).
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 2> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, _rx) = ring.split();
+    /// assert!(tx.is_empty());
+    /// tx.try_push(1).unwrap();
+    /// assert!(!tx.is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.ring.is_empty()
     }
 
-    /// Whether the ring is full now ([`Ring::is_full`]). Example:
-    /// [`len`](Self::len).
+    /// Whether the ring is full now ([`Ring::is_full`]).
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 1> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, _rx) = ring.split();
+    /// tx.try_push(1).unwrap();
+    /// assert!(tx.is_full()); // the next try_push would be rejected
+    /// ```
     pub fn is_full(&self) -> bool {
         self.ring.is_full()
     }
 
     /// Free slots now; the consumer may free more at any moment
-    /// ([`Ring::free_slots`]). Example: [`len`](Self::len).
+    /// ([`Ring::free_slots`]).
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, _rx) = ring.split();
+    /// tx.try_push(1).unwrap();
+    /// assert_eq!(tx.free_slots(), 3);
+    /// ```
     pub fn free_slots(&self) -> usize {
         self.ring.free_slots()
     }
@@ -295,19 +315,40 @@ impl<T, const N: usize, P: Policy> Consumer<'_, T, N, P> {
         self.ring.len()
     }
 
-    /// Whether the ring is empty now ([`Ring::is_empty`]). Example:
-    /// [`len`](Self::len).
+    /// Whether the ring is empty now ([`Ring::is_empty`]).
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 2> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, mut rx) = ring.split();
+    /// tx.try_push(1).unwrap();
+    /// assert!(!rx.is_empty());
+    /// rx.try_pop();
+    /// assert!(rx.is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.ring.is_empty()
     }
 
-    /// Whether the ring is full now ([`Ring::is_full`]). Example:
-    /// [`len`](Self::len).
+    /// Whether the ring is full now ([`Ring::is_full`]).
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 1> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, rx) = ring.split();
+    /// tx.try_push(1).unwrap();
+    /// assert!(rx.is_full());
+    /// ```
     pub fn is_full(&self) -> bool {
         self.ring.is_full()
     }
 
-    /// Free slots now ([`Ring::free_slots`]). Example: [`len`](Self::len).
+    /// Free slots now ([`Ring::free_slots`]).
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, rx) = ring.split();
+    /// tx.try_push(1).unwrap();
+    /// assert_eq!(rx.free_slots(), 3);
+    /// ```
     pub fn free_slots(&self) -> usize {
         self.ring.free_slots()
     }
@@ -330,7 +371,13 @@ impl<T, const N: usize, P: Policy> Consumer<'_, T, N, P> {
         self.ring.stats()
     }
 
-    /// The ring's capacity `N`. Example: [`Producer::capacity`].
+    /// The ring's capacity `N`.
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 16> = sluicegate::spsc::Ring::new();
+    /// let (_tx, rx) = ring.split();
+    /// assert_eq!(rx.capacity(), 16);
+    /// ```
     pub const fn capacity(&self) -> usize {
         N
     }
