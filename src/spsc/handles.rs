@@ -2,7 +2,7 @@
 //! their single-item operations, their observers and the chunk reservations.
 //! The shared index moves they call are in `spsc.rs`.
 
-#[cfg(doc)]
+#[cfg(all(doc, sluicegate_cas))]
 use super::Overwrite;
 #[cfg(not(sluicegate_loom))]
 use super::Peek;
