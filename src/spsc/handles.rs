@@ -8,6 +8,7 @@ use super::Overwrite;
 use super::Peek;
 use super::{Policy, Reject, Ring};
 use super::{ReadChunk, WriteChunkUninit};
+use crate::sync::Ordering;
 use crate::{Full, Insufficient, RingStats};
 
 /// The producing half of a [`Ring`].
@@ -132,7 +133,11 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
     /// assert_eq!((tx.len(), tx.free_slots(), tx.is_empty(), tx.is_full()), (1, 3, false, false));
     /// ```
     pub fn len(&self) -> usize {
-        self.ring.len()
+        // Our tail is the ring's (we are its only writer), so one load of
+        // head is enough; Acquire as in `Ring::len`. The real head is never
+        // ahead of tail nor more than N behind it.
+        let head = self.ring.load_head(Ordering::Acquire) & !P::BUSY;
+        self.tail.wrapping_sub(head) >> P::SHIFT
     }
 
     /// Whether the ring is empty now ([`Ring::is_empty`]).
@@ -145,7 +150,7 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
     /// assert!(!tx.is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
-        self.ring.is_empty()
+        self.len() == 0
     }
 
     /// Whether the ring is full now ([`Ring::is_full`]).
@@ -157,7 +162,7 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
     /// assert!(tx.is_full()); // the next try_push would be rejected
     /// ```
     pub fn is_full(&self) -> bool {
-        self.ring.is_full()
+        self.len() == N
     }
 
     /// Free slots now; the consumer may free more at any moment
@@ -170,7 +175,7 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
     /// assert_eq!(tx.free_slots(), 3);
     /// ```
     pub fn free_slots(&self) -> usize {
-        self.ring.free_slots()
+        N - self.len()
     }
 
     /// The ring's counters ([`Ring::stats`]), so the producer can read what
@@ -312,7 +317,15 @@ impl<T, const N: usize, P: Policy> Consumer<'_, T, N, P> {
     /// assert_eq!((rx.len(), rx.free_slots(), rx.is_empty(), rx.is_full()), (2, 0, false, true));
     /// ```
     pub fn len(&self) -> usize {
-        self.ring.len()
+        if P::OVERWRITES {
+            // Our head may be behind evictions: load both words.
+            return self.ring.len();
+        }
+        // Under Reject our head is the ring's (we are its only writer), so
+        // one load of tail is enough; Acquire as in `Ring::len`. The real
+        // tail is never behind our head nor more than N ahead of it.
+        let tail = self.ring.producer.tail.load(Ordering::Acquire);
+        tail.wrapping_sub(self.head) >> P::SHIFT
     }
 
     /// Whether the ring is empty now ([`Ring::is_empty`]).
@@ -326,7 +339,7 @@ impl<T, const N: usize, P: Policy> Consumer<'_, T, N, P> {
     /// assert!(rx.is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
-        self.ring.is_empty()
+        self.len() == 0
     }
 
     /// Whether the ring is full now ([`Ring::is_full`]).
@@ -338,7 +351,7 @@ impl<T, const N: usize, P: Policy> Consumer<'_, T, N, P> {
     /// assert!(rx.is_full());
     /// ```
     pub fn is_full(&self) -> bool {
-        self.ring.is_full()
+        self.len() == N
     }
 
     /// Free slots now ([`Ring::free_slots`]).
@@ -350,7 +363,7 @@ impl<T, const N: usize, P: Policy> Consumer<'_, T, N, P> {
     /// assert_eq!(rx.free_slots(), 3);
     /// ```
     pub fn free_slots(&self) -> usize {
-        self.ring.free_slots()
+        N - self.len()
     }
 
     /// The ring's counters ([`Ring::stats`]), so the consumer can see how
