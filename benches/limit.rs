@@ -17,7 +17,7 @@ use criterion::{black_box, Criterion};
 
 mod common;
 use common::Case;
-use sluicegate::limit::{Aimd, AimdConfig};
+use sluicegate::limit::{Limiter, LimiterConfig};
 use std::sync::{Arc, Barrier};
 use std::thread;
 use std::time::Instant;
@@ -34,13 +34,13 @@ fn floor_plus_counter(word: &AtomicUsize, counter: &AtomicUsize) {
     black_box(word.fetch_sub(1, Ordering::Release));
 }
 
-fn aimd_ignore(l: &Aimd) {
+fn aimd_ignore(l: &Limiter) {
     if let Some(p) = black_box(l).try_acquire() {
         drop(p);
     }
 }
 
-fn aimd_success(l: &Aimd) {
+fn aimd_success(l: &Limiter) {
     if let Some(p) = black_box(l).try_acquire() {
         p.success(black_box(100));
     }
@@ -52,16 +52,16 @@ fn tokio_sem(s: &tokio::sync::Semaphore) {
     }
 }
 
-fn limiter() -> Aimd {
-    Aimd::new(AimdConfig::DEFAULT)
+fn limiter() -> Limiter {
+    Limiter::new(LimiterConfig::DEFAULT)
 }
 
 /// The single-threaded cases (criterion and instruction counts).
 fn uncontended_cases() -> Vec<Case<'static>> {
     let word: &'static AtomicUsize = Box::leak(Box::new(AtomicUsize::new(0)));
     let counter: &'static AtomicUsize = Box::leak(Box::new(AtomicUsize::new(0)));
-    let l1: &'static Aimd = Box::leak(Box::new(limiter()));
-    let l2: &'static Aimd = Box::leak(Box::new(limiter()));
+    let l1: &'static Limiter = Box::leak(Box::new(limiter()));
+    let l2: &'static Limiter = Box::leak(Box::new(limiter()));
     let s: &'static tokio::sync::Semaphore = Box::leak(Box::new(tokio::sync::Semaphore::new(200)));
     fn case<T: Sync + ?Sized>(x: &'static T, op: impl Fn(&T) + 'static) -> Box<dyn FnMut(u64)> {
         Box::new(move |iters| {

@@ -3,7 +3,7 @@
 //! * 2 RX threads (the NIC queues) receive bursts of 32 fixed-size packet
 //!   descriptors at a steady rate and push them into one shared
 //!   `mpmc::Ring` (the RX ring). Before pushing, each descriptor takes a
-//!   permit from the `limit::Aimd` gate, which bounds packets queued plus in
+//!   permit from the `limit::Limiter` gate, which bounds packets queued plus in
 //!   processing; a descriptor without a permit is dropped at once (cause:
 //!   "gate"). A full RX ring drops too (cause: "rx ring full").
 //! * 2 worker threads drain the RX ring in bursts of up to 32, "process" each
@@ -21,7 +21,7 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
-use sluicegate::limit::{Aimd, AimdConfig, Permit};
+use sluicegate::limit::{Limiter, LimiterConfig, Permit};
 use sluicegate::mpmc;
 use sluicegate::spsc;
 
@@ -51,13 +51,12 @@ struct Desc<'a> {
 /// the burst ahead of it and for a worker's 50 µs nap, and a µs clock would
 /// call that jitter queueing. With 100 µs ticks the baseline is 1 tick and a
 /// wait over 4 ticks (400 µs) is an overload signal.
-const GATE: AimdConfig = AimdConfig {
+const GATE: LimiterConfig = LimiterConfig {
     min_limit: 32,
     initial_limit: 256,
     max_limit: 4000,
     tolerance: 4 * 256,
-    baseline_window: 4096,
-    ..AimdConfig::DEFAULT
+    ..LimiterConfig::DEFAULT
 };
 
 #[derive(Default)]
@@ -76,7 +75,7 @@ fn spin_for(ns: u64) {
 }
 
 fn main() {
-    let gate = Aimd::new(GATE);
+    let gate = Limiter::new(GATE);
     let rx_ring: mpmc::Ring<Desc<'_>, 4096> = mpmc::Ring::new();
     let mut tx_rings: Vec<spsc::Ring<u64, 1024>> =
         (0..WORKERS).map(|_| spsc::Ring::new()).collect();

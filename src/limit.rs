@@ -1,59 +1,121 @@
-//! A lock-free, allocation-free adaptive (AIMD) concurrency limiter with
-//! priority classes, usable in a `static`.
+//! A lock-free, allocation-free adaptive concurrency limiter with priority
+//! classes and two control laws (AIMD and latency gradient), usable in a
+//! `static`.
 //!
 //! # Model
 //!
 //! Work is admitted while the number of permits *in flight* is below the
-//! current *limit*; beyond it, work is shed at once ([`Aimd::try_acquire`]
+//! current *limit*; beyond it, work is shed at once ([`Limiter::try_acquire`]
 //! returns `None`). Each [`Permit`] ends with an outcome that steers the limit:
 //!
-//! * [`Permit::success`] with the latency in ticks of any clock. A latency
-//!   within `tolerance` of the no-queue baseline (the smallest latency seen
-//!   recently) is a *good* sample; beyond it, the dependency is queueing and
-//!   the sample is an overload signal.
-//! * [`Permit::dropped`]: overload (timeout, downstream rejection, full queue).
+//! * [`Permit::success`] with the latency in ticks of any clock.
+//! * [`Permit::dropped`]: overload (timeout, downstream rejection, full
+//!   queue). Everything that means "the dependency could not keep up" must
+//!   end this way: an overload reported as `ignore` is invisible to the
+//!   limiter.
 //! * [`Permit::ignore`], or dropping the permit: no information (cancelled,
 //!   client error). The permit is released all the same.
 //!
-//! Additive increase: once `limit` permits have ended with `success` since
-//! the last change of the limit, and the success that completes this window
-//! is a good sample from a permit admitted with at least half of its class's
-//! threshold in use (half the limit for [`Priority::Critical`]), the limit
-//! grows by one. Counting a
-//! window of successes (rather than adding `1/limit` per success in fixed
-//! point) keeps the admission word free of fraction bits, so the limit keeps
-//! 12 bits on 32-bit targets. The half-full rule is Netflix's: an
-//! application-limited caller never inflates the limit. It is taken relative
-//! to the class's threshold because otherwise the limit would settle near
-//! twice the in-flight count at light load, which puts the background
-//! threshold (50 %) right at the in-flight count and sheds background work
-//! while the dependency is idle half the time.
+//! ## The baseline: queue-free samples only
 //!
-//! Multiplicative decrease: an overload signal sets
-//! `limit = max(min_limit, floor(limit * backoff / 256))`. The floor makes
-//! small limits fall (`floor(2 * 230 / 256) = 1`, where rounding would stick
-//! at 2). Each cut increments an *epoch*; a permit carries the epoch in force
-//! at its admission and only a permit from the current epoch can cut, so a
-//! burst of `n` drops from one window cuts once, not `0.9^n` (RFC 5681's
-//! once-per-window rule, Camunda's stabilising AIMD).
+//! A permit admitted with at most `min_limit` permits in flight (itself
+//! included) is *queue-free*: `min_limit` is, by its definition in
+//! [`LimiterConfig`], parallelism the dependency always has, so such a
+//! request did not wait behind this limiter's other requests. Only
+//! queue-free successes teach the baseline, so under sustained load, when
+//! every request queues, the baseline cannot learn the queue and ratchet up.
+//! The baseline is an integer stochastic-approximation estimate of the
+//! queue-free *median* (each sample moves it 1/32 of itself toward the
+//! sample) and, for [`Law::Gradient`], an exponential average of the
+//! queue-free *mean* (weight 1/16). Latencies are kept in 1/16 tick, so a
+//! one-tick clock still has a resolution.
 //!
-//! Baseline: every good or bad success lowers the baseline at once (a
-//! `fetch_min`). Every `baseline_window` successes the baseline is replaced
-//! by the minimum seen during that window, so it recovers upward when the
-//! dependency got slower for good. Dropped and ignored outcomes never touch
-//! it. A latency of 0 ticks counts as 1 (and `u32::MAX` as `u32::MAX - 1`);
-//! comparisons are done in `u64`, so no tick value overflows or panics.
+//! At light load nearly every request is queue-free. When a dependency gets
+//! slower for good, every sample is slow, the limit falls to `min_limit`,
+//! and there every request is queue-free and re-teaches the baseline within
+//! some 20–35 samples, whatever the request rate. When no queue-free sample
+//! has arrived for 2^16 successes (sustained load since the last one), the
+//! limiter *probes*: it cuts the limit to `min_limit` once, so that fresh
+//! queue-free samples can correct a baseline that is too high (a dependency
+//! that got faster under load), and after 8 successes of that epoch puts the
+//! old limit back.
 //!
-//! Both windows count successes only: dropped and ignored permits advance
-//! neither, so a run of ignored permits cannot close a growth window and
-//! every baseline window ends in a re-probe.
+//! A success is *slow* when its latency exceeds all of `tolerance ×
+//! baseline`, `baseline + 1 tick` (a clock whose tick is close to the
+//! operation time measures a request that crosses one tick boundary as
+//! twice as slow), and `latency_floor`.
 //!
-//! Priority classes: [`Priority::Critical`] may fill the whole limit;
-//! [`Priority::Normal`] and [`Priority::Background`] are admitted only while
-//! the total in flight is below `normal_share / 256` and
-//! `background_share / 256` of the limit (defaults 75 % and 50 %, at least
-//! one permit). Background work is therefore shed first and the critical
-//! path keeps the top of the limit for itself.
+//! ## AIMD
+//!
+//! [`Law::Aimd`] judges *windows*, not single samples: a window is
+//! `max(limit, 16)` successes of permits admitted in the current epoch.
+//!
+//! * Decrease: once more than half of a window's successes are slow or
+//!   dropped (its median is over the target), or more than half of them so
+//!   far and more than 8, the
+//!   limit is cut to `max(min_limit, floor(limit · backoff / 256))` and a new
+//!   *epoch* starts. A permit carries the epoch of its admission and only a
+//!   permit from the current epoch can cut, so a burst of overload signals
+//!   from one window cuts once (RFC 5681's once-per-window rule). A service
+//!   whose own spread exceeds the tolerance now and then never looks
+//!   overloaded: half the window must be slow.
+//! * Increase: a window that closes with at most half of its successes
+//!   slow, closed by a non-slow success from a permit admitted with at least
+//!   half of its class's threshold in use, grows the limit by the current
+//!   *step*. The step starts at 1, doubles with every growth (at most a
+//!   quarter of the limit) and falls back to 1 on every cut: after a cut
+//!   the limit creeps (additive increase), and when capacity appears (start
+//!   up, a probe, a dependency that doubled) it is found in a logarithmic
+//!   number of windows. The half-full rule is Netflix's: an
+//!   application-limited caller never inflates the limit.
+//!
+//! ## Gradient
+//!
+//! [`Law::Gradient`] (the Gradient2 / Envoy family) closes a window after
+//! `max(limit, 16)` successes of the current epoch (at most 511 on 32-bit
+//! targets) and scales the limit by `g = target / mean` of the window, in
+//! 1/256, clamped to `[1/2, 2]`; the target is the slow threshold above
+//! with the queue-free mean as baseline. A window whose `g ≥ 1` grows by at
+//! least 1, unless the success closing it is application-limited (then it
+//! holds). Every change starts a new epoch, so the next window counts only
+//! permits admitted under the new limit. A `dropped` outcome cuts by
+//! `backoff` at once, as in AIMD. Each success adds `min(64 · latency /
+//! mean, 1023)` (the latency in 1/64 of the baseline, capped at 16×, which
+//! also caps an outlier's weight) to a window word that packs the count and
+//! the sum, so a success costs one read-modify-write more than under AIMD,
+//! and one integer division.
+//!
+//! ## Priority classes
+//!
+//! * [`Priority::Critical`] may fill the whole limit and is the only class
+//!   that takes the last permit: at a limit of 1 nothing else is admitted,
+//!   so a lower class can never hold the only permit while Critical is
+//!   refused (unless it took it before a cut).
+//! * [`Priority::Normal`] and [`Priority::Background`] are admitted while
+//!   the *total* in flight is below `normal_share` / `background_share` of
+//!   the limit (defaults 75 % and 50 %, rounded down, never the last
+//!   permit). Under overload they are shed first.
+//! * A class with a *reserve* (`normal_reserve`, `background_reserve`;
+//!   Background 5 % by default) is also admitted, while in flight is below
+//!   the limit, as long as it holds fewer than `reserve` of the limit (at
+//!   least one permit, never the last): under sustained overload it keeps
+//!   about that share of the permits, so it is not starved. Holding a
+//!   reserve costs that class one more read-modify-write on admission and
+//!   one on release (a per-class count); the other classes pay nothing.
+//!
+//! ## Tuning
+//!
+//! The presets ([`LimiterConfig::DEFAULT`], [`LimiterConfig::GRADIENT`])
+//! need no tuning beyond the limits:
+//!
+//! 1. `min_limit`: the parallelism the dependency always has (1 for a
+//!    single-slot device, the worker count of the smallest pool). Samples
+//!    at or below it are taken as queue-free.
+//! 2. `max_limit`: the most you ever want in flight.
+//! 3. `tolerance`: the queueing you accept, as a multiple of the unloaded
+//!    latency (the p50 under AIMD, the mean under Gradient); 1.5 keeps the
+//!    median within about 1.5× the unloaded one. Or set `latency_floor` to
+//!    an absolute budget under which no sample counts as slow.
 //!
 //! # How it is built
 //!
@@ -61,25 +123,21 @@
 //! `admitted | limit | epoch`; each release is one `fetch_add` on the counter
 //! of its outcome, on the same cache line. The layout, the transition table
 //! and why one step keeps in flight under the limit are written down in
-//! `src/limit/word.rs`; the configuration and its validation are in
-//! `src/limit/config.rs`.
-//!
-//! An [`Aimd`] is 19 words: the admission word and the three release
-//! counters, seven adaptation words and counters, eight of configuration
-//! (76 bytes on 32-bit Arm, where nothing is padded; 384 bytes on x86-64,
-//! where the first two groups each take a 128-byte line).
+//! `src/limit/word.rs`; the configuration and its validation in
+//! `src/limit/config.rs`; the two laws in `src/limit/aimd.rs` and
+//! `src/limit/gradient.rs`.
 //!
 //! # Progress
 //!
-//! * [`Aimd::try_acquire_with`] is lock-free: it retries only when another
+//! * [`Limiter::try_acquire_with`] is lock-free: it retries only when another
 //!   context changed the word or released a permit admitted after its read
 //!   (both progress), or when an LL/SC CAS failed spuriously. It sheds only
 //!   if the word did not change while it read the release counters, so the
-//!   count it judged was in force at an instant in between (see above); a
-//!   release it could not yet see is ordered after the shed.
+//!   count it judged was in force at an instant in between; a release it
+//!   could not yet see is ordered after the shed.
 //! * Releasing a permit is wait-free: one `fetch_add` on its outcome's
-//!   counter, whatever the outcome (`dropped` then also adapts the limit,
-//!   below).
+//!   counter, whatever the outcome (plus one `fetch_sub` for a class with a
+//!   reserve).
 //! * Adapting the limit after a success or drop is lock-free and gives up as
 //!   soon as the epoch moves on.
 //!
@@ -109,10 +167,12 @@
 //!   releasing, whatever the outcome, is visible to an admission that
 //!   counted the release (`loom_limit_release_hands_over_to_admission_at_the_limit`
 //!   fails when either side is weakened to `Relaxed`).
-//! * The adaptation words (baseline, probe, window start) and the shed and
-//!   cut statistics are `Relaxed`: heuristics and counters, ordered with
-//!   nothing; a race there can cost a sample or delay growth by one
-//!   success, never admit over the limit.
+//! * The adaptation words (baseline, mean, window, window start, step, the
+//!   last queue-free sample), the per-class reserve counts and the
+//!   statistics are `Relaxed`: heuristics and counters, ordered with
+//!   nothing. A race there can lose a sample or a step, or admit a reserved
+//!   class one permit beyond its reserve, never admit over the limit (every
+//!   admission still goes through the word's CAS against the limit).
 //!
 //! loom checks these models (`tests/loom_limit.rs`), which do not rely on
 //! `SeqCst` (loom treats it like `AcqRel`).
@@ -120,9 +180,11 @@
 //! # Example
 //!
 //! ```
-//! use sluicegate::limit::{Aimd, AimdConfig, Priority};
+//! use sluicegate::limit::{Limiter, LimiterConfig, Priority};
 //!
-//! static LIMITER: Aimd = Aimd::new(AimdConfig::DEFAULT);
+//! static LIMITER: Limiter = Limiter::new(LimiterConfig::DEFAULT);
+//! // The gradient law instead: one line.
+//! static OTHER: Limiter = Limiter::new(LimiterConfig::GRADIENT);
 //!
 //! match LIMITER.try_acquire() {
 //!     Some(permit) => {
@@ -133,8 +195,8 @@
 //!     }
 //!     None => { /* shed: answer "busy" at once */ }
 //! }
-//! // Background work gets at most half of the limit.
-//! if let Some(p) = LIMITER.try_acquire_with(Priority::Background) {
+//! // Background work gets at most half of the limit (plus its reserve).
+//! if let Some(p) = OTHER.try_acquire_with(Priority::Background) {
 //!     p.ignore();
 //! }
 //! assert_eq!(LIMITER.in_flight(), 0);
@@ -143,8 +205,8 @@
 //! A bad configuration in a `static` is a compile-time error:
 //!
 //! ```compile_fail,E0080
-//! use sluicegate::limit::{Aimd, AimdConfig};
-//! static BAD: Aimd = Aimd::new(AimdConfig { min_limit: 0, ..AimdConfig::DEFAULT });
+//! use sluicegate::limit::{Limiter, LimiterConfig};
+//! static BAD: Limiter = Limiter::new(LimiterConfig { min_limit: 0, ..LimiterConfig::DEFAULT });
 //! ```
 //!
 //! # References
@@ -153,15 +215,19 @@
 //!   for Congestion Avoidance in Computer Networks", Computer Networks and
 //!   ISDN Systems 17(1), 1989 — why AIMD converges to a fair, efficient share.
 //! * V. Jacobson, "Congestion Avoidance and Control", SIGCOMM 1988; RFC 5681
-//!   (TCP congestion control) — at most one decrease per window.
-//! * Netflix `concurrency-limits`, `AIMDLimit` — defaults (min 20, max 200,
-//!   ×0.9, no growth below half the limit).
-//! * Envoy adaptive concurrency filter — latency compared against a re-probed
-//!   minimum round-trip time with a buffer (≈ 25 %).
+//!   (TCP congestion control) — at most one decrease per window, slow start.
+//! * Netflix `concurrency-limits`: `AIMDLimit` (no growth below half the
+//!   limit), `Gradient2Limit` and its windowed form (mean against mean).
+//! * Envoy adaptive concurrency filter — a gradient against a minimum RTT
+//!   measured at a small fixed concurrency, re-measured periodically.
+//! * H. Robbins, S. Monro, "A Stochastic Approximation Method", Annals of
+//!   Mathematical Statistics 22(3), 1951 — the quantile estimate.
 
 use core::fmt;
 
+mod aimd;
 mod config;
+mod gradient;
 #[cfg(all(test, not(sluicegate_loom)))]
 mod pause_tests;
 mod permit;
@@ -169,17 +235,29 @@ mod permit;
 mod tests;
 mod word;
 
-pub use config::{AimdConfig, ConfigError, Priority, CLASSES, ONE};
+pub use config::{ConfigError, Law, LimiterConfig, Priority, CLASSES, ONE};
 pub use permit::Permit;
 pub use word::MAX_LIMIT;
 
 use crate::sync::{const_fn, pause, pause_point, AtomicUsize, Ordering, Padded, SharedCounter};
 use word::*;
 
-/// Baseline value meaning "no sample yet".
-const UNKNOWN: usize = u32::MAX as usize;
+/// Bits of fraction in latencies kept by the limiter (1/16 tick).
+const FRAC: u32 = 4;
+/// One tick in those units.
+const TICK: usize = 1 << FRAC;
+/// Latencies above this many ticks count as this many (2^28 − 1), so a
+/// latency in 1/16 tick fits 32 bits.
+const MAX_TICKS: u32 = u32::MAX >> FRAC;
+/// Fewest successes in a window.
+const WINDOW_MIN: usize = 16;
+/// Successes without a queue-free sample after which the limiter probes.
+const PROBE_AFTER: usize = 1 << 16;
+/// Successes of a probe's epoch after which the limit goes back to where it
+/// was before the probe.
+const PROBE_SAMPLES: usize = 8;
 
-/// A snapshot of an [`Aimd`]'s state and counters.
+/// A snapshot of a [`Limiter`]'s state and counters.
 ///
 /// Counters wrap (at 2^32 on 32-bit targets). `succeeded`, `dropped` and
 /// `ignored` are the limiter's release counters themselves (a permit's
@@ -191,7 +269,7 @@ const UNKNOWN: usize = u32::MAX as usize;
 /// nothing released concurrently the snapshot is exact.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct AimdStats {
+pub struct LimiterStats {
     /// The current limit.
     pub limit: u32,
     /// Permits currently in flight.
@@ -205,35 +283,60 @@ pub struct AimdStats {
     /// Permits that ended with [`Permit::ignore`] or were dropped without an
     /// outcome.
     pub ignored: usize,
-    /// Requests refused, per class (indexed by `Priority as usize`).
+    /// Requests refused, per class (indexed by `Priority as usize`). In
+    /// shadow mode (`enforce: false`), the requests that would have been
+    /// refused (they were admitted).
     pub shed: [usize; CLASSES],
-    /// Times the limit was cut.
+    /// Times the limit was cut (probes included).
     pub decreases: usize,
-    /// The latency baseline in ticks, once a success was seen.
+    /// Times the limit grew.
+    pub increases: usize,
+    /// Of the decreases, the probes: cuts to `min_limit` after 2^16
+    /// successes without a queue-free sample.
+    pub probes: usize,
+    /// The queue-free median latency in ticks, once a queue-free success was
+    /// seen.
     pub baseline: Option<u32>,
+    /// The queue-free mean latency in ticks, once a queue-free success was
+    /// seen.
+    pub mean: Option<u32>,
 }
 
 /// Adaptation words and counters written when permits end or are shed (kept
 /// off the admission word's cache line).
 struct Track {
-    /// Success count at which the current growth window started; may lie
-    /// ahead of the success counter right after a cut (see [`Aimd::cut`]).
-    /// Compared with wrapping arithmetic.
+    /// Success count at which the current window started; may lie ahead of
+    /// the success counter right after a cut (see `cut`). Compared with
+    /// wrapping arithmetic. (AIMD.)
     window_start: AtomicUsize,
-    /// The latency baseline in ticks (`UNKNOWN` before the first success).
-    /// Invariant: ≤ `u32::MAX`.
+    /// AIMD: slow successes in the current window. Gradient: the window's
+    /// count (above `gradient::SUM_BITS`) and sum of latency ratios.
+    window: AtomicUsize,
+    /// The queue-free median in 1/16 tick; 0 before the first queue-free
+    /// success. Invariant: 0 or in `TICK..=u32::MAX`.
     baseline: AtomicUsize,
-    /// Minimum latency of the current baseline window (`UNKNOWN` if none).
-    probe: AtomicUsize,
+    /// The queue-free mean in 1/16 tick; 0 before the first. Same range.
+    mean: AtomicUsize,
+    /// Success count of the last queue-free success.
+    last_free: AtomicUsize,
+    /// The AIMD growth step, `1..=max(limit / 4, 1)`.
+    step: AtomicUsize,
+    /// The limit before the probe in progress, 0 if none.
+    resume: AtomicUsize,
     decreases: SharedCounter,
+    increases: SharedCounter,
+    probes: SharedCounter,
     shed: [SharedCounter; CLASSES],
 }
 
-/// A lock-free AIMD concurrency limiter. See the [module docs](self).
-pub struct Aimd {
+/// A lock-free adaptive concurrency limiter. See the [module docs](self).
+pub struct Limiter {
     /// The admission word and the release counters.
     hot: Padded<Hot>,
     track: Padded<Track>,
+    /// Permits held by Normal and Background, counted only for a class with
+    /// a reserve.
+    holding: Padded<[AtomicUsize; 2]>,
     /// Immutable after construction: `min_limit ≤ max_limit ≤ MAX_LIMIT`.
     min_limit: usize,
     max_limit: usize,
@@ -241,42 +344,46 @@ pub struct Aimd {
     backoff: usize,
     /// In 1/256, `≥ 256`.
     tolerance: usize,
-    /// `baseline_window - 1`.
-    window_mask: usize,
-    /// Per-class shares in 1/256; `shares[0] == 256`.
+    /// In 1/16 tick.
+    floor: usize,
+    law: Law,
+    enforce: bool,
+    /// Per-class shares in 1/256; `shares[0] == ALL`.
     shares: [usize; CLASSES],
+    /// Per-class reserves in 1/256; `reserves[0] == 0`.
+    reserves: [usize; CLASSES],
 }
 
-impl Aimd {
+impl Limiter {
     const_fn! {
         /// A limiter with the given configuration.
         ///
         /// Meant for a `static` or `const`, where an invalid configuration is
         /// a compile-time error. Called at run time with an invalid
-        /// configuration it panics; use [`Aimd::try_new`] for configurations
+        /// configuration it panics; use [`Limiter::try_new`] for configurations
         /// built at run time.
         ///
         /// ```
-        /// use sluicegate::limit::{Aimd, AimdConfig};
+        /// use sluicegate::limit::{Limiter, LimiterConfig};
         ///
-        /// static DB: Aimd = Aimd::new(AimdConfig::DEFAULT);
-        /// static RADIO: Aimd = Aimd::new(AimdConfig {
+        /// static DB: Limiter = Limiter::new(LimiterConfig::DEFAULT);
+        /// static RADIO: Limiter = Limiter::new(LimiterConfig {
         ///     min_limit: 1,
         ///     initial_limit: 4,
         ///     max_limit: 8,
-        ///     ..AimdConfig::DEFAULT
+        ///     ..LimiterConfig::DEFAULT
         /// });
-        /// assert_eq!((DB.limit(), RADIO.limit()), (20, 4));
+        /// assert_eq!((DB.limit(), RADIO.limit()), (8, 4));
         /// ```
         ///
         /// The same with `min_limit: 0` does not compile (the panic becomes a
         /// const-evaluation error):
         ///
         /// ```compile_fail,E0080
-        /// use sluicegate::limit::{Aimd, AimdConfig};
-        /// static BAD: Aimd = Aimd::new(AimdConfig { min_limit: 0, ..AimdConfig::DEFAULT });
+        /// use sluicegate::limit::{Limiter, LimiterConfig};
+        /// static BAD: Limiter = Limiter::new(LimiterConfig { min_limit: 0, ..LimiterConfig::DEFAULT });
         /// ```
-        pub fn new(config: AimdConfig) -> Self {
+        pub fn new(config: LimiterConfig) -> Self {
             match config.validate() {
                 Ok(()) => Self::build(config, 0, 0, 0),
                 Err(e) => panic!("{}", e.message()),
@@ -288,18 +395,18 @@ impl Aimd {
         /// A limiter with the given configuration, or what is wrong with it.
         ///
         /// ```
-        /// use sluicegate::limit::{Aimd, AimdConfig, ConfigError};
+        /// use sluicegate::limit::{Limiter, LimiterConfig, ConfigError};
         ///
         /// // Say the limits come from a configuration file.
         /// let (min, max) = (50, 10);
-        /// let config = AimdConfig { min_limit: min, max_limit: max, ..AimdConfig::DEFAULT };
-        /// assert_eq!(Aimd::try_new(config).unwrap_err(), ConfigError::MinAboveMax);
+        /// let config = LimiterConfig { min_limit: min, max_limit: max, ..LimiterConfig::DEFAULT };
+        /// assert_eq!(Limiter::try_new(config).unwrap_err(), ConfigError::MinAboveMax);
         ///
-        /// let config = AimdConfig { min_limit: 5, initial_limit: 5, max_limit: 50, ..config };
-        /// let gate = Aimd::try_new(config).expect("valid");
+        /// let config = LimiterConfig { min_limit: 5, initial_limit: 5, max_limit: 50, ..config };
+        /// let gate = Limiter::try_new(config).expect("valid");
         /// assert_eq!(gate.limit(), 5);
         /// ```
-        pub fn try_new(config: AimdConfig) -> Result<Self, ConfigError> {
+        pub fn try_new(config: LimiterConfig) -> Result<Self, ConfigError> {
             match config.validate() {
                 Ok(()) => Ok(Self::build(config, 0, 0, 0)),
                 Err(e) => Err(e),
@@ -312,7 +419,11 @@ impl Aimd {
     /// each start at `count`, so the admitted count starts at `3 · count`
     /// (wrapping), to exercise wrap-around.
     #[doc(hidden)]
-    pub fn with_start(config: AimdConfig, epoch: usize, count: usize) -> Result<Self, ConfigError> {
+    pub fn with_start(
+        config: LimiterConfig,
+        epoch: usize,
+        count: usize,
+    ) -> Result<Self, ConfigError> {
         match config.validate() {
             Ok(()) => {
                 let l = Self::build(config, epoch, count.wrapping_mul(3), count);
@@ -329,7 +440,7 @@ impl Aimd {
         /// A limiter whose admitted count starts at `admitted` and its success
         /// counter at `success` (the others at 0); `admitted − success` must be
         /// the sum of the other two counters once the caller has set them.
-        fn build(c: AimdConfig, epoch: usize, admitted: usize, success: usize) -> Self {
+        fn build(c: LimiterConfig, epoch: usize, admitted: usize, success: usize) -> Self {
             Self {
                 hot: Padded::new(Hot {
                     state: AtomicUsize::new(pack(admitted, c.initial_limit as usize, epoch)),
@@ -341,17 +452,31 @@ impl Aimd {
                 }),
                 track: Padded::new(Track {
                     window_start: AtomicUsize::new(success),
-                    baseline: AtomicUsize::new(UNKNOWN),
-                    probe: AtomicUsize::new(UNKNOWN),
+                    window: AtomicUsize::new(0),
+                    baseline: AtomicUsize::new(0),
+                    mean: AtomicUsize::new(0),
+                    last_free: AtomicUsize::new(success),
+                    step: AtomicUsize::new(1),
+                    resume: AtomicUsize::new(0),
                     decreases: SharedCounter::new(),
+                    increases: SharedCounter::new(),
+                    probes: SharedCounter::new(),
                     shed: [SharedCounter::new(), SharedCounter::new(), SharedCounter::new()],
                 }),
+                holding: Padded::new([AtomicUsize::new(0), AtomicUsize::new(0)]),
                 min_limit: c.min_limit as usize,
                 max_limit: c.max_limit as usize,
                 backoff: c.backoff as usize,
                 tolerance: c.tolerance as usize,
-                window_mask: (c.baseline_window - 1) as usize,
-                shares: [ONE as usize, c.normal_share as usize, c.background_share as usize],
+                floor: if c.latency_floor > MAX_TICKS {
+                    (MAX_TICKS as usize) << FRAC
+                } else {
+                    (c.latency_floor as usize) << FRAC
+                },
+                law: c.law,
+                enforce: c.enforce,
+                shares: [ALL, c.normal_share as usize, c.background_share as usize],
+                reserves: [0, c.normal_reserve as usize, c.background_reserve as usize],
             }
         }
     }
@@ -360,9 +485,9 @@ impl Aimd {
     /// sheds it (returns `None` and counts it).
     ///
     /// ```
-    /// use sluicegate::limit::{Aimd, AimdConfig};
+    /// use sluicegate::limit::{Limiter, LimiterConfig};
     ///
-    /// let gate = Aimd::new(AimdConfig { min_limit: 2, initial_limit: 2, ..AimdConfig::DEFAULT });
+    /// let gate = Limiter::new(LimiterConfig { min_limit: 2, initial_limit: 2, ..LimiterConfig::DEFAULT });
     /// let a = gate.try_acquire().unwrap();
     /// let b = gate.try_acquire().unwrap();
     /// assert!(gate.try_acquire().is_none()); // 2 in flight: at the limit, shed
@@ -377,23 +502,27 @@ impl Aimd {
     }
 
     /// Admits a request of class `priority` if in flight is below the class's
-    /// share of the limit; else sheds it (returns `None` and counts it).
+    /// share of the limit, or the class holds less than its reserve (see
+    /// [Priority classes](self#priority-classes)); else sheds it (returns
+    /// `None` and counts it).
     ///
     /// Lock-free; when uncontended, four loads (the word, then the three
-    /// release counters, all from the word's cache line) and one CAS.
+    /// release counters, all from the word's cache line) and one CAS, plus a
+    /// load and a `fetch_add` of its count for a class with a reserve.
     ///
     /// With a limit of 4 and the default shares, `Background` is admitted
-    /// while fewer than 2 are in flight, `Normal` while fewer than 3, and
-    /// `Critical` while fewer than 4:
+    /// while fewer than 2 are in flight (or while it holds no permit: its
+    /// reserve), `Normal` while fewer than 3, and `Critical` while fewer than
+    /// 4:
     ///
     /// ```
-    /// use sluicegate::limit::{Aimd, AimdConfig, Priority};
+    /// use sluicegate::limit::{Limiter, LimiterConfig, Priority};
     ///
-    /// let gate = Aimd::new(AimdConfig { min_limit: 4, initial_limit: 4, ..AimdConfig::DEFAULT });
+    /// let gate = Limiter::new(LimiterConfig { min_limit: 4, initial_limit: 4, ..LimiterConfig::DEFAULT });
     /// let _c1 = gate.try_acquire_with(Priority::Critical).unwrap();
     /// let _c2 = gate.try_acquire_with(Priority::Critical).unwrap();
-    /// assert!(gate.try_acquire_with(Priority::Background).is_none()); // 2 in flight
-    /// let _n = gate.try_acquire_with(Priority::Normal).unwrap();
+    /// let _b = gate.try_acquire_with(Priority::Background).unwrap(); // its reserve
+    /// assert!(gate.try_acquire_with(Priority::Background).is_none()); // 3 in flight
     /// assert!(gate.try_acquire_with(Priority::Normal).is_none()); // 3 in flight
     /// let _c3 = gate.try_acquire_with(Priority::Critical).unwrap();
     /// assert!(gate.try_acquire_with(Priority::Critical).is_none()); // 4: the limit
@@ -401,7 +530,9 @@ impl Aimd {
     /// ```
     #[inline]
     pub fn try_acquire_with(&self, priority: Priority) -> Option<Permit<'_>> {
-        let share = self.shares[priority as usize];
+        let class = priority as usize;
+        let share = self.shares[class];
+        let reserve = self.reserves[class];
         loop {
             // Acquire: synchronises with the last admission (its AcqRel CAS
             // heads a release sequence every later RMW of the word
@@ -417,14 +548,27 @@ impl Aimd {
                 // the word has moved on. Read them all again.
                 continue;
             }
-            if in_flight >= threshold(limit_of(cur), share) {
+            let limit = limit_of(cur);
+            let mut admit = in_flight < threshold(limit, share);
+            if !admit && reserve != 0 && in_flight < limit {
+                // Relaxed: a fairness heuristic; the CAS below still checks
+                // the limit.
+                let held = self.holding[class - 1].load(Ordering::Relaxed);
+                admit = held < reserved(limit, reserve);
+            }
+            let mut shadow_shed = false;
+            if !admit && !self.enforce && in_flight < self.max_limit {
+                shadow_shed = true;
+                admit = true;
+            }
+            if !admit {
                 // Shed only if the word did not move while the counters were
                 // read, so the count judged was the one in force at some
                 // instant in between (see "Why three release counters").
                 if self.hot.state.load(Ordering::Relaxed) != cur {
                     continue;
                 }
-                self.track.shed[priority as usize].add(1);
+                self.track.shed[class].add(1);
                 return None;
             }
             pause_point(pause::LIMIT_ADMIT);
@@ -437,8 +581,14 @@ impl Aimd {
                 .compare_exchange_weak(cur, bump_admitted(cur), Ordering::AcqRel, Ordering::Relaxed)
                 .is_ok()
             {
+                if reserve != 0 {
+                    self.holding[class - 1].fetch_add(1, Ordering::Relaxed);
+                }
+                if shadow_shed {
+                    self.track.shed[class].add(1);
+                }
                 return Some(Permit {
-                    aimd: self,
+                    limiter: self,
                     admitted: (cur & !COUNT_MASK) | (in_flight + 1),
                     priority,
                 });
@@ -449,9 +599,9 @@ impl Aimd {
     /// The current limit.
     ///
     /// ```
-    /// use sluicegate::limit::{Aimd, AimdConfig};
+    /// use sluicegate::limit::{Limiter, LimiterConfig};
     ///
-    /// let gate = Aimd::new(AimdConfig { min_limit: 1, initial_limit: 10, ..AimdConfig::DEFAULT });
+    /// let gate = Limiter::new(LimiterConfig { min_limit: 1, initial_limit: 10, ..LimiterConfig::GRADIENT });
     /// assert_eq!(gate.limit(), 10);
     /// gate.try_acquire().unwrap().dropped(); // overload: cut by 230/256
     /// assert_eq!(gate.limit(), 8); // floor(10 * 230 / 256)
@@ -465,9 +615,9 @@ impl Aimd {
     /// permits released during the call).
     ///
     /// ```
-    /// use sluicegate::limit::{Aimd, AimdConfig};
+    /// use sluicegate::limit::{Limiter, LimiterConfig};
     ///
-    /// static GATE: Aimd = Aimd::new(AimdConfig::DEFAULT);
+    /// static GATE: Limiter = Limiter::new(LimiterConfig::DEFAULT);
     /// let held: Vec<_> = (0..3).map(|_| GATE.try_acquire().unwrap()).collect();
     /// assert_eq!(GATE.in_flight(), 3);
     /// drop(held);
@@ -494,41 +644,76 @@ impl Aimd {
         }
     }
 
-    /// The latency baseline in ticks, once a success was seen: the smallest
-    /// latency of the recent successes.
+    /// The queue-free median latency in ticks (rounded), once a queue-free
+    /// success was seen: the baseline that successes are judged against.
     ///
     /// ```
-    /// use sluicegate::limit::{Aimd, AimdConfig};
+    /// use sluicegate::limit::{Limiter, LimiterConfig};
     ///
-    /// let gate = Aimd::new(AimdConfig::DEFAULT);
+    /// let gate = Limiter::new(LimiterConfig::DEFAULT); // min_limit 2
     /// assert_eq!(gate.baseline(), None);
-    /// gate.try_acquire().unwrap().success(120);
-    /// gate.try_acquire().unwrap().success(90);
-    /// gate.try_acquire().unwrap().success(300);
-    /// assert_eq!(gate.baseline(), Some(90));
+    /// gate.try_acquire().unwrap().success(120); // alone: queue-free
+    /// assert_eq!(gate.baseline(), Some(120));
+    /// let held: Vec<_> = (0..3).map(|_| gate.try_acquire().unwrap()).collect();
+    /// gate.try_acquire().unwrap().success(900); // 4 in flight: queued, not learnt
+    /// assert_eq!(gate.baseline(), Some(120));
+    /// drop(held);
     /// ```
     pub fn baseline(&self) -> Option<u32> {
-        match self.track.baseline.load(Ordering::Relaxed) {
-            UNKNOWN => None,
-            b => Some(b as u32),
-        }
+        ticks_of(self.track.baseline.load(Ordering::Relaxed))
     }
 
-    /// A snapshot of the state and counters (see [`AimdStats`]).
+    /// How long, in ticks, a request of class `priority` refused now should
+    /// wait before it retries: the time for the permits above the class's
+    /// threshold to drain, `mean × (in_flight − threshold + 1) / limit`
+    /// (Little's law: `limit` permits of the queue-free mean latency free one
+    /// every `mean / limit` ticks). `Some(0)` when the class would be
+    /// admitted; `None` before the first queue-free success.
     ///
     /// ```
-    /// use sluicegate::limit::{Aimd, AimdConfig, AimdStats};
+    /// use sluicegate::limit::{Limiter, LimiterConfig, Priority};
     ///
-    /// let gate = Aimd::new(AimdConfig { min_limit: 1, initial_limit: 2, ..AimdConfig::DEFAULT });
+    /// let gate = Limiter::new(LimiterConfig { initial_limit: 4, ..LimiterConfig::DEFAULT });
+    /// assert_eq!(gate.retry_after(Priority::Critical), None);
+    /// gate.try_acquire().unwrap().success(100);
+    /// let held: Vec<_> = (0..4).map(|_| gate.try_acquire().unwrap()).collect();
+    /// // 4 in flight at a limit of 4: one permit frees every 100 / 4 ticks.
+    /// assert_eq!(gate.retry_after(Priority::Critical), Some(25));
+    /// drop(held);
+    /// assert_eq!(gate.retry_after(Priority::Critical), Some(0));
+    /// ```
+    pub fn retry_after(&self, priority: Priority) -> Option<u32> {
+        let mean = self.track.mean.load(Ordering::Relaxed);
+        if mean == 0 {
+            return None;
+        }
+        let (word, _, in_flight) = self.snapshot();
+        let limit = limit_of(word);
+        let t = threshold(limit, self.shares[priority as usize]);
+        if in_flight < t {
+            return Some(0);
+        }
+        let excess = (in_flight - t + 1) as u64;
+        let ticks = (mean as u64 * excess).div_ceil(limit.max(1) as u64) >> FRAC;
+        Some(ticks.min(u32::MAX as u64) as u32)
+    }
+
+    /// A snapshot of the state and counters (see [`LimiterStats`]).
+    ///
+    /// ```
+    /// use sluicegate::limit::{Limiter, LimiterConfig, LimiterStats};
+    ///
+    /// // The gradient law: a drop cuts at once.
+    /// let gate = Limiter::new(LimiterConfig { min_limit: 1, initial_limit: 2, ..LimiterConfig::GRADIENT });
     /// let a = gate.try_acquire().unwrap();
     /// let b = gate.try_acquire().unwrap();
     /// assert!(gate.try_acquire().is_none()); // shed
-    /// a.success(50);
+    /// a.success(50); // admitted with 1 in flight: queue-free
     /// b.dropped(); // cuts the limit from 2 to 1
     /// let _held = gate.try_acquire().unwrap();
     /// assert_eq!(
     ///     gate.stats(),
-    ///     AimdStats {
+    ///     LimiterStats {
     ///         limit: 1,
     ///         in_flight: 1,
     ///         admitted: 3,
@@ -537,14 +722,17 @@ impl Aimd {
     ///         ignored: 0,
     ///         shed: [1, 0, 0],
     ///         decreases: 1,
+    ///         increases: 0,
+    ///         probes: 0,
     ///         baseline: Some(50),
+    ///         mean: Some(50),
     ///     }
     /// );
     /// ```
-    pub fn stats(&self) -> AimdStats {
+    pub fn stats(&self) -> LimiterStats {
         let t = &*self.track;
         let (word, [succeeded, dropped, ignored], in_flight) = self.snapshot();
-        AimdStats {
+        LimiterStats {
             limit: limit_of(word) as u32,
             in_flight: in_flight as u32,
             // Read together with the word: every admitted permit is in
@@ -555,41 +743,49 @@ impl Aimd {
             ignored,
             shed: [t.shed[0].get(), t.shed[1].get(), t.shed[2].get()],
             decreases: t.decreases.get(),
+            increases: t.increases.get(),
+            probes: t.probes.get(),
             baseline: self.baseline(),
+            mean: ticks_of(t.mean.load(Ordering::Relaxed)),
+        }
+    }
+
+    /// The class count of a permit of a class with a reserve goes down.
+    #[inline(always)]
+    fn leave_class(&self, priority: Priority) {
+        let class = priority as usize;
+        if self.reserves[class] != 0 {
+            // Relaxed: as in `try_acquire_with`.
+            self.holding[class - 1].fetch_sub(1, Ordering::Relaxed);
         }
     }
 
     /// Gives one permit back as ignored: its only read-modify-write.
     #[inline]
-    fn on_ignore(&self) {
+    fn on_ignore(&self, priority: Priority) {
+        self.leave_class(priority);
         // Release: pairs with the Acquire loads of the counters in
         // admissions (semaphore semantics).
         self.hot.released.ignored.add_release(1);
     }
 
-    fn on_dropped(&self, admitted: usize) {
+    fn on_dropped(&self, admitted: usize, priority: Priority) {
+        self.leave_class(priority);
         // Release: as in `on_ignore`.
         self.hot.released.dropped.add_release(1);
-        self.cut(epoch_of(admitted));
+        match self.law {
+            Law::Aimd => self.aimd_overload(admitted),
+            Law::Gradient => {
+                self.cut(epoch_of(admitted), None);
+            }
+        }
     }
 
     #[inline]
     fn on_success(&self, admitted: usize, priority: Priority, ticks: u32) {
-        // 0 ticks counts as 1, and u32::MAX as u32::MAX - 1 (which keeps
-        // `UNKNOWN` free); the value stays < u32::MAX.
-        let latency = ticks.clamp(1, u32::MAX - 1) as usize;
-        let t = &*self.track;
-        // Relaxed throughout: heuristics (see the module docs).
-        let mut baseline = t.baseline.load(Ordering::Relaxed);
-        if latency < baseline {
-            baseline = t
-                .baseline
-                .fetch_min(latency, Ordering::Relaxed)
-                .min(latency);
-        }
-        if latency < t.probe.load(Ordering::Relaxed) {
-            t.probe.fetch_min(latency, Ordering::Relaxed);
-        }
+        self.leave_class(priority);
+        // In 1/16 tick; 0 ticks counts as 1 and the value fits 32 bits.
+        let x = (ticks.clamp(1, MAX_TICKS) as usize) << FRAC;
         // The permit's release, and its sequence number among successes (1
         // for the first, wrapping). Release: as in `on_ignore`.
         let n = self
@@ -598,108 +794,106 @@ impl Aimd {
             .success
             .fetch_add(1, Ordering::Release)
             .wrapping_add(1);
-        if n & self.window_mask == 0 {
-            // Exactly one success sees each multiple of the window; it
-            // re-probes the baseline as the minimum of the window that ended.
-            let min = t.probe.swap(UNKNOWN, Ordering::Relaxed);
-            if min != UNKNOWN {
-                t.baseline.store(min, Ordering::Relaxed);
-            }
+        if in_flight_of(admitted) <= self.min_limit {
+            self.learn(x, n);
         }
-        // u64: u32 ticks × 16-bit fractions cannot overflow.
-        let slow = (latency as u64) * (ONE as u64) > (baseline as u64) * (self.tolerance as u64);
-        if slow {
-            self.cut(epoch_of(admitted));
-        } else {
-            self.grow(admitted, priority, n);
+        match self.law {
+            Law::Aimd => self.aimd_success(admitted, priority, x, n),
+            Law::Gradient => self.gradient_success(admitted, priority, x),
         }
     }
 
-    /// Additive increase: +1 once `limit` permits succeeded since the window
-    /// started, if the success closing the window is a good one from the
-    /// current epoch that saw at least half of its class's threshold in use.
-    #[inline(always)]
-    fn grow(&self, admitted: usize, priority: Priority, n: usize) {
-        let share = self.shares[priority as usize];
-        // Fast exit without touching shared state: within an epoch the
-        // limit only grows (a cut starts a new epoch), so a permit below half
-        // of its class's threshold at admission is below half of the
-        // threshold now, and the full check below would return too. (After
-        // exactly 2^8 cuts on 32-bit targets the epoch repeats and this may
-        // skip a growth the full check would allow: harmless, growth is a
-        // heuristic.)
-        if in_flight_of(admitted) * 2 < threshold(limit_of(admitted), share) {
-            return;
-        }
-        self.grow_checked(admitted, share, n);
-    }
-
-    #[inline(never)]
-    fn grow_checked(&self, admitted: usize, share: usize, n: usize) {
-        let epoch = epoch_of(admitted);
-        // Relaxed: only limit and epoch are used; the CAS below validates.
-        let now = self.hot.state.load(Ordering::Relaxed);
-        let limit = limit_of(now);
-        // Not application-limited: the permit saw at least half of its
-        // class's threshold in use.
-        let bound = threshold(limit, share);
-        if epoch_of(now) != epoch || limit >= self.max_limit || in_flight_of(admitted) * 2 < bound {
-            return;
-        }
+    /// Teaches the baseline one queue-free sample `x` (1/16 tick), the `n`th
+    /// success. Relaxed loads and stores: a racing update is a lost step.
+    #[inline]
+    fn learn(&self, x: usize, n: usize) {
         let t = &*self.track;
-        let start = t.window_start.load(Ordering::Relaxed);
-        // Signed: `start` may lie ahead of `n` right after a cut.
-        if (n.wrapping_sub(start) as isize) < limit as isize {
-            return;
-        }
-        // One winner per window.
-        if t.window_start
-            .compare_exchange(start, n, Ordering::Relaxed, Ordering::Relaxed)
-            .is_err()
-        {
-            return;
-        }
-        let mut cur = now;
-        loop {
-            if epoch_of(cur) != epoch || limit_of(cur) >= self.max_limit {
-                return;
-            }
-            pause_point(pause::LIMIT_GROW);
-            // Relaxed: the word's own modification order is all that matters
-            // (an RMW continues the admissions' release sequence).
-            match self.hot.state.compare_exchange_weak(
-                cur,
-                cur + (1 << LIMIT_SHIFT),
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => return,
-                Err(w) => cur = w,
-            }
+        let m = t.baseline.load(Ordering::Relaxed);
+        let mean = t.mean.load(Ordering::Relaxed);
+        let (m, mean) = if m == 0 {
+            (x, x)
+        } else {
+            // Robbins–Monro step toward the median: ±1/32 of the estimate.
+            let step = (m >> 5).max(1);
+            let m = if x > m {
+                m + step
+            } else if x < m {
+                m - step
+            } else {
+                m
+            };
+            // Both terms < 2^32 · 16: u64. The result lies between the two,
+            // so it stays in range.
+            let mean = ((mean as u64 * 15 + x as u64) >> 4) as usize;
+            (m.min(u32::MAX as usize), mean.max(TICK))
+        };
+        t.baseline.store(m, Ordering::Relaxed);
+        t.mean.store(mean, Ordering::Relaxed);
+        t.last_free.store(n, Ordering::Relaxed);
+    }
+
+    /// The latency above which a sample is slow, for a baseline `base` and
+    /// a mean `mean` (both 1/16 tick, non-zero): the largest of `base +
+    /// (tolerance − 1) × mean` (the queueing accepted scales with the mean
+    /// service time), `base + 1 tick` and the floor.
+    #[inline]
+    fn target(&self, base: usize, mean: usize) -> u64 {
+        let queueing = (mean as u64 * (self.tolerance - ONE as usize) as u64) >> 8;
+        (base as u64 + queueing.max(TICK as u64)).max(self.floor as u64)
+    }
+
+    /// Whether the permit was admitted with less than half of its class's
+    /// threshold (of the limit then) in use: an application-limited caller,
+    /// whose success says nothing about room for more.
+    #[inline(always)]
+    fn app_limited(&self, admitted: usize, priority: Priority, limit: usize) -> bool {
+        in_flight_of(admitted) * 2 < threshold(limit, self.shares[priority as usize])
+    }
+
+    /// Whether no queue-free success came in the last `PROBE_AFTER`
+    /// successes (up to the `n`th).
+    #[inline]
+    fn stale(&self, n: usize) -> bool {
+        let last = self.track.last_free.load(Ordering::Relaxed);
+        n.wrapping_sub(last) > PROBE_AFTER
+    }
+
+    /// Probes: cuts the limit to `min_limit` in a new epoch so that
+    /// queue-free samples arrive again.
+    fn probe(&self, epoch: usize, n: usize, limit: usize) {
+        // The next probe no sooner than `PROBE_AFTER` successes from now.
+        self.track.last_free.store(n, Ordering::Relaxed);
+        if self.cut(epoch, Some(self.min_limit)) {
+            self.track.probes.add(1);
+            // After `PROBE_SAMPLES` successes of the probe's epoch, back to
+            // the old limit.
+            self.track.resume.store(limit, Ordering::Relaxed);
         }
     }
 
-    /// Multiplicative decrease, at most once per epoch: only a permit
-    /// admitted in the current epoch can cut, and the cut starts a new one.
-    fn cut(&self, epoch: usize) {
+    /// Sets the limit to `to` in a new epoch, or (`None`) cuts it by
+    /// `backoff`, at most once per epoch: only a permit admitted in the
+    /// current epoch can cut, and the cut starts a new one. Returns whether
+    /// this call cut.
+    fn cut(&self, epoch: usize, to: Option<usize>) -> bool {
         let mut cur = self.hot.state.load(Ordering::Relaxed);
         loop {
             if epoch_of(cur) != epoch {
-                return; // admitted before the last cut
+                return false; // admitted before the last change
             }
             let limit = limit_of(cur);
-            let scaled = (limit * self.backoff) >> 8;
-            let lower = if scaled < self.min_limit {
-                self.min_limit
-            } else {
-                scaled
-            };
+            let lower = match to {
+                Some(l) => l,
+                None => (limit * self.backoff) >> 8,
+            }
+            .max(self.min_limit);
             if lower >= limit {
-                return; // already at the floor
+                return false; // already at the floor
             }
             let next = pack(admitted_of(cur), lower, epoch + 1);
             pause_point(pause::LIMIT_CUT);
-            // Relaxed: as in `grow`.
+            // Relaxed: the word's own modification order is all that matters
+            // (an RMW continues the admissions' release sequence).
             match self.hot.state.compare_exchange_weak(
                 cur,
                 next,
@@ -712,22 +906,75 @@ impl Aimd {
         }
         let t = &*self.track;
         t.decreases.add(1);
-        // The next growth window starts `in_flight` successes from now: the
-        // permits still in flight are all from the old epoch, and their
-        // successes must not count toward growth under the new limit. (If
-        // some of them end otherwise, as many successes of the new epoch are
-        // skipped instead: growth is delayed by at most `in_flight`
-        // successes, fewer than the old limit.)
+        t.step.store(1, Ordering::Relaxed);
+        t.resume.store(0, Ordering::Relaxed);
+        t.window.store(0, Ordering::Relaxed);
+        // The next window starts `in_flight` successes from now: the permits
+        // still in flight are all from the old epoch, and their successes
+        // must not count under the new limit. (If some of them end
+        // otherwise, as many successes of the new epoch are skipped instead:
+        // a window is delayed by at most `in_flight` successes.)
         let (_, [succeeded, _, _], in_flight) = self.snapshot();
-        let start = succeeded.wrapping_add(in_flight);
-        t.window_start.store(start, Ordering::Relaxed);
+        t.window_start
+            .store(succeeded.wrapping_add(in_flight), Ordering::Relaxed);
+        true
+    }
+
+    /// Ends a probe of epoch `epoch`: back to the limit `to` it started from.
+    fn resume(&self, epoch: usize, to: usize) {
+        if self.raise(epoch, to, true) {
+            self.track.resume.store(0, Ordering::Relaxed);
+            let (_, [succeeded, _, _], in_flight) = self.snapshot();
+            let t = &*self.track;
+            t.window.store(0, Ordering::Relaxed);
+            t.window_start
+                .store(succeeded.wrapping_add(in_flight), Ordering::Relaxed);
+        }
+    }
+
+    /// Sets the limit from `limit` to `to` (`to` > `limit`, ≤ `max_limit`) if
+    /// the epoch is still `epoch`; a new epoch starts when `new_epoch`.
+    /// Returns whether it did.
+    fn raise(&self, epoch: usize, to: usize, new_epoch: bool) -> bool {
+        let mut cur = self.hot.state.load(Ordering::Relaxed);
+        loop {
+            let limit = limit_of(cur);
+            if epoch_of(cur) != epoch || limit >= to {
+                return false;
+            }
+            let e = if new_epoch { epoch + 1 } else { epoch };
+            pause_point(pause::LIMIT_GROW);
+            // Relaxed: as in `cut`.
+            match self.hot.state.compare_exchange_weak(
+                cur,
+                pack(admitted_of(cur), to, e),
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => {
+                    self.track.increases.add(1);
+                    return true;
+                }
+                Err(w) => cur = w,
+            }
+        }
     }
 }
 
-impl fmt::Debug for Aimd {
+/// A latency in 1/16 tick (0: none) as rounded ticks.
+#[inline]
+fn ticks_of(v: usize) -> Option<u32> {
+    match v {
+        0 => None,
+        v => Some(((v + TICK / 2) >> FRAC) as u32),
+    }
+}
+
+impl fmt::Debug for Limiter {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (word, _, in_flight) = self.snapshot();
-        f.debug_struct("Aimd")
+        f.debug_struct("Limiter")
+            .field("law", &self.law)
             .field("limit", &limit_of(word))
             .field("in_flight", &in_flight)
             .field("epoch", &epoch_of(word))

@@ -8,7 +8,7 @@ use std::cell::Cell;
 use std::rc::Rc;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-use sluicegate::limit::{Aimd, AimdConfig, AimdStats, ConfigError, Permit, Priority};
+use sluicegate::limit::{ConfigError, Limiter, LimiterConfig, LimiterStats, Permit, Priority};
 use sluicegate::spsc::{
     Consumer, Overwrite, Peek, Producer, ReadChunk, Reject, Ring, WriteChunkUninit,
 };
@@ -83,13 +83,13 @@ fn mpmc_ring_needs_only_send_items() {
 
 #[test]
 fn limiter_and_error_types() {
-    is_send::<Aimd>();
-    is_sync::<Aimd>();
+    is_send::<Limiter>();
+    is_sync::<Limiter>();
     is_send::<Permit<'static>>();
     is_sync::<Permit<'static>>();
-    is_send::<AimdConfig>();
-    is_sync::<AimdConfig>();
-    is_sync::<AimdStats>();
+    is_send::<LimiterConfig>();
+    is_sync::<LimiterConfig>();
+    is_sync::<LimiterStats>();
     is_sync::<ConfigError>();
     is_sync::<Priority>();
     is_sync::<Insufficient>();

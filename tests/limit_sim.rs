@@ -13,7 +13,7 @@ mod common;
 use common::Rng;
 
 use core::cmp::Reverse;
-use sluicegate::limit::{Aimd, AimdConfig, Permit, Priority};
+use sluicegate::limit::{Limiter, LimiterConfig, Permit, Priority};
 use std::collections::{BinaryHeap, VecDeque};
 
 /// Mean service time in ticks.
@@ -85,7 +85,7 @@ fn pick_class(rng: &mut Rng, critical_permille: u64) -> usize {
 
 const PRIORITIES: [Priority; 3] = [Priority::Critical, Priority::Normal, Priority::Background];
 
-fn run(limiter: &Aimd, phases: &[Phase], critical_permille: u64, seed: u64) -> Vec<Observed> {
+fn run(limiter: &Limiter, phases: &[Phase], critical_permille: u64, seed: u64) -> Vec<Observed> {
     let mut rng = Rng(seed);
     let mut requests: Vec<Request<'_>> = Vec::new();
     // (finish tick, request id) of requests in service.
@@ -177,12 +177,12 @@ fn run(limiter: &Aimd, phases: &[Phase], critical_permille: u64, seed: u64) -> V
     out
 }
 
-fn config(initial: u32) -> AimdConfig {
-    AimdConfig {
+fn config(initial: u32) -> LimiterConfig {
+    LimiterConfig {
         min_limit: 4,
         initial_limit: initial,
         max_limit: 200,
-        ..AimdConfig::DEFAULT
+        ..LimiterConfig::DEFAULT
     }
 }
 
@@ -199,11 +199,13 @@ fn overload_phase(ticks: u64) -> Phase {
 }
 
 /// The band the limit must settle in: the server's true concurrency is CAP;
-/// AIMD saws between it and the point where the queue adds 25 % latency
-/// (≈ 1.25 × CAP), so we accept 0.75 × CAP ..= 1.75 × CAP.
+/// AIMD saws around the point where the median latency is the baseline
+/// plus half of it (the default tolerance): about 1.5 × CAP in flight, and
+/// up to 2 × CAP of limit when Normal work, admitted up to 75 % of the
+/// limit, is most of the load. So we accept 0.75 × CAP ..= 2.25 × CAP.
 fn assert_near(limit: u64, cap: u64, what: &str) {
     assert!(
-        limit * 4 >= cap * 3 && limit * 4 <= cap * 7,
+        limit * 4 >= cap * 3 && limit * 4 <= cap * 9,
         "{what}: mean limit {limit}, server concurrency {cap}"
     );
 }
@@ -216,7 +218,7 @@ const SEEDS: core::ops::RangeInclusive<u64> = 1..=4;
 /// `initial`: the second half must sit near CAP with good-put ≥ 85 %.
 fn converges_from(initial: u32) {
     for seed in SEEDS {
-        let limiter = Aimd::new(config(initial));
+        let limiter = Limiter::new(config(initial));
         let half = 60 * SERVICE;
         let obs = run(
             &limiter,
@@ -256,7 +258,7 @@ fn limit_sim_load_steps_capacity_change_and_priorities() {
 }
 
 fn load_steps(seed: u64) {
-    let limiter = Aimd::new(config(20));
+    let limiter = Limiter::new(config(20));
     let len = 80 * SERVICE;
     let phases = [
         // Warm-up at half load: starting at 20 with ≈ 16 in flight, the

@@ -9,7 +9,7 @@ mod common;
 use common::Rng;
 
 use core::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
-use sluicegate::limit::{Aimd, AimdConfig, Priority};
+use sluicegate::limit::{Limiter, LimiterConfig, Priority};
 use std::sync::Barrier;
 use std::thread;
 
@@ -42,7 +42,7 @@ struct Tally {
 }
 
 /// Runs the storm; `hold_limit` is the bound `holders` must respect.
-fn storm(limiter: &Aimd, hold_limit: u32, adaptive: bool) -> Tally {
+fn storm(limiter: &Limiter, hold_limit: u32, adaptive: bool) -> Tally {
     let tally = Tally {
         min_limit_seen: AtomicU32::new(u32::MAX),
         ..Tally::default()
@@ -127,7 +127,7 @@ fn storm(limiter: &Aimd, hold_limit: u32, adaptive: bool) -> Tally {
 /// is a few nanoseconds wide and this observer did not catch it in five runs
 /// against that code, so treat this as a property check, not a regression
 /// test for it.)
-fn observe(limiter: &Aimd, hold_limit: u32, tally: &Tally, stop: &AtomicBool) {
+fn observe(limiter: &Limiter, hold_limit: u32, tally: &Tally, stop: &AtomicBool) {
     let mut prev = limiter.stats();
     let mut n = 0;
     // At least one checked snapshot, even if the storm is over already.
@@ -157,7 +157,7 @@ fn observe(limiter: &Aimd, hold_limit: u32, tally: &Tally, stop: &AtomicBool) {
     tally.snapshots.store(n, Ordering::Relaxed);
 }
 
-fn check_accounting(limiter: &Aimd, tally: &Tally) {
+fn check_accounting(limiter: &Limiter, tally: &Tally) {
     assert_eq!(limiter.in_flight(), 0, "in flight must return to 0");
     let s = limiter.stats();
     let admitted = tally.admitted.load(Ordering::Relaxed);
@@ -175,11 +175,11 @@ fn check_accounting(limiter: &Aimd, tally: &Tally) {
 #[test]
 fn limit_storm_fixed_limit_never_exceeded() {
     const LIMIT: u32 = 5;
-    let limiter = Aimd::new(AimdConfig {
+    let limiter = Limiter::new(LimiterConfig {
         min_limit: LIMIT,
         initial_limit: LIMIT,
         max_limit: LIMIT,
-        ..AimdConfig::DEFAULT
+        ..LimiterConfig::DEFAULT
     });
     let tally = storm(&limiter, LIMIT, false);
     check_accounting(&limiter, &tally);
@@ -197,14 +197,13 @@ fn limit_storm_fixed_limit_never_exceeded() {
 
 #[test]
 fn limit_storm_adaptive_limit_accounts_every_permit() {
-    let config = AimdConfig {
+    let config = LimiterConfig {
         min_limit: 2,
         initial_limit: 6,
         max_limit: 12,
-        baseline_window: 64,
-        ..AimdConfig::DEFAULT
+        ..LimiterConfig::DEFAULT
     };
-    let limiter = Aimd::new(config);
+    let limiter = Limiter::new(config);
     // While the limit moves, holders are bounded by the highest limit.
     let tally = storm(&limiter, config.max_limit, true);
     check_accounting(&limiter, &tally);

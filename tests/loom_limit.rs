@@ -5,23 +5,23 @@
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;
-use sluicegate::limit::{Aimd, AimdConfig};
+use sluicegate::limit::{Limiter, LimiterConfig};
 
-fn config(min: u32, initial: u32, max: u32) -> AimdConfig {
-    AimdConfig {
+fn config(min: u32, initial: u32, max: u32) -> LimiterConfig {
+    LimiterConfig {
         min_limit: min,
         initial_limit: initial,
         max_limit: max,
         // Halve on overload, so small models show a cut.
         backoff: 128,
-        ..AimdConfig::DEFAULT
+        ..LimiterConfig::DEFAULT
     }
 }
 
 /// A limiter for one model iteration, shared as `&'static` so permits can move
 /// between threads (a few hundred bytes leaked per iteration).
-fn leak(config: AimdConfig) -> &'static Aimd {
-    Box::leak(Box::new(Aimd::try_new(config).unwrap()))
+fn leak(config: LimiterConfig) -> &'static Limiter {
+    Box::leak(Box::new(Limiter::try_new(config).unwrap()))
 }
 
 /// Three contexts race to acquire under a limit of 2: never three holders,

@@ -4,7 +4,7 @@
 //!
 //! By default a deterministic discrete-event simulation on virtual time (see
 //! `sim.rs`): the queues and gates are the crate's real `mpmc::Ring` and
-//! `limit::Aimd`, driven single-threaded on virtual ticks, so the numbers are
+//! `limit::Limiter`, driven single-threaded on virtual ticks, so the numbers are
 //! the same on every machine. `--real` runs a smaller stand on OS threads with
 //! the primitives as they run in production (see `real.rs`).
 //!

@@ -13,7 +13,7 @@
 //! * unbounded: `Mutex<VecDeque>` + `Condvar` (the anti-pattern);
 //! * reject / drop oldest: `mpmc::Ring::try_push` / `push_overwrite`;
 //! * block: `mpmc::Ring::push_blocking` (the client thread waits for room);
-//! * AIMD: `limit::Aimd::try_acquire` at the door, the permit travels with
+//! * AIMD: `limit::Limiter::try_acquire` at the door, the permit travels with
 //!   the request and ends with `success(µs)` or `dropped()`.
 //!
 //! Workers take work with `mpmc::Ring::pop_blocking` and stop on a sentinel.
@@ -23,7 +23,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use sluicegate::limit::{Aimd, AimdConfig, Permit};
+use sluicegate::limit::{Limiter, LimiterConfig, Permit};
 use sluicegate::mpmc::Ring;
 
 use crate::sim::Rng;
@@ -36,15 +36,10 @@ const RING: usize = 16;
 /// The limiter's own FIFO: larger than its `max_limit`, so never full.
 const GATE_QUEUE: usize = 128;
 
-/// AIMD for this stand: like the simulation's, with the baseline re-probed
-/// faster (runs are short) and a wider tolerance (sleep overshoots by a
-/// scheduler tick, so unqueued latency spreads more than ±10 %).
-const AIMD: AimdConfig = AimdConfig {
-    min_limit: 2,
-    initial_limit: 4,
+/// The limiter for this stand: the default preset, with a maximum that fits
+/// the gate's own FIFO.
+const AIMD: LimiterConfig = LimiterConfig {
     max_limit: 100,
-    tolerance: 448,
-    baseline_window: 128,
     ..crate::sim::AIMD
 };
 
@@ -54,7 +49,7 @@ enum Kind {
     Reject,
     Block,
     DropOldest,
-    Aimd,
+    Limiter,
 }
 
 struct Req<'a> {
@@ -80,7 +75,7 @@ struct Tally {
 enum Door<'q, 'l> {
     Unbounded(&'q (Mutex<VecDeque<Req<'l>>>, Condvar)),
     Ring(&'q Ring<Req<'l>, RING>),
-    Gate(&'l Aimd, &'q Ring<Req<'l>, GATE_QUEUE>),
+    Gate(&'l Limiter, &'q Ring<Req<'l>, GATE_QUEUE>),
 }
 
 impl<'l> Door<'_, 'l> {
@@ -111,13 +106,13 @@ impl<'l> Door<'_, 'l> {
 
 fn run(kind: Kind, load_pct: u64, seed: u64) -> Tally {
     // Declared first: outlives the queues that hold its permits.
-    let limiter = Aimd::new(AIMD);
+    let limiter = Limiter::new(AIMD);
     let unbounded = (Mutex::new(VecDeque::new()), Condvar::new());
     let ring: Ring<Req<'_>, RING> = Ring::new();
     let gate_q: Ring<Req<'_>, GATE_QUEUE> = Ring::new();
     let door = match kind {
         Kind::Unbounded => Door::Unbounded(&unbounded),
-        Kind::Aimd => Door::Gate(&limiter, &gate_q),
+        Kind::Limiter => Door::Gate(&limiter, &gate_q),
         _ => Door::Ring(&ring),
     };
     let start = Instant::now();
@@ -249,7 +244,7 @@ pub fn main() {
         (Kind::Reject, "mpmc ring, try_push"),
         (Kind::Block, "mpmc ring, push_blocking"),
         (Kind::DropOldest, "mpmc ring, push_overwrite"),
-        (Kind::Aimd, "Aimd gate"),
+        (Kind::Limiter, "Limiter gate"),
     ];
     for load in [100u64, 200] {
         println!("### Offered load {:.1}x\n", load as f64 / 100.0);

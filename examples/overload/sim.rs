@@ -23,7 +23,7 @@
 //! * **Front door** ([`Policy`]): what happens to a request between the
 //!   network and the workers. The rings are the crate's [`mpmc::Ring`] (the
 //!   server queue has many producers and many consumers); the limiters are
-//!   the crate's [`Aimd`], driven on virtual ticks: a permit is taken on
+//!   the crate's [`Limiter`], driven on virtual ticks: a permit is taken on
 //!   arrival, held while the request waits and is served, and ended with
 //!   `success(latency)` when it was answered before its deadline and
 //!   `dropped()` when it was skipped or answered too late.
@@ -40,7 +40,7 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-use sluicegate::limit::{Aimd, AimdConfig, Permit, Priority};
+use sluicegate::limit::{Limiter, LimiterConfig, Permit, Priority};
 use sluicegate::mpmc;
 
 /// Ticks per millisecond (a tick is 1 µs).
@@ -56,34 +56,11 @@ pub const RING: usize = 16;
 /// turn queue lengths into memory.
 pub const REQUEST_BYTES: usize = 1024;
 
-/// The AIMD configuration the stand uses, tuned for the simulated service.
-///
-/// * `tolerance` 1.5× the baseline: unqueued service times spread over ±10 %
-///   (up to 1.22× the fastest), so the default 1.25× would call ordinary
-///   jitter "queueing"; 1.5× allows about a quarter of a service time of
-///   waiting. Not more: at 2× the queue never empties within a re-probe
-///   window, each window's minimum latency includes some waiting, and the
-///   baseline ratchets upward (the limit climbed from ~10 to ~75 over 20 s
-///   at 2× load, latency to the client timeout).
-/// * `min_limit` 2 and `initial_limit` 8: the service has only 8 workers, so
-///   Netflix's floor of 20 would already be 2.5× its concurrency (the floor
-///   must sit below the smallest concurrency the service may drop to).
-/// * `baseline_window` 256: the baseline (fastest recent latency) is
-///   re-probed every 256 successes, so after the service slows down for good
-///   the limiter learns the new baseline sooner than with the default 1024
-///   (a window counts successes, which come slowly while it throttles).
-/// * The rest as Netflix / the crate default: ×0.9 on overload, +1 per window
-///   of good samples, max 200, normal 75 % and background 50 % of the limit.
-pub const AIMD: AimdConfig = AimdConfig {
-    min_limit: 2,
-    initial_limit: 8,
-    max_limit: 200,
-    backoff: 230,
-    tolerance: 384,
-    baseline_window: 256,
-    normal_share: 192,
-    background_share: 128,
-};
+/// The limiter configuration the stand uses: the crate's default preset,
+/// untuned (AIMD, min 2, initial 8, max 1000, a 50 % tolerance over the
+/// queue-free median). The service has 8 workers, so `min_limit` 2 is
+/// parallelism it always has, as the preset assumes.
+pub const AIMD: LimiterConfig = LimiterConfig::DEFAULT;
 
 /// What a worker checks before serving a request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,7 +89,7 @@ pub enum Policy {
     /// Policy 3: A bounded ring that evicts the oldest request (`push_overwrite`);
     /// the evicted request's client gets a 503 at once.
     DropOldest,
-    /// Policy 4: A static concurrency limit (an `Aimd` with min = max = the limit)
+    /// Policy 4: A static concurrency limit (an `Limiter` with min = max = the limit)
     /// in front of an unbounded FIFO.
     Static(u32),
     /// Policy 5: The AIMD limiter ([`AIMD`]) in front of an unbounded FIFO.
@@ -125,9 +102,9 @@ pub enum Policy {
 impl Policy {
     /// The limiter configuration for the limiter policies, from the adaptive
     /// one `aimd`.
-    pub fn limiter(self, aimd: AimdConfig) -> Option<AimdConfig> {
+    pub fn limiter(self, aimd: LimiterConfig) -> Option<LimiterConfig> {
         match self {
-            Policy::Static(l) => Some(AimdConfig {
+            Policy::Static(l) => Some(LimiterConfig {
                 min_limit: l,
                 initial_limit: l,
                 max_limit: l,
@@ -154,7 +131,7 @@ pub enum Backoff {
 pub struct Scenario {
     pub policy: Policy,
     /// The adaptive limiter's configuration ([`AIMD`] by default).
-    pub aimd: AimdConfig,
+    pub aimd: LimiterConfig,
     pub check: Check,
     pub backoff: Backoff,
     /// Workers in the pool.
@@ -463,7 +440,7 @@ struct Request {
 enum Door<'a> {
     Unbounded(VecDeque<u32>),
     Ring(&'a mpmc::Ring<u32, RING>),
-    Gate(&'a Aimd, VecDeque<u32>),
+    Gate(&'a Limiter, VecDeque<u32>),
 }
 
 struct Sim<'a> {
@@ -493,7 +470,7 @@ pub fn run(sc: &Scenario) -> Run {
     let limiter = sc
         .policy
         .limiter(sc.aimd)
-        .map(|c| Aimd::try_new(c).expect("valid"));
+        .map(|c| Limiter::try_new(c).expect("valid"));
     let door = match (sc.policy, &limiter) {
         (Policy::Unbounded, _) => Door::Unbounded(VecDeque::new()),
         (Policy::Reject | Policy::Block | Policy::DropOldest, _) => Door::Ring(&ring),

@@ -10,7 +10,7 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use sluicegate::limit::{Aimd, AimdConfig, Permit, Priority, MAX_LIMIT};
+use sluicegate::limit::{Limiter, LimiterConfig, Permit, Priority, MAX_LIMIT};
 
 #[derive(Arbitrary, Debug)]
 struct Config {
@@ -51,7 +51,7 @@ fn shrink(v: u32) -> u32 {
     }
 }
 
-fn valid(c: &AimdConfig) -> bool {
+fn valid(c: &LimiterConfig) -> bool {
     c.min_limit >= 1
         && c.min_limit <= c.max_limit
         && c.max_limit <= MAX_LIMIT
@@ -71,7 +71,7 @@ fn threshold(limit: u32, share: u16) -> usize {
 
 fuzz_target!(|input: Input| {
     let c = &input.config;
-    let config = AimdConfig {
+    let config = LimiterConfig {
         min_limit: shrink(c.min_limit),
         initial_limit: shrink(c.initial_limit),
         max_limit: shrink(c.max_limit),
@@ -82,15 +82,15 @@ fuzz_target!(|input: Input| {
         normal_share: c.normal_share % 300,
         background_share: c.background_share % 300,
     };
-    let aimd = match Aimd::with_start(config, input.epoch, input.count) {
+    let aimd = match Limiter::with_start(config, input.epoch, input.count) {
         Ok(a) => {
             assert!(valid(&config), "accepted an invalid config: {config:?}");
-            assert!(Aimd::try_new(config).is_ok());
+            assert!(Limiter::try_new(config).is_ok());
             a
         }
         Err(_) => {
             assert!(!valid(&config), "refused a valid config: {config:?}");
-            assert!(Aimd::try_new(config).is_err());
+            assert!(Limiter::try_new(config).is_err());
             return;
         }
     };

@@ -1,5 +1,6 @@
-//! The limiter's configuration: priority classes, [`AimdConfig`] with its
-//! defaults, and what [`AimdConfig::validate`] rejects ([`ConfigError`]).
+//! The limiter's configuration: priority classes, the control [`Law`],
+//! [`LimiterConfig`] with its presets, and what [`LimiterConfig::validate`]
+//! rejects ([`ConfigError`]).
 
 use core::fmt;
 
@@ -10,79 +11,135 @@ pub const ONE: u16 = 256;
 
 /// The priority class of a request.
 ///
-/// A class is admitted only while the *total* in flight is below its share of
-/// the limit, so lower classes are shed first and the top of the limit is kept
-/// for higher ones. See [`AimdConfig::normal_share`] and
-/// [`AimdConfig::background_share`].
+/// What each class can count on is in the [module docs](super#priority-classes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[repr(u8)]
 pub enum Priority {
-    /// The critical path: may use the whole limit.
+    /// The critical path: may use the whole limit, and is the only class that
+    /// may take its last permit.
     Critical = 0,
-    /// Ordinary work: admitted while in flight < `normal_share` of the limit.
+    /// Ordinary work: admitted while in flight < `normal_share` of the limit,
+    /// or while it holds fewer than its reserve.
     Normal = 1,
     /// Work that can wait or be lost: admitted while in flight <
-    /// `background_share` of the limit; shed first.
+    /// `background_share` of the limit, or while it holds fewer than its
+    /// reserve; shed first.
     Background = 2,
 }
 
 /// Number of priority classes.
 pub const CLASSES: usize = 3;
 
-/// Parameters of an [`Aimd`](super::Aimd) limiter. Fractions are integers in units of
-/// 1/256 ([`ONE`] = 256 = 1.0), so no floating point is involved.
+/// How the limit follows latency. Both laws share everything else: the
+/// admission word, [`Permit`](super::Permit), the classes, the queue-free
+/// baseline and the statistics, so switching is one field.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
-pub struct AimdConfig {
-    /// Lowest limit (≥ 1). Default 20.
+pub enum Law {
+    /// Additive increase, multiplicative decrease: the limit is cut by
+    /// `backoff` when more than half of a window's successes are slow, and
+    /// grows by an increment that doubles with each window in a row that
+    /// grows (restarting at 1 after every cut). See the
+    /// [module docs](super#aimd).
+    Aimd,
+    /// Latency gradient: once per window the limit is scaled by
+    /// `target / mean latency`, clamped to `[1/2, 2]`. See the
+    /// [module docs](super#gradient).
+    Gradient,
+}
+
+/// Parameters of a [`Limiter`](super::Limiter). Fractions are integers in
+/// units of 1/256 ([`ONE`] = 256 = 1.0), so no floating point is involved.
+///
+/// Start from [`LimiterConfig::DEFAULT`] (AIMD) or
+/// [`LimiterConfig::GRADIENT`] and set the three limits; the tuning recipe
+/// for the rest is in the [module docs](super#tuning).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct LimiterConfig {
+    /// The control law. Default [`Law::Aimd`].
+    pub law: Law,
+    /// Lowest limit (≥ 1), and the in-flight count at or below which a
+    /// request is taken as *queue-free*: its latency teaches the baseline.
+    /// Set it to at most the parallelism the dependency always has (its
+    /// worker count, or 1 for a single-slot device). Default 2.
     pub min_limit: u32,
-    /// Limit at start, in `min_limit..=max_limit`. Default 20.
+    /// Limit at start, in `min_limit..=max_limit`. Default 8.
     pub initial_limit: u32,
-    /// Highest limit (≤ [`MAX_LIMIT`]). Default 200.
+    /// Highest limit (≤ [`MAX_LIMIT`]). Default 1000.
     pub max_limit: u32,
     /// Multiplicative decrease on overload, in 1/256, in `1..=255`.
-    /// Default 230 (≈ 0.9).
+    /// Default 230 (≈ 0.9). Under [`Law::Gradient`] it applies to drops.
     pub backoff: u16,
-    /// A success slower than `baseline * tolerance / 256` is an overload
-    /// signal; at least 256. Default 320 (25 % over the baseline, Envoy's
-    /// buffer).
+    /// A success is *slow* when its latency exceeds `tolerance / 256` times
+    /// the queue-free baseline (and at least one tick more than it, and more
+    /// than `latency_floor`); at least 256. Default 384 (50 % over the
+    /// queue-free median).
     pub tolerance: u16,
-    /// The baseline is re-probed every this many successes (replaced by the
-    /// minimum of the last window). A power of two, ≥ 2. Default 1024.
-    pub baseline_window: u32,
+    /// Latencies at or below this many ticks are never slow: a latency
+    /// budget (a frame time, a deadline share) under which queueing is
+    /// acceptable. Default 0 (none).
+    pub latency_floor: u32,
     /// Share of the limit [`Priority::Normal`] may fill, in 1/256, in
     /// `background_share..=256`. Default 192 (75 %).
     pub normal_share: u16,
     /// Share of the limit [`Priority::Background`] may fill, in 1/256, in
     /// `1..=normal_share`. Default 128 (50 %).
     pub background_share: u16,
+    /// Share of the limit reserved for [`Priority::Normal`], in 1/256, at most
+    /// `normal_share`: Normal is admitted while it holds fewer than this
+    /// share (at least one permit if non-zero, never the last), even when
+    /// Critical fills the rest. Default 0.
+    pub normal_reserve: u16,
+    /// Share of the limit reserved for [`Priority::Background`], as
+    /// `normal_reserve`, at most `background_share`. Default 13 (≈ 5 %).
+    pub background_reserve: u16,
+    /// Enforce the limit (`true`), or only measure it (`false`, *shadow
+    /// mode*): requests are then admitted up to `max_limit`, the limit still
+    /// adapts, and the requests that would have been refused are counted in
+    /// [`LimiterStats::shed`](super::LimiterStats::shed). Default `true`.
+    pub enforce: bool,
 }
 
-impl AimdConfig {
-    /// Netflix's converged AIMD defaults (min 20, initial 20, max 200, ×0.9)
-    /// with a 25 % latency tolerance and 75 % / 50 % class shares.
+impl LimiterConfig {
+    /// The AIMD preset: min 2, initial 8, max 1000, ×0.9 backoff, a 50 %
+    /// tolerance over the queue-free median, no latency floor, 75 % / 50 %
+    /// class ceilings and a 5 % background reserve. Works untuned on the
+    /// scenarios of the limiter suite (`BENCHMARKS.md`).
     pub const DEFAULT: Self = Self {
-        min_limit: 20,
-        initial_limit: 20,
-        max_limit: 200,
+        law: Law::Aimd,
+        min_limit: 2,
+        initial_limit: 8,
+        max_limit: 1000,
         backoff: 230,
-        tolerance: 320,
-        baseline_window: 1024,
+        tolerance: 384,
+        latency_floor: 0,
         normal_share: 192,
         background_share: 128,
+        normal_reserve: 0,
+        background_reserve: 13,
+        enforce: true,
+    };
+
+    /// [`DEFAULT`](Self::DEFAULT) with [`Law::Gradient`] and a 25 %
+    /// tolerance over the queue-free mean.
+    pub const GRADIENT: Self = Self {
+        law: Law::Gradient,
+        tolerance: 320,
+        ..Self::DEFAULT
     };
 
     /// Checks every field; `Err` names the first one that is wrong.
     /// `const`, so a configuration can be checked at compile time.
     ///
     /// ```
-    /// use sluicegate::limit::{AimdConfig, ConfigError};
+    /// use sluicegate::limit::{LimiterConfig, ConfigError};
     ///
-    /// const FAST_BACKOFF: AimdConfig = AimdConfig { backoff: 128, ..AimdConfig::DEFAULT }; // x0.5
+    /// const FAST_BACKOFF: LimiterConfig = LimiterConfig { backoff: 128, ..LimiterConfig::DEFAULT }; // x0.5
     /// const _: () = assert!(FAST_BACKOFF.validate().is_ok());
     ///
-    /// let no_backoff = AimdConfig { backoff: 256, ..AimdConfig::DEFAULT }; // x1.0: never cuts
+    /// let no_backoff = LimiterConfig { backoff: 256, ..LimiterConfig::DEFAULT }; // x1.0: never cuts
     /// assert_eq!(no_backoff.validate(), Err(ConfigError::BackoffOutOfRange));
     /// ```
     pub const fn validate(&self) -> Result<(), ConfigError> {
@@ -98,26 +155,28 @@ impl AimdConfig {
             Err(ConfigError::BackoffOutOfRange)
         } else if self.tolerance < ONE {
             Err(ConfigError::ToleranceBelowOne)
-        } else if self.baseline_window < 2 || !self.baseline_window.is_power_of_two() {
-            Err(ConfigError::BadBaselineWindow)
         } else if self.background_share == 0
             || self.background_share > self.normal_share
             || self.normal_share > ONE
         {
             Err(ConfigError::BadShares)
+        } else if self.normal_reserve > self.normal_share
+            || self.background_reserve > self.background_share
+        {
+            Err(ConfigError::BadReserves)
         } else {
             Ok(())
         }
     }
 }
 
-impl Default for AimdConfig {
+impl Default for LimiterConfig {
     fn default() -> Self {
         Self::DEFAULT
     }
 }
 
-/// What is wrong with an [`AimdConfig`].
+/// What is wrong with a [`LimiterConfig`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum ConfigError {
@@ -133,23 +192,23 @@ pub enum ConfigError {
     BackoffOutOfRange,
     /// `tolerance` is below 256 (1.0): every sample would be an overload.
     ToleranceBelowOne,
-    /// `baseline_window` is not a power of two ≥ 2.
-    BadBaselineWindow,
     /// Not `1 ≤ background_share ≤ normal_share ≤ 256`.
     BadShares,
+    /// A reserve exceeds its class's share.
+    BadReserves,
 }
 
 impl ConfigError {
     pub(super) const fn message(self) -> &'static str {
         match self {
-            Self::ZeroMinLimit => "AimdConfig: min_limit is 0",
-            Self::MinAboveMax => "AimdConfig: min_limit > max_limit",
-            Self::MaxTooLarge => "AimdConfig: max_limit > limit::MAX_LIMIT",
-            Self::InitialOutOfRange => "AimdConfig: initial_limit outside min_limit..=max_limit",
-            Self::BackoffOutOfRange => "AimdConfig: backoff not in 1..=255 (a factor in (0, 1))",
-            Self::ToleranceBelowOne => "AimdConfig: tolerance below 256 (1.0)",
-            Self::BadBaselineWindow => "AimdConfig: baseline_window not a power of two >= 2",
-            Self::BadShares => "AimdConfig: shares not 1 <= background <= normal <= 256",
+            Self::ZeroMinLimit => "LimiterConfig: min_limit is 0",
+            Self::MinAboveMax => "LimiterConfig: min_limit > max_limit",
+            Self::MaxTooLarge => "LimiterConfig: max_limit > limit::MAX_LIMIT",
+            Self::InitialOutOfRange => "LimiterConfig: initial_limit outside min_limit..=max_limit",
+            Self::BackoffOutOfRange => "LimiterConfig: backoff not in 1..=255 (a factor in (0, 1))",
+            Self::ToleranceBelowOne => "LimiterConfig: tolerance below 256 (1.0)",
+            Self::BadShares => "LimiterConfig: shares not 1 <= background <= normal <= 256",
+            Self::BadReserves => "LimiterConfig: a reserve exceeds its class's share",
         }
     }
 }

@@ -4,7 +4,7 @@
 
 extern crate std;
 
-use super::tests::{config, fixed};
+use super::tests::{config, fixed, gradient};
 use super::*;
 use crate::sync::pause::{self, stop_at};
 use std::vec::Vec;
@@ -34,11 +34,11 @@ fn check_then_increment_netflix_140_cannot_admit_over_limit() {
 /// limit it checked, so it re-checks against the lower limit and sheds.
 #[test]
 fn cut_racing_admission_uses_the_limit_in_force() {
-    let c = AimdConfig {
+    let c = LimiterConfig {
         backoff: 128,
-        ..config(1, 3, 3)
+        ..gradient(1, 3, 3)
     };
-    let l = &Aimd::try_new(c).unwrap();
+    let l = &Limiter::try_new(c).unwrap();
     let a = l.try_acquire().unwrap();
     let b = l.try_acquire().unwrap();
     let got = stop_at(
@@ -58,7 +58,7 @@ fn cut_racing_admission_uses_the_limit_in_force() {
 /// epoch moved and gives up.
 #[test]
 fn concurrent_drops_from_one_window_cut_once() {
-    let l = &Aimd::try_new(config(1, 100, 100)).unwrap();
+    let l = &Limiter::try_new(gradient(1, 100, 100)).unwrap();
     let a = l.try_acquire().unwrap();
     let b = l.try_acquire().unwrap();
     stop_at(pause::LIMIT_CUT, move || a.dropped(), || b.dropped());
@@ -102,7 +102,7 @@ fn succeeded_count_survives_released_counter_wrap() {
     // their wrapping sum: the counters wrap one at a time here, and every
     // figure stays exact across each wrap.
     let start = usize::MAX - 1;
-    let aimd = Aimd::with_start(AimdConfig::DEFAULT, 0, start).unwrap();
+    let aimd = Limiter::with_start(LimiterConfig::DEFAULT, 0, start).unwrap();
     let held = aimd.try_acquire().unwrap();
     for _ in 0..3 {
         aimd.try_acquire().unwrap().ignore();
@@ -131,24 +131,31 @@ fn succeeded_count_survives_released_counter_wrap() {
 }
 
 /// A success that closes a growth window, stopped before its grow CAS while
-/// an overload signal of the same epoch cuts: the grow CAS then sees the
-/// epoch moved and gives up, so the cut is not undone by a stale growth.
+/// overload signals of the same epoch cut: the grow CAS then sees the epoch
+/// moved and gives up, so the cut is not undone by a stale growth.
 #[test]
 fn growth_racing_a_cut_gives_up() {
-    let l = &Aimd::try_new(config(1, 3, 10)).unwrap();
-    let first = l.try_acquire().unwrap();
-    let second = l.try_acquire().unwrap();
-    let closing = l.try_acquire().unwrap(); // admitted with 3 in flight
-    first.success(10);
-    second.success(10);
-    let overload = l.try_acquire().unwrap();
+    let l = &Limiter::try_new(config(1, 3, 10)).unwrap();
+    // 15 successes of a window of 16, each beside a held permit.
+    let anchor = l.try_acquire().unwrap();
+    for _ in 0..15 {
+        l.try_acquire().unwrap().success(10);
+    }
+    let closing = l.try_acquire().unwrap(); // admitted with 2 in flight
     stop_at(
         pause::LIMIT_GROW,
         move || closing.success(10),
-        move || overload.dropped(),
+        move || {
+            // 9 drops: the majority of a window of 16.
+            for _ in 0..9 {
+                l.try_acquire().unwrap().dropped();
+            }
+        },
     );
     // 3 cut to floor(3 * 230 / 256) = 2, and not grown back to 3.
     assert_eq!(l.limit(), 2);
-    assert_eq!(l.stats().decreases, 1);
+    let s = l.stats();
+    assert_eq!((s.decreases, s.increases), (1, 0));
+    drop(anchor);
     assert_eq!(l.in_flight(), 0);
 }

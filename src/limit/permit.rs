@@ -5,7 +5,7 @@ use core::fmt;
 use core::mem::ManuallyDrop;
 
 use super::word::{epoch_of, in_flight_of, limit_of};
-use super::{Aimd, Priority};
+use super::{Limiter, Priority};
 
 /// Permission to run one request; give it back with an outcome.
 ///
@@ -14,7 +14,7 @@ use super::{Aimd, Priority};
 /// dropping it without an outcome counts as `ignore`.
 #[must_use = "dropping a permit at once releases it as `ignore`"]
 pub struct Permit<'a> {
-    pub(super) aimd: &'a Aimd,
+    pub(super) limiter: &'a Limiter,
     /// The limit and epoch of the admission word this permit's CAS
     /// replaced, with the in-flight count at admission (this permit
     /// included) in the count field, where the admission word keeps the
@@ -29,66 +29,72 @@ impl Permit<'_> {
     /// clock (any unit, the same for every call; 0 counts as 1). Compute it
     /// with `end.wrapping_sub(start)` on a wrapping counter.
     ///
-    /// A fast success closing a window of `limit` successes grows the limit
-    /// by one; a success slower than the baseline plus the tolerance (25 %
-    /// by default) cuts it like [`dropped`](Self::dropped):
+    /// A success admitted with at most `min_limit` in flight teaches the
+    /// baseline; a window (`max(limit, 16)` successes) whose majority is
+    /// slow cuts the limit, and one that is not grows it (AIMD; the
+    /// [module docs](super) have both laws):
     ///
     /// ```
-    /// use sluicegate::limit::{Aimd, AimdConfig};
+    /// use sluicegate::limit::{Limiter, LimiterConfig};
     ///
-    /// let gate = Aimd::new(AimdConfig { min_limit: 1, initial_limit: 2, ..AimdConfig::DEFAULT });
+    /// let gate = Limiter::new(LimiterConfig { min_limit: 1, initial_limit: 2, ..LimiterConfig::DEFAULT });
     /// let mut clock = 0u32; // stands in for a hardware timer
-    /// for _ in 0..2 {
+    /// for _ in 0..16 {
     ///     let permit = gate.try_acquire().unwrap();
     ///     let start = clock;
     ///     clock = clock.wrapping_add(10); // the work takes 10 ticks
     ///     permit.success(clock.wrapping_sub(start));
     /// }
-    /// assert_eq!(gate.limit(), 3); // a window of 2 good successes: +1
-    /// gate.try_acquire().unwrap().success(40); // 4x the baseline: overload
-    /// assert_eq!(gate.limit(), 2); // floor(3 * 230 / 256)
+    /// assert_eq!(gate.baseline(), Some(10)); // each ran alone: queue-free
+    /// assert_eq!(gate.limit(), 3); // a window of 16 good successes: +1
+    /// let queued = gate.try_acquire().unwrap(); // 2 in flight from here on
+    /// for _ in 0..9 {
+    ///     gate.try_acquire().unwrap().success(40); // 4x the baseline: slow
+    /// }
+    /// assert_eq!(gate.limit(), 2); // 9 of 16 slow: floor(3 * 230 / 256)
+    /// # drop(queued);
     /// ```
     #[inline]
     pub fn success(self, latency_ticks: u32) {
         let this = ManuallyDrop::new(self);
-        this.aimd
+        this.limiter
             .on_success(this.admitted, this.priority, latency_ticks);
     }
 
     /// The request failed from overload (timeout, rejected downstream, queue
-    /// full): cuts the limit, at most once per window.
-    ///
-    /// Permits admitted before a cut cannot cut again, so a burst of
-    /// timeouts cuts once:
+    /// full). Under AIMD it counts like a slow success (the limit is cut
+    /// once more than half of a window is overload); under the gradient law
+    /// it cuts at once. Either way at most once per epoch: permits admitted
+    /// before a cut cannot cut again, so a burst of timeouts cuts once.
     ///
     /// ```
-    /// use sluicegate::limit::{Aimd, AimdConfig};
+    /// use sluicegate::limit::{Limiter, LimiterConfig};
     ///
-    /// let gate = Aimd::new(AimdConfig { min_limit: 1, initial_limit: 10, ..AimdConfig::DEFAULT });
-    /// let burst: Vec<_> = (0..5).map(|_| gate.try_acquire().unwrap()).collect();
+    /// let gate = Limiter::new(LimiterConfig { min_limit: 1, initial_limit: 20, ..LimiterConfig::DEFAULT });
+    /// let burst: Vec<_> = (0..20).map(|_| gate.try_acquire().unwrap()).collect();
     /// for permit in burst {
-    ///     permit.dropped(); // all five time out
+    ///     permit.dropped(); // all twenty time out
     /// }
-    /// assert_eq!(gate.limit(), 8); // one cut: floor(10 * 230 / 256)
-    /// assert_eq!((gate.stats().dropped, gate.stats().decreases), (5, 1));
+    /// assert_eq!(gate.limit(), 17); // one cut, at the 11th: floor(20 * 230 / 256)
+    /// assert_eq!((gate.stats().dropped, gate.stats().decreases), (20, 1));
     /// ```
     #[inline]
     pub fn dropped(self) {
         let this = ManuallyDrop::new(self);
-        this.aimd.on_dropped(this.admitted);
+        this.limiter.on_dropped(this.admitted, this.priority);
     }
 
     /// The request ended without saying anything about load (cancelled,
     /// client error). Same as dropping the permit.
     ///
     /// ```
-    /// use sluicegate::limit::{Aimd, AimdConfig};
+    /// use sluicegate::limit::{Limiter, LimiterConfig};
     ///
-    /// let gate = Aimd::new(AimdConfig::DEFAULT);
+    /// let gate = Limiter::new(LimiterConfig::DEFAULT);
     /// gate.try_acquire().unwrap().ignore(); // the client went away
     /// drop(gate.try_acquire().unwrap()); // the same
     /// let stats = gate.stats();
-    /// assert_eq!((stats.ignored, stats.in_flight, stats.limit), (2, 0, 20));
+    /// assert_eq!((stats.ignored, stats.in_flight, stats.limit), (2, 0, 8));
     /// ```
     #[inline]
     pub fn ignore(self) {
@@ -100,14 +106,14 @@ impl Permit<'_> {
     /// Also shows [`limit_at_admission`](Self::limit_at_admission):
     ///
     /// ```
-    /// use sluicegate::limit::{Aimd, AimdConfig};
+    /// use sluicegate::limit::{Limiter, LimiterConfig};
     ///
-    /// let gate = Aimd::new(AimdConfig::DEFAULT);
+    /// let gate = Limiter::new(LimiterConfig::DEFAULT);
     /// let first = gate.try_acquire().unwrap();
     /// let second = gate.try_acquire().unwrap();
     /// assert_eq!(first.in_flight_at_admission(), 1);
     /// assert_eq!(second.in_flight_at_admission(), 2);
-    /// assert_eq!(second.limit_at_admission(), 20);
+    /// assert_eq!(second.limit_at_admission(), 8);
     /// # drop((first, second));
     /// ```
     pub fn in_flight_at_admission(&self) -> u32 {
@@ -117,9 +123,9 @@ impl Permit<'_> {
     /// The limit in force when this permit was admitted.
     ///
     /// ```
-    /// use sluicegate::limit::{Aimd, AimdConfig};
+    /// use sluicegate::limit::{Limiter, LimiterConfig};
     ///
-    /// let gate = Aimd::new(AimdConfig { min_limit: 4, initial_limit: 4, max_limit: 8, ..AimdConfig::DEFAULT });
+    /// let gate = Limiter::new(LimiterConfig { min_limit: 4, initial_limit: 4, max_limit: 8, ..LimiterConfig::DEFAULT });
     /// let permit = gate.try_acquire().unwrap();
     /// assert_eq!(permit.limit_at_admission(), 4);
     /// ```
@@ -131,7 +137,7 @@ impl Permit<'_> {
 impl Drop for Permit<'_> {
     #[inline]
     fn drop(&mut self) {
-        self.aimd.on_ignore();
+        self.limiter.on_ignore(self.priority);
     }
 }
 

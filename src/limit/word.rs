@@ -1,4 +1,4 @@
-//! The admission word of the [`Aimd`](super::Aimd) limiter: its layout, its
+//! The admission word of the [`Limiter`](super::Limiter) limiter: its layout, its
 //! transitions, and why admission in one step never exceeds the limit.
 //!
 //! # The admission word
@@ -19,7 +19,7 @@
 //!
 //! | transition | operation | from → to | who |
 //! |------------|-----------|-----------|-----|
-//! | admit | CAS on the word | `admitted: a → a + 1` if `a − released < threshold(limit, class)`; limit and epoch compared, unchanged | [`Aimd::try_acquire_with`](super::Aimd::try_acquire_with) |
+//! | admit | CAS on the word | `admitted: a → a + 1` if `a − released < threshold(limit, class)`; limit and epoch compared, unchanged | [`Limiter::try_acquire_with`](super::Limiter::try_acquire_with) |
 //! | release | `fetch_add(1)` on the counter of the permit's outcome | `released[o]: r → r + 1`, once per permit, after its admission | a permit's outcome or drop |
 //! | grow | CAS on the word | `limit: L → L + 1` if `L < max_limit` and `epoch` is the permit's | a good success closing a window |
 //! | cut | CAS on the word | `limit: L → max(min, ⌊L·backoff/256⌋) < L`, `epoch: e → e + 1` if `epoch` is the permit's | an overload signal |
@@ -51,7 +51,7 @@
 //! Splitting the releases off the word keeps a release to one `fetch_add`;
 //! splitting them by outcome keeps it to one whatever the outcome, because
 //! the counter that releases a permit is also the exact statistic of its
-//! outcome ([`Aimd::stats`](super::Aimd::stats) reads the counters as they are; nothing is
+//! outcome ([`Limiter::stats`](super::Limiter::stats) reads the counters as they are; nothing is
 //! derived by subtraction) and, for successes, the sample clock of the
 //! growth and baseline windows. So an admission plus any outcome costs two
 //! read-modify-writes, as a bare `fetch_add`/`fetch_sub` pair does; the
@@ -141,22 +141,40 @@ pub(super) const fn pack(count: usize, limit: usize, epoch: usize) -> usize {
 
 /// How many permits of a class may be in flight under `limit`: the class's
 /// share of it (in 1/256), at least one.
+/// Critical's share: the whole limit, the last permit included.
+pub(super) const ALL: usize = 257;
+
+/// The in-flight count below which a class with `share` (in 1/256) is
+/// admitted: the whole limit for [`ALL`] (Critical), else
+/// `floor(limit · share / 256)` but never the last permit, so at a limit of
+/// 1 only Critical is admitted.
 #[inline(always)]
 pub(super) const fn threshold(limit: usize, share: usize) -> usize {
+    if share == ALL {
+        return limit;
+    }
     let t = (limit * share) >> 8;
-    if t == 0 {
-        1
+    if t >= limit {
+        limit.saturating_sub(1)
     } else {
         t
     }
 }
 
-/// The release counters: one per outcome, side by side, next to the
-/// admission word. Each counts, wrapping, the permits released
-/// with its outcome; it is only ever incremented, by one, once per such
-/// permit, after that permit's admission, with `Release`, and read with
-/// `Acquire`. Invariant: `admitted − (success + dropped + ignored)` (mod
-/// 2^COUNT_BITS) is the number of permits in flight.
+/// The permits a class with `reserve` (in 1/256, non-zero) may hold whatever
+/// the other classes hold: `floor(limit · reserve / 256)`, at least 1, and
+/// never the last permit (0 at a limit of 1).
+#[inline(always)]
+pub(super) const fn reserved(limit: usize, reserve: usize) -> usize {
+    let r = (limit * reserve) >> 8;
+    let r = if r == 0 { 1 } else { r };
+    if r >= limit {
+        limit.saturating_sub(1)
+    } else {
+        r
+    }
+}
+
 pub(super) struct Released {
     /// Permits ended with [`Permit::success`](super::Permit::success); its sequence numbers are the
     /// clock of the growth and baseline windows.

@@ -17,7 +17,7 @@ use core::hint::black_box;
 use cortex_m_rt::entry;
 use fw::{hprintln, Clock};
 use heapless::spsc::Queue;
-use sluicegate::limit::{Aimd, AimdConfig, Permit};
+use sluicegate::limit::{Limiter, LimiterConfig, Permit};
 use sluicegate::spsc::{Overwrite, Reject, Ring};
 
 /// Calls per timed loop.
@@ -305,10 +305,10 @@ fn mpmc(clock: &Clock) -> bool {
 /// Netflix's defaults: limit 20, so one permit at a time never grows it (in
 /// flight stays below half the limit) and an equal latency every time is a
 /// good sample: the steady path, no cut, no growth.
-static SG_AIMD: Aimd = Aimd::new(AimdConfig::DEFAULT);
+static SG_AIMD: Limiter = Limiter::new(LimiterConfig::DEFAULT);
 
 struct SgLimit {
-    aimd: &'static Aimd,
+    aimd: &'static Limiter,
     /// The latency passed to `success`, read at run time as a clock would be.
     latency: u32,
 }
@@ -353,7 +353,7 @@ fn limit(clock: &Clock) -> bool {
     // timed call in the first loop was admitted and every one after was shed.
     let calls = (ROUNDS * K) as usize;
     let sane = full
-        && st.limit == AimdConfig::DEFAULT.initial_limit
+        && st.limit == LimiterConfig::DEFAULT.initial_limit
         && st.in_flight == 0
         && st.decreases == 0
         && st.succeeded == calls

@@ -41,7 +41,7 @@ use cortex_m::peripheral::SYST;
 use cortex_m_rt::{entry, exception};
 use critical_section::Mutex;
 use fw::{hprintln, Clock, Rng};
-use sluicegate::limit::{Aimd, AimdConfig, Permit, Priority, CLASSES};
+use sluicegate::limit::{Limiter, LimiterConfig, Permit, Priority, CLASSES};
 use sluicegate::mpmc;
 use sluicegate::spsc::{Consumer, Overwrite, Producer, Ring};
 use sluicegate::Overwritten;
@@ -305,16 +305,16 @@ fn mpmc_phase() -> (bool, Ledger, Ledger) {
 /// Small limits so the ring of permits can hold all of them and queueing
 /// shows in whole ticks; a deep cut (×0.75) and a short baseline window so
 /// the limit moves often in a short run.
-const LIMIT_CONFIG: AimdConfig = AimdConfig {
+const LIMIT_CONFIG: LimiterConfig = LimiterConfig {
     min_limit: 2,
     initial_limit: 4,
     max_limit: 12,
     backoff: 192,
     tolerance: 384,
     baseline_window: 32,
-    ..AimdConfig::DEFAULT
+    ..LimiterConfig::DEFAULT
 };
-static LIMITER: Aimd = Aimd::new(LIMIT_CONFIG);
+static LIMITER: Limiter = Limiter::new(LIMIT_CONFIG);
 
 /// Permits in the hands of the "dependency" (the interrupt). Holds every
 /// permit that can be in flight, so a push never fails.

@@ -1,0 +1,111 @@
+//! [`Law::Aimd`](super::Law::Aimd): a window's median against the target,
+//! a cut by `backoff` at most once per epoch, growth by a doubling step.
+//!
+//! | transition | who | effect |
+//! |------------|-----|--------|
+//! | count slow | a slow success of the current epoch | `window += 1` (Relaxed `fetch_add`) |
+//! | cut | the overload signal (slow success or drop of the current epoch) whose count passes half the window, or half of it so far once above 8 | word: limit ×backoff, epoch + 1 (CAS); then `step = 1`, `window = 0`, `window_start` past the permits in flight |
+//! | close | the success at or past `window_start + max(limit, 16)` (8 during a probe) that wins the CAS on `window_start` | `window = 0`; a probe if stale, the end of a probe if one is on, else a grow |
+//! | grow | the closer, if its sample is not slow, at most half the window was slow and it is not application-limited | word: limit + step (CAS, epoch unchanged); `step` doubles up to `limit / 4` |
+//!
+//! Each step is one RMW on one word, so an interrupt between two of them
+//! leaves a state another context can act on: at worst a window is judged
+//! with a sample more or less, or a step is lost.
+
+use super::word::{epoch_of, limit_of};
+use super::{Limiter, Priority, PROBE_SAMPLES, WINDOW_MIN};
+use crate::sync::Ordering;
+
+impl Limiter {
+    #[inline]
+    pub(super) fn aimd_success(&self, admitted: usize, priority: Priority, x: usize, n: usize) {
+        let t = &*self.track;
+        let base = t.baseline.load(Ordering::Relaxed);
+        let slow = base != 0 && x as u64 > self.target(base, t.mean.load(Ordering::Relaxed));
+        // Relaxed: only limit and epoch are used; every change below is a
+        // CAS that validates them.
+        let now = self.hot.state.load(Ordering::Relaxed);
+        let epoch = epoch_of(admitted);
+        if epoch_of(now) != epoch {
+            return; // admitted before the last change: judged nothing
+        }
+        let limit = limit_of(now);
+        let resume = t.resume.load(Ordering::Relaxed);
+        // A probe's window: `PROBE_SAMPLES` queue-free successes, then back.
+        let window = if resume > limit {
+            PROBE_SAMPLES
+        } else {
+            limit.max(WINDOW_MIN)
+        };
+        let start = t.window_start.load(Ordering::Relaxed);
+        let slow_seen = if slow {
+            match self.count_overload(epoch, window, n.wrapping_sub(start)) {
+                Some(s) => s,
+                None => return,
+            }
+        } else {
+            0
+        };
+        // Signed: `start` may lie ahead of `n` right after a cut.
+        if (n.wrapping_sub(start) as isize) < window as isize {
+            return;
+        }
+        // One closer per window.
+        if t.window_start
+            .compare_exchange(start, n, Ordering::Relaxed, Ordering::Relaxed)
+            .is_err()
+        {
+            return;
+        }
+        let s = t.window.swap(0, Ordering::Relaxed).max(slow_seen);
+        if self.stale(n) {
+            self.probe(epoch, n, limit);
+            return;
+        }
+        if slow || 2 * s > window || self.app_limited(admitted, priority, limit) {
+            return;
+        }
+        if resume > limit {
+            self.resume(epoch, resume);
+            return;
+        }
+        let step = t.step.load(Ordering::Relaxed);
+        let to = (limit + step).min(self.max_limit);
+        if self.raise(epoch, to, false) {
+            let cap = (to / 4).max(1);
+            t.step.store((step * 2).min(cap), Ordering::Relaxed);
+        }
+    }
+
+    /// A drop: counts as a slow sample of its epoch.
+    pub(super) fn aimd_overload(&self, admitted: usize) {
+        let now = self.hot.state.load(Ordering::Relaxed);
+        let epoch = epoch_of(admitted);
+        if epoch_of(now) == epoch {
+            let n = self.hot.released.success.load(Ordering::Relaxed);
+            let start = self.track.window_start.load(Ordering::Relaxed);
+            let window = limit_of(now).max(WINDOW_MIN);
+            self.count_overload(epoch, window, n.wrapping_sub(start));
+        }
+    }
+
+    /// Counts an overload signal (a slow success or a drop) of the current
+    /// epoch `epoch`, `seen` successes into a window of `window` (`seen`
+    /// wraps below 0 right after a cut: nothing seen yet). Cuts, and returns
+    /// `None`, once the overload signals are more than half of the window,
+    /// or more than half of it so far and more than `WINDOW_MIN / 2` (a
+    /// window whose median is clearly over the target is judged before it
+    /// ends, so a limit far too high comes down about once per round trip);
+    /// else returns the count so far.
+    #[inline]
+    fn count_overload(&self, epoch: usize, window: usize, seen: usize) -> Option<usize> {
+        let s = self.track.window.fetch_add(1, Ordering::Relaxed) + 1;
+        let seen = if (seen as isize) < 0 { 0 } else { seen };
+        if 2 * s > window || (s > WINDOW_MIN / 2 && 2 * s > seen) {
+            self.cut(epoch, None);
+            None
+        } else {
+            Some(s)
+        }
+    }
+}

@@ -1,0 +1,99 @@
+//! [`Law::Gradient`](super::Law::Gradient): once per window of the current
+//! epoch, the limit is scaled by `target / mean`, clamped to `[1/2, 2]`.
+//!
+//! The window is one word: the count of successes above `SUM_BITS`, the sum
+//! of their latency ratios (each `min(64 · latency / mean, 1023)`, so at
+//! most `1023 × 2 × WINDOW_MAX`) below.
+//!
+//! | transition | who | effect |
+//! |------------|-----|--------|
+//! | add | a success of the current epoch, once a queue-free mean exists | `window += (1, ratio)` (Relaxed `fetch_add`) |
+//! | close | a success that saw the count reach the window size and wins the CAS of that value to 0 | computes `g`; a probe if stale |
+//! | scale | the closer | word: limit → `limit · g / 256` (clamped, ≥ limit + 1 when `g ≥ 1` unless application-limited; unchanged if application-limited), epoch + 1 (CAS) |
+//! | cut | a drop of the current epoch | as in AIMD |
+//!
+//! Exactly one success closes each window (the one whose CAS moves the
+//! counted word to 0); a success that adds between another's `fetch_add` and
+//! its CAS makes that CAS fail and closes the window itself.
+
+use super::word::{epoch_of, limit_of};
+use super::{Limiter, Priority, PROBE_SAMPLES, WINDOW_MIN};
+use crate::sync::Ordering;
+
+/// Bits of the window word that hold the sum.
+pub(super) const SUM_BITS: u32 = if usize::BITS >= 64 { 40 } else { 22 };
+/// One success in the count.
+const COUNT_ONE: usize = 1 << SUM_BITS;
+/// Largest ratio added by one success (16× the mean, in 1/64).
+const RATIO_MAX: usize = 1023;
+/// Largest window. The count may pass it by the number of successes racing
+/// the close, so the count field holds twice it and the sum field
+/// `RATIO_MAX` times that.
+const WINDOW_MAX: usize = if usize::BITS >= 64 { 1 << 20 } else { 511 };
+
+const _: () = assert!(RATIO_MAX * 2 * WINDOW_MAX < 1 << SUM_BITS);
+const _: () = assert!((2 * WINDOW_MAX as u64) < 1u64 << (usize::BITS - SUM_BITS));
+
+impl Limiter {
+    #[inline]
+    pub(super) fn gradient_success(&self, admitted: usize, priority: Priority, x: usize) {
+        let t = &*self.track;
+        let mean = t.mean.load(Ordering::Relaxed);
+        if mean == 0 {
+            return;
+        }
+        // Relaxed: as in `aimd_success`.
+        let now = self.hot.state.load(Ordering::Relaxed);
+        let epoch = epoch_of(admitted);
+        if epoch_of(now) != epoch {
+            return;
+        }
+        let limit = limit_of(now);
+        let resume = t.resume.load(Ordering::Relaxed);
+        let window = if resume > limit {
+            PROBE_SAMPLES
+        } else {
+            limit.max(WINDOW_MIN).min(WINDOW_MAX)
+        };
+        // x < 2^32 and × 64: u64.
+        let ratio = ((x as u64 * 64) / mean as u64).min(RATIO_MAX as u64) as usize;
+        let add = COUNT_ONE + ratio;
+        let w = t.window.fetch_add(add, Ordering::Relaxed).wrapping_add(add);
+        let count = w >> SUM_BITS;
+        if count < window {
+            return;
+        }
+        if t.window
+            .compare_exchange(w, 0, Ordering::Relaxed, Ordering::Relaxed)
+            .is_err()
+        {
+            return;
+        }
+        let n = self.hot.released.success.load(Ordering::Relaxed);
+        if self.stale(n) {
+            self.probe(epoch, n, limit);
+            return;
+        }
+        if resume > limit {
+            self.resume(epoch, resume);
+            return;
+        }
+        let avg = ((w & (COUNT_ONE - 1)) / count).max(1);
+        // The target in 1/64 of the mean, like the ratios.
+        let target = ((self.target(mean, mean) * 64) / mean as u64) as usize;
+        let g = (target * 256 / avg).clamp(128, 512);
+        let mut to = (limit * g) >> 8;
+        if g >= 256 {
+            if self.app_limited(admitted, priority, limit) {
+                return;
+            }
+            to = to.max(limit + 1);
+        }
+        let to = to.clamp(self.min_limit, self.max_limit);
+        if to > limit {
+            self.raise(epoch, to, true);
+        } else if to < limit {
+            self.cut(epoch, Some(to));
+        }
+    }
+}
