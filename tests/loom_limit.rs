@@ -5,8 +5,9 @@
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;
-use sluicegate::limit::{Limiter, LimiterConfig};
+use sluicegate::limit::{Law, Limiter, LimiterConfig, Priority};
 
+/// The AIMD law (no reserve).
 fn config(min: u32, initial: u32, max: u32) -> LimiterConfig {
     LimiterConfig {
         min_limit: min,
@@ -14,7 +15,17 @@ fn config(min: u32, initial: u32, max: u32) -> LimiterConfig {
         max_limit: max,
         // Halve on overload, so small models show a cut.
         backoff: 128,
+        background_reserve: 0,
         ..LimiterConfig::DEFAULT
+    }
+}
+
+/// The gradient law, under which a drop cuts at once.
+fn gradient(min: u32, initial: u32, max: u32) -> LimiterConfig {
+    LimiterConfig {
+        law: Law::Gradient,
+        tolerance: LimiterConfig::GRADIENT.tolerance,
+        ..config(min, initial, max)
     }
 }
 
@@ -73,7 +84,7 @@ fn loom_limit_concurrent_acquire_never_exceeds_limit() {
 #[test]
 fn loom_limit_decrease_racing_acquisitions() {
     loom::model(|| {
-        let limiter = leak(config(1, 2, 2));
+        let limiter = leak(gradient(1, 2, 2));
         let held = limiter.try_acquire().unwrap();
         let dropper = limiter.try_acquire().unwrap();
         // Holders as the test sees them: `held` and `dropper`.
@@ -110,12 +121,12 @@ fn loom_limit_decrease_racing_acquisitions() {
     });
 }
 
-/// Three permits from one window report overload concurrently: the limit
-/// is cut once (4 → 2), not three times.
+/// Three permits from one epoch report overload concurrently (the gradient
+/// law cuts on each drop): the limit is cut once (4 → 2), not three times.
 #[test]
 fn loom_limit_one_decrease_per_window_under_concurrent_drops() {
     loom::model(|| {
-        let limiter = leak(config(1, 4, 4));
+        let limiter = leak(gradient(1, 4, 4));
         let a = limiter.try_acquire().unwrap();
         let b = limiter.try_acquire().unwrap();
         let c = limiter.try_acquire().unwrap();
@@ -132,19 +143,109 @@ fn loom_limit_one_decrease_per_window_under_concurrent_drops() {
     });
 }
 
-/// A window of successes from two contexts grows the limit exactly once.
+/// AIMD: 8 drops of one epoch counted (one short of the majority of a
+/// window of 16), then two more race: both pass the majority, the epoch
+/// check lets one cut (20 → 10).
+#[test]
+fn loom_limit_aimd_majority_reached_by_two_cuts_once() {
+    loom::model(|| {
+        let limiter = leak(config(1, 20, 20));
+        for _ in 0..8 {
+            limiter.try_acquire().unwrap().dropped();
+        }
+        assert_eq!(limiter.limit(), 20);
+        let a = limiter.try_acquire().unwrap();
+        let b = limiter.try_acquire().unwrap();
+        let t = thread::spawn(move || a.dropped());
+        b.dropped();
+        t.join().unwrap();
+        assert_eq!(limiter.limit(), 10);
+        let s = limiter.stats();
+        assert_eq!((s.decreases, s.dropped, s.in_flight), (1, 10, 0));
+    });
+}
+
+/// AIMD: two successes race to close a window of 16 (14 already counted,
+/// each beside a held permit so none is application-limited): the window
+/// start CAS lets exactly one grow the limit (4 → 5).
 #[test]
 fn loom_limit_one_increase_per_window_under_concurrent_successes() {
     loom::model(|| {
-        let limiter = leak(config(1, 2, 4));
+        let limiter = leak(config(1, 4, 8));
+        let anchor = limiter.try_acquire().unwrap();
+        for _ in 0..14 {
+            limiter.try_acquire().unwrap().success(10);
+        }
         let a = limiter.try_acquire().unwrap();
         let b = limiter.try_acquire().unwrap();
         let t = thread::spawn(move || a.success(10));
         b.success(10);
         t.join().unwrap();
-        assert_eq!(limiter.limit(), 3);
+        assert_eq!(limiter.limit(), 5);
+        let s = limiter.stats();
+        assert_eq!((s.increases, s.decreases), (1, 0));
+        drop(anchor);
         assert_eq!(limiter.in_flight(), 0);
-        assert_eq!(limiter.baseline(), Some(10));
+        // Every sample was queued (2 or 3 in flight over min_limit 1).
+        assert_eq!(limiter.baseline(), None);
+    });
+}
+
+/// Gradient: two successes race to complete a window of 16 (14 counted, the
+/// first queue-free to give a mean): whichever CASes the counted window word
+/// to 0 closes it, once; at the mean, ×1.25 (4 → 5) in a new epoch.
+#[test]
+fn loom_limit_gradient_one_scale_per_window() {
+    loom::model(|| {
+        let limiter = leak(gradient(1, 4, 8));
+        limiter.try_acquire().unwrap().success(10);
+        let anchor = limiter.try_acquire().unwrap();
+        for _ in 0..13 {
+            limiter.try_acquire().unwrap().success(10);
+        }
+        let a = limiter.try_acquire().unwrap();
+        let b = limiter.try_acquire().unwrap();
+        let t = thread::spawn(move || a.success(10));
+        b.success(10);
+        t.join().unwrap();
+        assert_eq!(limiter.limit(), 5);
+        let s = limiter.stats();
+        assert_eq!((s.increases, s.decreases, s.succeeded), (1, 0, 16));
+        drop(anchor);
+        assert_eq!(limiter.in_flight(), 0);
+    });
+}
+
+/// Background's reserve (one permit of 4) raced by two background
+/// admissions and a release: the limit is never exceeded, the reserve is
+/// exceeded by at most the one racing admission, and the reserved count
+/// comes back to 0 (a later background request is admitted again).
+#[test]
+fn loom_limit_reserve_races_stay_under_the_limit() {
+    loom::model(|| {
+        let limiter = leak(LimiterConfig {
+            background_reserve: 64,
+            ..config(4, 4, 4)
+        });
+        // Two critical permits: Background's 50 % ceiling is closed.
+        let c1 = limiter.try_acquire().unwrap();
+        let c2 = limiter.try_acquire().unwrap();
+        let t = thread::spawn(move || {
+            limiter
+                .try_acquire_with(Priority::Background)
+                .map(|p| p.success(5))
+                .is_some()
+        });
+        let mine = limiter.try_acquire_with(Priority::Background);
+        assert!(limiter.in_flight() <= 4);
+        let theirs = t.join().unwrap();
+        assert!(mine.is_some() || theirs, "the reserve admitted nobody");
+        drop(mine);
+        assert!(limiter.try_acquire_with(Priority::Background).is_some());
+        drop((c1, c2));
+        let s = limiter.stats();
+        assert_eq!(s.in_flight, 0);
+        assert_eq!(s.admitted, s.succeeded + s.dropped + s.ignored);
     });
 }
 

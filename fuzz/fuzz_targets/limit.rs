@@ -1,27 +1,36 @@
-//! The AIMD limiter, sequentially, against a model: admission exactly by the
-//! class threshold (never over the limit), the limit always within
-//! [min, max], cuts exactly `max(min, limit * backoff / 256)` and at most once
-//! per epoch, growth by at most one, dropped/ignored outcomes never touching
-//! the baseline, every counter exact and the snapshot adding up. Configurations
+//! The limiter (both laws), sequentially, against a model: admission
+//! exactly by the class threshold or reserve (never over the limit; in
+//! shadow mode never over `max_limit`, the would-be refusals counted), the
+//! limit always within [min, max], each move of the limit one of the moves
+//! its law allows (a cut to `max(min, limit · backoff / 256)` or a probe to
+//! `min_limit`; growth by at most a quarter of the limit under AIMD, at most
+//! doubling under the gradient law; a probe's end back to the limit before
+//! it), no cut from a permit admitted before the last cut, ignored outcomes
+//! never moving anything, dropped and queued outcomes never touching the
+//! baseline, every counter exact and the snapshot adding up. Configurations
 //! include edge values and invalid ones (which `try_new` must refuse for the
-//! documented reasons); counters and epochs start at arbitrary values to reach
-//! wrap-around.
+//! documented reasons); counters and epochs start at arbitrary values to
+//! reach wrap-around.
 #![no_main]
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use sluicegate::limit::{Limiter, LimiterConfig, Permit, Priority, MAX_LIMIT};
+use sluicegate::limit::{Law, Limiter, LimiterConfig, Permit, Priority, MAX_LIMIT};
 
 #[derive(Arbitrary, Debug)]
 struct Config {
+    gradient: bool,
     min_limit: u32,
     initial_limit: u32,
     max_limit: u32,
     backoff: u16,
     tolerance: u16,
-    window_log2: u8,
+    latency_floor: u32,
     normal_share: u16,
     background_share: u16,
+    normal_reserve: u16,
+    background_reserve: u16,
+    shadow: bool,
 }
 
 #[derive(Arbitrary, Debug)]
@@ -58,31 +67,47 @@ fn valid(c: &LimiterConfig) -> bool {
         && (c.min_limit..=c.max_limit).contains(&c.initial_limit)
         && (1..=255).contains(&c.backoff)
         && c.tolerance >= 256
-        && c.baseline_window >= 2
-        && c.baseline_window.is_power_of_two()
         && 1 <= c.background_share
         && c.background_share <= c.normal_share
         && c.normal_share <= 256
+        && c.normal_reserve <= c.normal_share
+        && c.background_reserve <= c.background_share
 }
 
-fn threshold(limit: u32, share: u16) -> usize {
-    (((limit as usize) * share as usize) >> 8).max(1)
+/// In flight below which a class is admitted (the documented rule).
+fn threshold(limit: u32, class: usize, share: u16) -> usize {
+    let l = limit as usize;
+    if class == 0 {
+        return l;
+    }
+    ((l * share as usize) >> 8).min(l.saturating_sub(1))
 }
+
+/// Permits a class with a non-zero reserve may hold whatever the others do.
+fn reserved(limit: u32, reserve: u16) -> usize {
+    let l = limit as usize;
+    ((l * reserve as usize) >> 8).max(1).min(l.saturating_sub(1))
+}
+
+const CLASSES: [Priority; 3] = [Priority::Critical, Priority::Normal, Priority::Background];
 
 fuzz_target!(|input: Input| {
     let c = &input.config;
     let config = LimiterConfig {
+        law: if c.gradient { Law::Gradient } else { Law::Aimd },
         min_limit: shrink(c.min_limit),
         initial_limit: shrink(c.initial_limit),
         max_limit: shrink(c.max_limit),
         backoff: c.backoff % 300,
         tolerance: c.tolerance % 700,
-        baseline_window: 1u32.checked_shl(c.window_log2 as u32 % 40).unwrap_or(0)
-            + (c.window_log2 > 200) as u32,
+        latency_floor: c.latency_floor % 64,
         normal_share: c.normal_share % 300,
         background_share: c.background_share % 300,
+        normal_reserve: c.normal_reserve % 300,
+        background_reserve: c.background_reserve % 300,
+        enforce: !c.shadow,
     };
-    let aimd = match Limiter::with_start(config, input.epoch, input.count) {
+    let gate = match Limiter::with_start(config, input.epoch, input.count) {
         Ok(a) => {
             assert!(valid(&config), "accepted an invalid config: {config:?}");
             assert!(Limiter::try_new(config).is_ok());
@@ -95,98 +120,145 @@ fuzz_target!(|input: Input| {
         }
     };
     let shares = [256u16, config.normal_share, config.background_share];
+    let reserves = [0u16, config.normal_reserve, config.background_reserve];
     let cut = |limit: u32| {
         ((limit as usize * config.backoff as usize) >> 8).max(config.min_limit as usize) as u32
     };
 
-    // (permit, decreases at admission)
-    let mut held: Vec<(Permit<'_>, usize)> = Vec::new();
+    // (permit, class, epochs at admission)
+    let mut held: Vec<(Permit<'_>, usize, usize)> = Vec::new();
     let (mut admitted, mut dropped, mut ignored, mut succeeded) = (0usize, 0usize, 0usize, 0usize);
     let mut shed = [0usize; 3];
     let mut limit = config.initial_limit;
-    let mut decreases = 0usize;
+    let (mut decreases, mut increases, mut probes) = (0usize, 0usize, 0usize);
+    // Epochs started: every cut, every gradient change, every probe's end.
+    let mut epochs = 0usize;
+    // The limit before the probe in progress.
+    let mut before_probe = None;
 
     for op in &input.ops {
-        let baseline_before = aimd.baseline();
+        let baseline_before = (gate.baseline(), gate.stats().mean);
+        let mut queue_free = false;
+        let mut from_epoch = None;
         match *op {
             Op::Acquire(p) => {
                 let class = p as usize % 3;
-                let priority = [Priority::Critical, Priority::Normal, Priority::Background][class];
-                let open = held.len() < threshold(limit, shares[class]);
-                match aimd.try_acquire_with(priority) {
+                let in_class = held.iter().filter(|h| h.1 == class).count();
+                let open = held.len() < threshold(limit, class, shares[class])
+                    || (reserves[class] != 0
+                        && held.len() < limit as usize
+                        && in_class < reserved(limit, reserves[class]));
+                let shadow = !open && !config.enforce && held.len() < config.max_limit as usize;
+                match gate.try_acquire_with(CLASSES[class]) {
                     Some(permit) => {
-                        assert!(open, "admitted over the class threshold");
-                        assert!(held.len() < limit as usize, "admitted over the limit");
+                        assert!(open || shadow, "admitted over the class threshold");
+                        if config.enforce {
+                            assert!(held.len() < limit as usize, "admitted over the limit");
+                        }
+                        assert!(held.len() < config.max_limit as usize);
                         assert_eq!(permit.limit_at_admission(), limit);
                         assert_eq!(permit.in_flight_at_admission() as usize, held.len() + 1);
-                        held.push((permit, decreases));
+                        held.push((permit, class, epochs));
                         admitted += 1;
+                        if shadow {
+                            shed[class] += 1;
+                        }
                     }
                     None => {
-                        assert!(!open, "shed below the class threshold");
+                        assert!(!open && !shadow, "shed below the class threshold");
                         shed[class] += 1;
                     }
                 }
-                assert_eq!(aimd.limit(), limit);
+                assert_eq!(gate.limit(), limit);
             }
             Op::Success { which, ticks } if !held.is_empty() => {
-                let (permit, epoch) = held.swap_remove(which as usize % held.len());
+                let (permit, _, epoch) = held.swap_remove(which as usize % held.len());
+                queue_free = permit.in_flight_at_admission() <= config.min_limit;
+                from_epoch = Some(epoch);
                 permit.success(ticks);
                 succeeded += 1;
-                let now = aimd.limit();
-                let may_cut = epoch == decreases && cut(limit) < limit;
-                if now < limit {
-                    assert!(may_cut && now == cut(limit), "bad cut {limit} -> {now}");
-                    decreases += 1;
-                } else {
-                    assert!(
-                        now == limit || (now == limit + 1 && now <= config.max_limit),
-                        "bad growth {limit} -> {now}"
-                    );
-                }
-                limit = now;
             }
             Op::Dropped(which) if !held.is_empty() => {
-                let (permit, epoch) = held.swap_remove(which as usize % held.len());
+                let (permit, _, epoch) = held.swap_remove(which as usize % held.len());
+                from_epoch = Some(epoch);
                 permit.dropped();
                 dropped += 1;
-                let now = aimd.limit();
-                if epoch == decreases && cut(limit) < limit {
-                    // A drop from the current epoch always cuts, exactly once.
-                    assert_eq!(now, cut(limit));
-                    decreases += 1;
-                } else {
-                    assert_eq!(now, limit, "a stale or floor-level drop moved the limit");
-                }
-                limit = now;
                 assert_eq!(
-                    aimd.baseline(),
+                    (gate.baseline(), gate.stats().mean),
                     baseline_before,
                     "a drop moved the baseline"
                 );
             }
             Op::Ignore(which) | Op::Forget(which) if !held.is_empty() => {
-                let (permit, _) = held.swap_remove(which as usize % held.len());
+                let (permit, ..) = held.swap_remove(which as usize % held.len());
                 if matches!(op, Op::Ignore(_)) {
                     permit.ignore();
                 } else {
                     drop(permit);
                 }
                 ignored += 1;
-                assert_eq!(aimd.limit(), limit);
+                assert_eq!(gate.limit(), limit);
                 assert_eq!(
-                    aimd.baseline(),
+                    (gate.baseline(), gate.stats().mean),
                     baseline_before,
                     "an ignore moved the baseline"
                 );
             }
             _ => {}
         }
+        if !queue_free {
+            assert_eq!(
+                (gate.baseline(), gate.stats().mean),
+                baseline_before,
+                "a queued or non-success outcome moved the baseline"
+            );
+        }
+        let s = gate.stats();
+        let now = s.limit;
+        if let Some(epoch) = from_epoch {
+            let current = epoch == epochs;
+            if now < limit {
+                assert!(current, "a stale permit moved the limit {limit} -> {now}");
+                let probe = s.probes == probes + 1;
+                if probe {
+                    assert_eq!(now, config.min_limit, "a probe goes to min_limit");
+                    before_probe = Some(limit);
+                    probes += 1;
+                } else if matches!(op, Op::Dropped(_)) || config.law == Law::Aimd {
+                    assert_eq!(now, cut(limit), "bad cut {limit} -> {now}");
+                    before_probe = None;
+                } else {
+                    assert!(now >= (limit / 2).max(config.min_limit), "bad scale {limit} -> {now}");
+                    before_probe = None;
+                }
+                decreases += 1;
+                epochs += 1;
+            } else if now > limit {
+                assert!(current, "a stale permit grew the limit {limit} -> {now}");
+                assert!(matches!(op, Op::Success { .. }), "only a success grows");
+                assert!(now <= config.max_limit);
+                match before_probe.take() {
+                    Some(back) if now == back => epochs += 1,
+                    other => {
+                        if config.law == Law::Gradient {
+                            epochs += 1;
+                        }
+                        before_probe = other;
+                        let most = if config.law == Law::Gradient {
+                            2 * limit
+                        } else {
+                            limit + (limit / 4).max(1)
+                        };
+                        assert!(now <= most, "bad growth {limit} -> {now}");
+                    }
+                }
+                increases += 1;
+            }
+        }
+        limit = now;
         assert!((config.min_limit..=config.max_limit).contains(&limit));
-        let s = aimd.stats();
-        assert_eq!(s.limit, limit);
         assert_eq!(s.in_flight as usize, held.len());
-        assert_eq!(aimd.in_flight() as usize, held.len());
+        assert_eq!(gate.in_flight() as usize, held.len());
         // Each of the three release counters starts at `count`, so the
         // admitted count starts at `3 · count` (all wrapping).
         assert_eq!(
@@ -204,8 +276,8 @@ fuzz_target!(|input: Input| {
                 .wrapping_add(s.in_flight as usize)
         );
         assert_eq!(s.shed, shed);
-        assert_eq!(s.decreases, decreases);
+        assert_eq!((s.decreases, s.increases, s.probes), (decreases, increases, probes));
     }
     drop(held);
-    assert_eq!(aimd.in_flight(), 0);
+    assert_eq!(gate.in_flight(), 0);
 });

@@ -53,7 +53,7 @@ impl Limiter {
         let window = if resume > limit {
             PROBE_SAMPLES
         } else {
-            limit.max(WINDOW_MIN).min(WINDOW_MAX)
+            limit.clamp(WINDOW_MIN, WINDOW_MAX)
         };
         // x < 2^32 and × 64: u64.
         let ratio = ((x as u64 * 64) / mean as u64).min(RATIO_MAX as u64) as usize;

@@ -303,15 +303,13 @@ fn mpmc_phase() -> (bool, Ledger, Ledger) {
 // --- Limiter: main acquires, the interrupt ends the permits -----------------
 
 /// Small limits so the ring of permits can hold all of them and queueing
-/// shows in whole ticks; a deep cut (×0.75) and a short baseline window so
-/// the limit moves often in a short run.
+/// shows in whole ticks, and a deep cut (×0.75) so the limit moves often in
+/// a short run; the rest is the default preset.
 const LIMIT_CONFIG: LimiterConfig = LimiterConfig {
     min_limit: 2,
     initial_limit: 4,
     max_limit: 12,
     backoff: 192,
-    tolerance: 384,
-    baseline_window: 32,
     ..LimiterConfig::DEFAULT
 };
 static LIMITER: Limiter = Limiter::new(LIMIT_CONFIG);
