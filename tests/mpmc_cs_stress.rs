@@ -75,7 +75,11 @@ fn run<const N: usize>(overwrite: bool) {
     let m = per_producer();
     let ring = Ring::<u64, N>::new();
     let ledger = Ledger::new(m);
-    let (popped, evicted, full) = (AtomicUsize::new(0), AtomicUsize::new(0), AtomicUsize::new(0));
+    let (popped, evicted, full) = (
+        AtomicUsize::new(0),
+        AtomicUsize::new(0),
+        AtomicUsize::new(0),
+    );
     let producers_done = AtomicUsize::new(0);
     let start = Barrier::new(PRODUCERS + CONSUMERS);
     thread::scope(|sc| {
@@ -134,13 +138,12 @@ fn run<const N: usize>(overwrite: bool) {
             });
         }
     });
-    assert!(ring.is_empty(), "consumers drain after the producers finish");
-    ledger.assert_complete();
-    let (popped, evicted, full) = (
-        popped.into_inner(),
-        evicted.into_inner(),
-        full.into_inner(),
+    assert!(
+        ring.is_empty(),
+        "consumers drain after the producers finish"
     );
+    ledger.assert_complete();
+    let (popped, evicted, full) = (popped.into_inner(), evicted.into_inner(), full.into_inner());
     assert_eq!(popped + evicted, PRODUCERS * m, "pushed = popped + evicted");
     assert_eq!(ring.stats().overwritten, evicted);
     assert_eq!(ring.stats().rejected, full);

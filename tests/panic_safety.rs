@@ -282,7 +282,10 @@ fn mpmc_cs_ring_drop_survives_a_panicking_drop() {
             assert!(ring.try_push(ledger.item(id, id == 4)).is_ok());
         }
         drop(ring.try_pop());
-        assert!(ring.push_overwrite(ledger.item(8, false)).into_item().is_none());
+        assert!(ring
+            .push_overwrite(ledger.item(8, false))
+            .into_item()
+            .is_none());
         let evicted = ring.push_overwrite(ledger.item(9, false)).into_item();
         assert_eq!(evicted.map(|i| i.id), Some(1));
         drop(ring);

@@ -288,10 +288,25 @@ static CS_MPMC: sluicegate::mpmc::cs::Ring<u32, MPMC_CAP> = sluicegate::mpmc::cs
 /// The MPMC rows of one implementation.
 fn report_mpmc(clock: &Clock, implementation: &str, f: &MpmcFigs, evicts: bool) -> bool {
     let mut ok = report_ops(clock, implementation, &f.ops)
-        & report(clock, implementation, "try_push_full_steady", f.push_full_steady)
-        & report(clock, implementation, "try_pop_empty_steady", f.pop_empty_steady);
+        & report(
+            clock,
+            implementation,
+            "try_push_full_steady",
+            f.push_full_steady,
+        )
+        & report(
+            clock,
+            implementation,
+            "try_pop_empty_steady",
+            f.pop_empty_steady,
+        );
     if evicts {
-        ok &= report(clock, implementation, "push_overwrite_evict", f.overwrite_evict);
+        ok &= report(
+            clock,
+            implementation,
+            "push_overwrite_evict",
+            f.overwrite_evict,
+        );
     }
     ok
 }

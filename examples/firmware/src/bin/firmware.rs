@@ -294,7 +294,11 @@ impl MpmcIsr {
 /// One MPMC phase on `ring`; `name` for the report. With `holds_nothing`
 /// (the critical-section ring) `push_overwrite` must never hand back the new
 /// item.
-fn mpmc_phase(ring: &'static dyn EventRing, name: &str, holds_nothing: bool) -> (bool, Ledger, Ledger) {
+fn mpmc_phase(
+    ring: &'static dyn EventRing,
+    name: &str,
+    holds_nothing: bool,
+) -> (bool, Ledger, Ledger) {
     MPMC_ISR_DONE.store(false, Ordering::Relaxed);
     with_isr(|isr| {
         isr.mpmc = Some(MpmcIsr {
