@@ -47,7 +47,7 @@ for b in "${BUILDS[@]}"; do
   cargo build --quiet --release --target "$target" --target-dir "$dir" \
     ${features:+--features "$features"} --bins
   elf="$dir/$target/release"
-  bins=(firmware cost size_sluicegate size_heapless size_mpmc_cs size_heapless_mpmc)
+  bins=(firmware cost ram size_sluicegate size_heapless size_mpmc_cs size_heapless_mpmc)
   [ "$name" = lm3s6965evb-defmt ] && bins=(firmware)
   for bin in "${bins[@]}"; do
     log="$LOGS/$name.$bin.log"
@@ -72,6 +72,13 @@ done >"$COSTS"
 echo
 echo "Machine-readable costs (cost <board> <implementation> <operation> <instructions>):"
 cat "$COSTS"
+
+echo
+echo "RAM (size_of in each build; ram <board> <implementation> <T> <N> <bytes>):"
+for b in "${BUILDS[@]}"; do
+  f="$LOGS/${b%%|*}.ram.log"
+  if [ -f "$f" ]; then grep '^ram ' "$f" | tr -d '\r'; fi
+done
 
 echo
 echo "Instructions per operation (net of an empty call), one column per board:"
