@@ -102,10 +102,12 @@ pub struct Ring<T, const N: usize> {
 // `unsafe impl`: `critical_section::Mutex<X>` is `Sync` for `X: Send`, and
 // `UnsafeCell<State<T, N>>` is `Send` exactly when `T` is.
 
-// `repr(C)` with the indices first: on Cortex-M the four words sit at small
-// immediate offsets from the ring's address (one fewer instruction per call
-// than with the slots first, where they would be `N * size_of::<T>()` away).
-#[repr(C)]
+// Field order, for instruction count only. Without compare-and-swap
+// (Cortex-M0/M0+), `repr(C)` puts the four words first, at the small
+// immediate offsets Thumb-1 loads can reach from the ring's address. Elsewhere
+// (Armv7-M) the compiler's order, slots first, lets a slot be reached in one
+// register-offset access while the words stay within a 12-bit offset.
+#[cfg_attr(not(target_has_atomic = "ptr"), repr(C))]
 struct State<T, const N: usize> {
     /// Slot of the oldest item, in `0..N`.
     head: usize,
@@ -164,7 +166,7 @@ impl<T, const N: usize> State<T, N> {
         if self.len == 0 {
             return None;
         }
-        let h = self.at(0);
+        let h = self.head;
         self.head = self.at(1);
         self.len -= 1;
         // SAFETY: `len` was at least 1, so slot `h` (k = 0) was initialised;
