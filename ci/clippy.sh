@@ -11,7 +11,7 @@ rustup --quiet component add clippy
 rustup --quiet target add thumbv6m-none-eabi thumbv7em-none-eabihf
 
 # Host, once per feature (each changes which code is compiled).
-cargo clippy --all-targets --features defmt -- -D warnings
+cargo clippy --all-targets --features defmt,critical-section -- -D warnings
 cargo clippy --all-targets --features portable-atomic -- -D warnings
 cargo clippy -p sluicegate-bench --all-targets -- -D warnings
 
@@ -19,6 +19,8 @@ cargo clippy -p sluicegate-bench --all-targets -- -D warnings
 # items are compiled out; with portable-atomic/critical-section they are back.
 cargo clippy --target thumbv7em-none-eabihf --features defmt -- -D warnings
 cargo clippy --target thumbv6m-none-eabi -- -D warnings
+cargo clippy --target thumbv6m-none-eabi --features critical-section -- -D warnings
+cargo clippy --target thumbv7em-none-eabihf --features critical-section -- -D warnings
 cargo clippy --target thumbv6m-none-eabi --features portable-atomic,portable-atomic/critical-section -- -D warnings
 
 # The fuzz targets: a workspace of their own, so not reached by the above.

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 
 rustup --quiet target add thumbv6m-none-eabi
 
-RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --features defmt
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --features defmt,critical-section
 
 # The module docs link to CAS-only items (`Overwrite`, `Peek`,
 # `push_overwrite`) that do not exist on thumbv6m without portable-atomic;
@@ -16,3 +16,5 @@ RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --features defmt
 # every link), every other warning stays an error.
 RUSTDOCFLAGS="-D warnings -A rustdoc::broken_intra_doc_links" \
   cargo doc --no-deps --target thumbv6m-none-eabi
+RUSTDOCFLAGS="-D warnings -A rustdoc::broken_intra_doc_links" \
+  cargo doc --no-deps --target thumbv6m-none-eabi --features critical-section

@@ -16,6 +16,7 @@ fi
 echo "MSRV $MSRV"
 cargo +"$MSRV" check --lib --features defmt
 cargo +"$MSRV" check --lib --features portable-atomic
+cargo +"$MSRV" check --lib --features critical-section
 # The README's test command builds on the MSRV too (the peers' newer
 # editions stay in the benches package). --no-run: building is the claim.
 cargo +"$MSRV" test --no-run

@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
 # Builds examples/firmware for each emulated board, runs every binary under
 # qemu-system-arm, and fails on any self-check mismatch. Prints one line per
-# board (its spsc, mpmc and limiter phases), then the instructions-per-operation
-# table and the .text sizes.
+# board (its spsc, mpmc, mpmc::cs and limiter phases), then every measured
+# instruction count as one machine-readable line
+#   cost <board> <implementation> <operation> <instructions>
+# (boards microbit-cs, microbit-sc, lm3s6965evb), the table built from those
+# lines, and the .text sizes.
 #
 #   ci/qemu.sh            # everything
 #   KEEP_LOGS=dir ci/qemu.sh   # keep each QEMU run's output in dir
@@ -44,7 +47,7 @@ for b in "${BUILDS[@]}"; do
   cargo build --quiet --release --target "$target" --target-dir "$dir" \
     ${features:+--features "$features"} --bins
   elf="$dir/$target/release"
-  bins=(firmware cost size_sluicegate size_heapless)
+  bins=(firmware cost ram size_sluicegate size_heapless size_mpmc_cs size_heapless_mpmc)
   [ "$name" = lm3s6965evb-defmt ] && bins=(firmware)
   for bin in "${bins[@]}"; do
     log="$LOGS/$name.$bin.log"
@@ -60,37 +63,70 @@ for b in "${BUILDS[@]}"; do
   done
 done
 
-echo
-echo "Instructions per operation (net of an empty call; sluicegate / heapless; * = sluicegate more):"
+COSTS="$LOGS/costs.txt"
 for b in "${BUILDS[@]}"; do
   f="$LOGS/${b%%|*}.cost.log"
-  if [ -f "$f" ]; then cat "$f"; fi
-done | awk '
-  /^cost / {
-    tag = $2; op = $3
-    split($4, a, "="); split($5, b, "=")
-    if (!(op in seen)) { seen[op] = 1; ops[++nops] = op }
-    if (!(tag in tseen)) { tseen[tag] = 1; tags[++ntags] = tag }
-    mark = (b[2] != "-" && a[2] + 0 > b[2] + 0) ? "*" : ""
-    cell[op, tag] = a[2] " / " b[2] mark
-  }
-  END {
-    printf "| %-42s |", "operation"
-    for (t = 1; t <= ntags; t++) printf " %-19s |", tags[t]
-    printf "\n|%s|", "--------------------------------------------"
-    for (t = 1; t <= ntags; t++) printf "%s|", "---------------------"
-    printf "\n"
-    for (o = 1; o <= nops; o++) {
-      name = ops[o]
-      if (name ~ /</) name = "`" name "`"   # rustdoc would read <T> as HTML
-      printf "| %-42s |", name
-      for (t = 1; t <= ntags; t++) printf " %-19s |", cell[ops[o], tags[t]]
-      printf "\n"
-    }
-  }'
+  if [ -f "$f" ]; then grep '^cost ' "$f" | tr -d '\r'; fi
+done >"$COSTS"
 
 echo
-echo ".text bytes of the same interrupt-to-main pipeline (size_sluicegate vs size_heapless):"
+echo "Machine-readable costs (cost <board> <implementation> <operation> <instructions>):"
+cat "$COSTS"
+
+echo
+echo "RAM (size_of in each build; ram <board> <implementation> <T> <N> <bytes>):"
+for b in "${BUILDS[@]}"; do
+  f="$LOGS/${b%%|*}.ram.log"
+  if [ -f "$f" ]; then grep '^ram ' "$f" | tr -d '\r'; fi
+done
+
+echo
+echo "Instructions per operation (net of an empty call), one column per board:"
+awk '
+  {
+    board = $2; row = $3 " " $4
+    if (!(row in rseen)) { rseen[row] = 1; rows[++nrows] = row }
+    if (!(board in bseen)) { bseen[board] = 1; boards[++nboards] = board }
+    cell[row, board] = $5
+  }
+  END {
+    printf "| %-26s | %-22s |", "implementation", "operation"
+    for (b = 1; b <= nboards; b++) printf " %11s |", boards[b]
+    printf "\n|----------------------------|------------------------|"
+    for (b = 1; b <= nboards; b++) printf "-------------|"
+    printf "\n"
+    for (r = 1; r <= nrows; r++) {
+      split(rows[r], f, " ")
+      printf "| %-26s | %-22s |", f[1], f[2]
+      for (b = 1; b <= nboards; b++) {
+        v = cell[rows[r], boards[b]]
+        printf " %11s |", (v == "" ? "-" : v)
+      }
+      printf "\n"
+    }
+  }' "$COSTS"
+
+echo
+echo "sluicegate-mpmc-cs against heapless-mpmc (goal: try_push, try_pop <= 0.6x; evicting push_overwrite <= 30 on the M0):"
+awk '
+  { v[$2, $3, $4] = $5; if (!($2 in seen)) { seen[$2] = 1; boards[++n] = $2 } }
+  END {
+    for (i = 1; i <= n; i++) {
+      b = boards[i]
+      line = sprintf("  %-12s", b)
+      for (k = 1; k <= 2; k++) {
+        op = (k == 1 ? "try_push" : "try_pop")
+        cs = v[b, "sluicegate-mpmc-cs", op]; hl = v[b, "heapless-mpmc", op]
+        line = line sprintf("  %s %s/%s = %.2fx", op, cs, hl, cs / hl)
+      }
+      ev = v[b, "sluicegate-mpmc-cs", "push_overwrite_evict"]
+      line = line sprintf("  push_overwrite_evict %s (scq %s)", ev, v[b, "sluicegate-mpmc", "push_overwrite_evict"])
+      print line
+    }
+  }' "$COSTS"
+
+echo
+echo ".text bytes of the same interrupt-to-main pipeline (spsc: size_sluicegate vs size_heapless; mpmc: size_mpmc_cs vs size_heapless_mpmc):"
 text_size() { echo $((16#$(readelf -SW "$1" | awk '{ for (i = 1; i < NF; i++) if ($i == ".text") print $(i + 4) }'))); }
 for b in "${BUILDS[@]}"; do
   IFS='|' read -r name target features machine <<<"$b"
@@ -99,8 +135,10 @@ for b in "${BUILDS[@]}"; do
   ours=$(text_size "$elf/size_sluicegate")
   theirs=$(text_size "$elf/size_heapless")
   fw=$(text_size "$elf/firmware")
-  printf '  %-20s sluicegate %6d  heapless %6d  (%+d)   full firmware example %6d\n' \
-    "$name" "$ours" "$theirs" $((ours - theirs)) "$fw"
+  cs=$(text_size "$elf/size_mpmc_cs")
+  hlm=$(text_size "$elf/size_heapless_mpmc")
+  printf '  %-20s spsc: sluicegate %6d  heapless %6d  (%+d)   mpmc: sluicegate-mpmc-cs %6d  heapless-mpmc %6d  (%+d)   full firmware example %6d\n' \
+    "$name" "$ours" "$theirs" $((ours - theirs)) "$cs" "$hlm" $((cs - hlm)) "$fw"
 done
 
 [ -z "${KEEP_LOGS:-}" ] && rm -rf "$LOGS"

@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # The README's test command: unit, integration and doc tests of the library
-# on the host, default features.
+# on the host, default features; then the `critical-section` feature's.
 #
 #   ci/test.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 cargo test
+# `mpmc::cs` and its tests and doc examples need the `critical-section`
+# feature (the std implementation comes in as a dev-dependency).
+cargo test --features critical-section --lib --test mpmc_cs --test mpmc_cs_stress --test ram \
+  --test panic_safety --test auto_traits
+cargo test --features critical-section --doc

@@ -22,10 +22,16 @@ mod sync;
     doc(cfg(any(target_has_atomic = "ptr", feature = "portable-atomic")))
 )]
 pub mod limit;
-#[cfg(sluicegate_cas)]
+// `mpmc` also exists without CAS when the `critical-section` feature brings
+// `mpmc::cs`, which needs no atomics; its SCQ `Ring` then is compiled out.
+#[cfg(any(sluicegate_cas, feature = "critical-section"))]
 #[cfg_attr(
     docsrs,
-    doc(cfg(any(target_has_atomic = "ptr", feature = "portable-atomic")))
+    doc(cfg(any(
+        target_has_atomic = "ptr",
+        feature = "portable-atomic",
+        feature = "critical-section"
+    )))
 )]
 pub mod mpmc;
 pub mod spsc;

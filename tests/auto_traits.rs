@@ -81,6 +81,16 @@ fn mpmc_ring_needs_only_send_items() {
     assert_not!(Sync: mpmc::Ring<R, 4>);
 }
 
+#[cfg(feature = "critical-section")]
+#[test]
+fn mpmc_cs_ring_needs_only_send_items() {
+    // Every access to the state is inside a critical section; items move by value.
+    is_send::<mpmc::cs::Ring<C, 4>>();
+    is_sync::<mpmc::cs::Ring<C, 4>>();
+    assert_not!(Send: mpmc::cs::Ring<R, 4>);
+    assert_not!(Sync: mpmc::cs::Ring<R, 4>);
+}
+
 #[test]
 fn limiter_and_error_types() {
     is_send::<Limiter>();

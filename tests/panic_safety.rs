@@ -269,6 +269,47 @@ fn mpmc_ring_drop_survives_a_panicking_drop() {
     ledger.assert_dropped_exactly(0..8);
 }
 
+/// The same for `mpmc::cs::Ring`, whose `Drop` pops without a critical
+/// section (it has `&mut self`); the ring is dropped with its head in the
+/// middle of the slots.
+#[cfg(feature = "critical-section")]
+#[test]
+fn mpmc_cs_ring_drop_survives_a_panicking_drop() {
+    let ledger = Ledger::new(10);
+    expect_panic(|| {
+        let ring: sluicegate::mpmc::cs::Ring<Item, 8> = sluicegate::mpmc::cs::Ring::new();
+        for id in 0..8 {
+            assert!(ring.try_push(ledger.item(id, id == 4)).is_ok());
+        }
+        drop(ring.try_pop());
+        assert!(ring
+            .push_overwrite(ledger.item(8, false))
+            .into_item()
+            .is_none());
+        let evicted = ring.push_overwrite(ledger.item(9, false)).into_item();
+        assert_eq!(evicted.map(|i| i.id), Some(1));
+        drop(ring);
+    });
+    ledger.assert_dropped_exactly(0..10);
+}
+
+/// An evicted item of `mpmc::cs::Ring` that panics in `Drop` is dropped by
+/// the caller, outside the critical section: the ring stays usable.
+#[cfg(feature = "critical-section")]
+#[test]
+fn mpmc_cs_evicted_item_that_panics_is_dropped_outside_the_critical_section() {
+    let ledger = Ledger::new(3);
+    {
+        let ring: sluicegate::mpmc::cs::Ring<Item, 1> = sluicegate::mpmc::cs::Ring::new();
+        assert!(ring.try_push(ledger.item(0, true)).is_ok());
+        expect_panic(|| drop(ring.push_overwrite(ledger.item(1, false)).into_item()));
+        ledger.assert_dropped_exactly([0]);
+        assert_eq!(ring.try_pop().map(|i| i.id), Some(1));
+        assert!(ring.try_push(ledger.item(2, false)).is_ok());
+    }
+    ledger.assert_dropped_exactly(0..3);
+}
+
 /// Evicted and shed items are handed back: their `Drop` runs in the caller,
 /// after the ring's state is consistent again.
 #[test]

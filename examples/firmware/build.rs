@@ -44,6 +44,13 @@ fn main() {
         _ => "M3",
     };
     println!("cargo:rustc-env=FW_TAG={tag}");
+    // The board field of the machine-readable `cost` lines (ci/qemu.sh's names).
+    let id = match (board, cas) {
+        ("microbit", "CAS via critical-section") => "microbit-cs",
+        ("microbit", _) => "microbit-sc",
+        _ => "lm3s6965evb",
+    };
+    println!("cargo:rustc-env=FW_ID={id}");
     println!("cargo:rustc-link-arg=-Tlink.x");
     if env::var_os("CARGO_FEATURE_DEFMT").is_some() {
         println!("cargo:rustc-link-arg=-Tdefmt.x");

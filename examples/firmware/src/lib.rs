@@ -15,6 +15,9 @@ pub const BOARD: &str = env!("FW_BOARD");
 pub const CORE: &str = env!("FW_CORE");
 /// Short name of this build (core and CAS flavour) for the cost table.
 pub const TAG: &str = env!("FW_TAG");
+/// This build's board field in the `cost` lines: `microbit-cs`,
+/// `microbit-sc` or `lm3s6965evb`.
+pub const ID: &str = env!("FW_ID");
 /// Where compare-and-swap comes from in this build.
 pub const CAS: &str = env!("FW_CAS");
 

@@ -9,6 +9,9 @@
 //! instructions, including its share of call/return and argument set-up
 //! beyond an empty call, identical for both libraries. The limiter rows have
 //! no heapless counterpart.
+//!
+//! Each figure is one line `cost <board> <implementation> <operation>
+//! <instructions>` (see `report`); `ci/qemu.sh` builds its tables from them.
 #![no_std]
 #![no_main]
 
@@ -69,25 +72,25 @@ impl core::fmt::Display for Fig {
     }
 }
 
-/// Prints one figure; returns false if it is implausible (not positive).
-fn report(clock: &Clock, op: &str, ours: Acc, theirs: Option<Acc>) -> bool {
-    let plausible = ours.x10(clock) > 0 && theirs.is_none_or(|t| t.x10(clock) > 0);
-    match theirs {
-        Some(t) => hprintln!(
-            "cost {} {} sluicegate={} heapless={}",
-            fw::TAG,
-            op,
-            Fig(ours.x10(clock)),
-            Fig(t.x10(clock))
-        ),
-        None => hprintln!(
-            "cost {} {} sluicegate={} heapless=-",
-            fw::TAG,
-            op,
-            Fig(ours.x10(clock))
-        ),
-    }
-    plausible
+/// Prints one figure as `cost <board> <implementation> <operation>
+/// <instructions>`; returns false if it is implausible (not positive).
+fn report(clock: &Clock, implementation: &str, op: &str, acc: Acc) -> bool {
+    hprintln!(
+        "cost {} {} {} {}",
+        fw::ID,
+        implementation,
+        op,
+        Fig(acc.x10(clock))
+    );
+    acc.x10(clock) > 0
+}
+
+/// The four figures of [`SpscFigs`] for one implementation.
+fn report_ops(clock: &Clock, implementation: &str, f: &SpscFigs) -> bool {
+    report(clock, implementation, "try_push", f.push)
+        & report(clock, implementation, "try_pop", f.pop)
+        & report(clock, implementation, "try_push_full", f.push_full)
+        & report(clock, implementation, "try_pop_empty", f.pop_empty)
 }
 
 // --- sluicegate SPSC, Reject -------------------------------------------------
@@ -163,20 +166,7 @@ fn spsc_reject(clock: &Clock) -> bool {
     let mut q: Queue<u32, CAP> = Queue::new();
     let (tx, rx) = q.split();
     let theirs = spsc_figs(&mut HlSpsc { tx, rx }, CAP - 1, hl_enqueue, hl_dequeue);
-    report(clock, "spsc.try_push", ours.push, Some(theirs.push))
-        & report(clock, "spsc.try_pop", ours.pop, Some(theirs.pop))
-        & report(
-            clock,
-            "spsc.try_push(full)",
-            ours.push_full,
-            Some(theirs.push_full),
-        )
-        & report(
-            clock,
-            "spsc.try_pop(empty)",
-            ours.pop_empty,
-            Some(theirs.pop_empty),
-        )
+    report_ops(clock, "sluicegate-spsc", &ours) & report_ops(clock, "heapless-spsc", &theirs)
 }
 
 #[inline(never)]
@@ -185,20 +175,11 @@ fn spsc_overwrite(clock: &Clock) -> bool {
     let (tx, rx) = ring.split();
     let s = &mut SgSpsc { tx, rx };
     let figs = spsc_figs(s, CAP, sg_push_overwrite, sg_try_pop);
-    report(clock, "spsc<Overwrite>.push_overwrite", figs.push, None)
-        & report(
-            clock,
-            "spsc<Overwrite>.push_overwrite(evict)",
-            figs.push_full,
-            None,
-        )
-        & report(clock, "spsc<Overwrite>.try_pop", figs.pop, None)
-        & report(
-            clock,
-            "spsc<Overwrite>.try_pop(empty)",
-            figs.pop_empty,
-            None,
-        )
+    let imp = "sluicegate-spsc-overwrite";
+    report(clock, imp, "push_overwrite", figs.push)
+        & report(clock, imp, "push_overwrite_evict", figs.push_full)
+        & report(clock, imp, "try_pop", figs.pop)
+        & report(clock, imp, "try_pop_empty", figs.pop_empty)
 }
 
 // --- MPMC: sluicegate (SCQ) against heapless (Vyukov) ------------------------
@@ -211,6 +192,18 @@ fn sg_mpmc_push(q: &mut &sluicegate::mpmc::Ring<u32, MPMC_CAP>, v: u32) -> u32 {
 }
 fn sg_mpmc_pop(q: &mut &sluicegate::mpmc::Ring<u32, MPMC_CAP>, _: u32) -> u32 {
     q.try_pop().unwrap_or(0)
+}
+fn sg_mpmc_overwrite(q: &mut &sluicegate::mpmc::Ring<u32, MPMC_CAP>, v: u32) -> u32 {
+    q.push_overwrite(v).into_item().unwrap_or(0)
+}
+fn cs_mpmc_push(q: &mut &sluicegate::mpmc::cs::Ring<u32, MPMC_CAP>, v: u32) -> u32 {
+    q.try_push(v).is_ok() as u32
+}
+fn cs_mpmc_pop(q: &mut &sluicegate::mpmc::cs::Ring<u32, MPMC_CAP>, _: u32) -> u32 {
+    q.try_pop().unwrap_or(0)
+}
+fn cs_mpmc_overwrite(q: &mut &sluicegate::mpmc::cs::Ring<u32, MPMC_CAP>, v: u32) -> u32 {
+    q.push_overwrite(v).into_item().unwrap_or(0)
 }
 fn hl_mpmc_push(q: &mut &heapless::mpmc::Queue<u32, MPMC_CAP>, v: u32) -> u32 {
     q.enqueue(v).is_ok() as u32
@@ -226,6 +219,8 @@ struct MpmcFigs {
     ops: SpscFigs,
     push_full_steady: Acc,
     pop_empty_steady: Acc,
+    /// `push_overwrite` on a full ring (evicts), where the ring has one.
+    overwrite_evict: Acc,
 }
 
 /// Push `K` (of 128 slots), pop them, `ROUNDS` times; then full and empty.
@@ -239,7 +234,13 @@ struct MpmcFigs {
 /// `3N - 1` of their `ROUNDS * K` take the miss path); the `steady` ones come
 /// after `3N` further untimed refusals, all past the threshold. heapless has
 /// one path, measured the same way.
-fn mpmc_figs<S>(s: &mut S, push: fn(&mut S, u32) -> u32, pop: fn(&mut S, u32) -> u32) -> MpmcFigs {
+/// With `overwrite`, the evicting `push_overwrite` on the full ring last.
+fn mpmc_figs<S>(
+    s: &mut S,
+    push: fn(&mut S, u32) -> u32,
+    pop: fn(&mut S, u32) -> u32,
+    overwrite: Option<fn(&mut S, u32) -> u32>,
+) -> MpmcFigs {
     let mut f = MpmcFigs::default();
     for _ in 0..ROUNDS {
         f.ops.push.add(s, push);
@@ -264,6 +265,11 @@ fn mpmc_figs<S>(s: &mut S, push: fn(&mut S, u32) -> u32, pop: fn(&mut S, u32) ->
     for _ in 0..ROUNDS {
         f.push_full_steady.add(s, push);
     }
+    if let Some(overwrite) = overwrite {
+        for _ in 0..ROUNDS {
+            f.overwrite_evict.add(s, overwrite);
+        }
+    }
     for _ in 0..MPMC_CAP {
         pop(s, 0);
     }
@@ -277,27 +283,55 @@ static SG_MPMC: sluicegate::mpmc::Ring<u32, MPMC_CAP> = sluicegate::mpmc::Ring::
 #[expect(deprecated)]
 static HL_MPMC: heapless::mpmc::Queue<u32, MPMC_CAP> = heapless::mpmc::Queue::new();
 
+static CS_MPMC: sluicegate::mpmc::cs::Ring<u32, MPMC_CAP> = sluicegate::mpmc::cs::Ring::new();
+
+/// The MPMC rows of one implementation.
+fn report_mpmc(clock: &Clock, implementation: &str, f: &MpmcFigs, evicts: bool) -> bool {
+    let mut ok = report_ops(clock, implementation, &f.ops)
+        & report(
+            clock,
+            implementation,
+            "try_push_full_steady",
+            f.push_full_steady,
+        )
+        & report(
+            clock,
+            implementation,
+            "try_pop_empty_steady",
+            f.pop_empty_steady,
+        );
+    if evicts {
+        ok &= report(
+            clock,
+            implementation,
+            "push_overwrite_evict",
+            f.overwrite_evict,
+        );
+    }
+    ok
+}
+
 #[inline(never)]
 fn mpmc(clock: &Clock) -> bool {
-    let ours = mpmc_figs(&mut &SG_MPMC, sg_mpmc_push, sg_mpmc_pop);
-    let theirs = mpmc_figs(&mut &HL_MPMC, hl_mpmc_push, hl_mpmc_pop);
-    let (o, t) = (&ours.ops, &theirs.ops);
-    report(clock, "mpmc.try_push", o.push, Some(t.push))
-        & report(clock, "mpmc.try_pop", o.pop, Some(t.pop))
-        & report(clock, "mpmc.try_push(full)", o.push_full, Some(t.push_full))
-        & report(
-            clock,
-            "mpmc.try_push(full,steady)",
-            ours.push_full_steady,
-            Some(theirs.push_full_steady),
-        )
-        & report(clock, "mpmc.try_pop(empty)", o.pop_empty, Some(t.pop_empty))
-        & report(
-            clock,
-            "mpmc.try_pop(empty,steady)",
-            ours.pop_empty_steady,
-            Some(theirs.pop_empty_steady),
-        )
+    let scq = mpmc_figs(
+        &mut &SG_MPMC,
+        sg_mpmc_push,
+        sg_mpmc_pop,
+        Some(sg_mpmc_overwrite),
+    );
+    let cs = mpmc_figs(
+        &mut &CS_MPMC,
+        cs_mpmc_push,
+        cs_mpmc_pop,
+        Some(cs_mpmc_overwrite),
+    );
+    let theirs = mpmc_figs(&mut &HL_MPMC, hl_mpmc_push, hl_mpmc_pop, None);
+    // Each evicting push replaced one item: every ring is empty again.
+    let drained = SG_MPMC.is_empty() && CS_MPMC.is_empty() && HL_MPMC.dequeue().is_none();
+    drained
+        & report_mpmc(clock, "sluicegate-mpmc", &scq, true)
+        & report_mpmc(clock, "sluicegate-mpmc-cs", &cs, true)
+        & report_mpmc(clock, "heapless-mpmc", &theirs, false)
 }
 
 // --- AIMD limiter (heapless has none) ----------------------------------------
@@ -360,9 +394,9 @@ fn limit(clock: &Clock) -> bool {
         && st.succeeded == calls
         && st.ignored == calls + 8
         && st.shed[0] == calls;
-    sane & report(clock, "limit.try_acquire+success", success, None)
-        & report(clock, "limit.try_acquire+drop(ignore)", ignore, None)
-        & report(clock, "limit.try_acquire(shed)", shed, None)
+    sane & report(clock, "sluicegate-limit", "try_acquire_success", success)
+        & report(clock, "sluicegate-limit", "try_acquire_drop", ignore)
+        & report(clock, "sluicegate-limit", "try_acquire_shed", shed)
 }
 
 #[entry]

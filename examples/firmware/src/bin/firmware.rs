@@ -14,7 +14,11 @@
 //!   accounted for exactly once, by count and by sum of sequence numbers per
 //!   producer: popped by either side, or handed back to its pusher (rejected,
 //!   shed, or evicted). Each side takes any producer's items out in order, and
-//!   the handed-back counts match the ring's counters.
+//!   the handed-back counts match the ring's counters. The phase runs twice:
+//!   on the lock-free `mpmc::Ring`, where the interrupt lands inside
+//!   operations in progress, and on `mpmc::cs::Ring`, whose operations are
+//!   each one critical section, so the interrupt lands between them (and
+//!   its `push_overwrite` never hands the new item back).
 //! - Limiter: the main loop asks a `static` AIMD limiter for permits (a mix of
 //!   priority classes) as fast as it is allowed and hands each admitted permit,
 //!   stamped with the SysTick interrupt count, to the interrupt through a
@@ -122,6 +126,7 @@ const FROM_MAIN: u32 = 0;
 const FROM_ISR: u32 = 1;
 
 static EVENTS: mpmc::Ring<Event, MPMC_CAP> = mpmc::Ring::new();
+static CS_EVENTS: mpmc::cs::Ring<Event, MPMC_CAP> = mpmc::cs::Ring::new();
 /// Set by the interrupt after its last MPMC push.
 static MPMC_ISR_DONE: AtomicBool = AtomicBool::new(false);
 
@@ -147,6 +152,39 @@ impl Event {
         self.tag & 0x7FFF_FFFF
     }
 }
+
+/// The two MPMC rings, seen the same way by the phase.
+trait EventRing: Sync {
+    fn try_push(&self, e: Event) -> Result<(), sluicegate::Full<Event>>;
+    fn push_overwrite(&self, e: Event) -> Overwritten<Event>;
+    fn try_pop(&self) -> Option<Event>;
+    fn stats(&self) -> sluicegate::RingStats;
+    fn is_empty(&self) -> bool;
+}
+
+macro_rules! event_ring {
+    ($ring:ty) => {
+        impl EventRing for $ring {
+            fn try_push(&self, e: Event) -> Result<(), sluicegate::Full<Event>> {
+                <$ring>::try_push(self, e)
+            }
+            fn push_overwrite(&self, e: Event) -> Overwritten<Event> {
+                <$ring>::push_overwrite(self, e)
+            }
+            fn try_pop(&self) -> Option<Event> {
+                <$ring>::try_pop(self)
+            }
+            fn stats(&self) -> sluicegate::RingStats {
+                <$ring>::stats(self)
+            }
+            fn is_empty(&self) -> bool {
+                <$ring>::is_empty(self)
+            }
+        }
+    };
+}
+event_ring!(mpmc::Ring<Event, MPMC_CAP>);
+event_ring!(mpmc::cs::Ring<Event, MPMC_CAP>);
 
 /// Count and sum of sequence numbers.
 #[derive(Clone, Copy, Default)]
@@ -179,6 +217,8 @@ struct Ledger {
     /// Last sequence number this side took out, per producer.
     last_taken: [Option<u32>; 2],
     rejected: u32,
+    /// `push_overwrite`s that handed the new item back.
+    overwrite_rejected: u32,
     evicted: u32,
     errors: u32,
 }
@@ -194,7 +234,7 @@ impl Ledger {
     }
 
     /// Pushes this side's next item, alternating the two kinds of push.
-    fn push(&mut self, ring: &mpmc::Ring<Event, MPMC_CAP>, from: u32) {
+    fn push(&mut self, ring: &dyn EventRing, from: u32) {
         let new = Event::new(from, self.produced);
         self.produced += 1;
         if self.produced & 1 == 0 {
@@ -207,6 +247,7 @@ impl Ledger {
                 Overwritten::Stored => {}
                 Overwritten::Rejected(_) => {
                     self.rejected += 1;
+                    self.overwrite_rejected += 1;
                     self.refused[from as usize].add(new.seq());
                 }
                 Overwritten::Evicted(old) => {
@@ -217,7 +258,7 @@ impl Ledger {
         }
     }
 
-    fn pop(&mut self, ring: &mpmc::Ring<Event, MPMC_CAP>) -> bool {
+    fn pop(&mut self, ring: &dyn EventRing) -> bool {
         match ring.try_pop() {
             Some(e) => {
                 self.took(e);
@@ -230,6 +271,7 @@ impl Ledger {
 
 /// The interrupt's side of the MPMC phase.
 struct MpmcIsr {
+    ring: &'static dyn EventRing,
     ledger: Ledger,
     ticks: u32,
 }
@@ -238,20 +280,29 @@ impl MpmcIsr {
     fn tick(&mut self) {
         self.ticks += 1;
         if self.ledger.produced < MPMC_ITEMS {
-            self.ledger.push(&EVENTS, FROM_ISR);
+            self.ledger.push(self.ring, FROM_ISR);
             if self.ledger.produced == MPMC_ITEMS {
                 MPMC_ISR_DONE.store(true, Ordering::Release);
             }
         }
         if self.ticks & 1 == 0 {
-            self.ledger.pop(&EVENTS);
+            self.ledger.pop(self.ring);
         }
     }
 }
 
-fn mpmc_phase() -> (bool, Ledger, Ledger) {
+/// One MPMC phase on `ring`; `name` for the report. With `holds_nothing`
+/// (the critical-section ring) `push_overwrite` must never hand back the new
+/// item.
+fn mpmc_phase(
+    ring: &'static dyn EventRing,
+    name: &str,
+    holds_nothing: bool,
+) -> (bool, Ledger, Ledger) {
+    MPMC_ISR_DONE.store(false, Ordering::Relaxed);
     with_isr(|isr| {
         isr.mpmc = Some(MpmcIsr {
+            ring,
             ledger: Ledger::default(),
             ticks: 0,
         })
@@ -260,17 +311,17 @@ fn mpmc_phase() -> (bool, Ledger, Ledger) {
     let mut rng = Rng::new(0x0BAD_CAFE);
     while main.produced < MPMC_ITEMS || !MPMC_ISR_DONE.load(Ordering::Acquire) {
         if main.produced < MPMC_ITEMS {
-            main.push(&EVENTS, FROM_MAIN);
+            main.push(ring, FROM_MAIN);
         }
         if rng.next_u32() & 1 == 0 {
-            main.pop(&EVENTS);
+            main.pop(ring);
         }
         fw::spin(rng.range(0, 300));
     }
     let isr = with_isr(|isr| isr.mpmc.take().expect("mpmc state")).ledger;
-    while main.pop(&EVENTS) {}
+    while main.pop(ring) {}
 
-    let stats = EVENTS.stats();
+    let stats = ring.stats();
     let mut ok = main.errors == 0 && isr.errors == 0;
     for from in [FROM_MAIN, FROM_ISR] {
         let f = from as usize;
@@ -283,11 +334,13 @@ fn mpmc_phase() -> (bool, Ledger, Ledger) {
     }
     ok &= stats.rejected as u32 == main.rejected + isr.rejected
         && stats.overwritten as u32 == main.evicted + isr.evicted
-        && EVENTS.is_empty()
+        && ring.is_empty()
         && stats.overwritten > 0
-        && stats.rejected > 0;
+        && stats.rejected > 0
+        && (!holds_nothing || main.overwrite_rejected + isr.overwrite_rejected == 0);
     hprintln!(
-        "mpmc: pushed main={} isr={}; taken by main={} by isr={}; evicted={} rejected={} order+payload errors={} -> {}",
+        "{}: pushed main={} isr={}; taken by main={} by isr={}; evicted={} rejected={} order+payload errors={} -> {}",
+        name,
         main.produced,
         isr.produced,
         main.taken[0].plus(main.taken[1]).count,
@@ -696,12 +749,13 @@ fn main() -> ! {
     with_isr(|isr| isr.syst.enable_interrupt());
 
     let (spsc_ok, spsc) = spsc_phase();
-    let (mpmc_ok, mpmc_main, mpmc_isr) = mpmc_phase();
+    let (scq_ok, mpmc_main, mpmc_isr) = mpmc_phase(&EVENTS, "mpmc", false);
+    let (cs_ok, cs_main, cs_isr) = mpmc_phase(&CS_EVENTS, "mpmc::cs", true);
     let (limit_ok, limit) = limit_phase();
 
     with_isr(|isr| isr.syst.disable_interrupt());
     #[allow(unused_mut)]
-    let mut ok = spsc_ok && mpmc_ok && limit_ok;
+    let mut ok = spsc_ok && scq_ok && cs_ok && limit_ok;
     #[cfg(feature = "defmt")]
     {
         let bytes = fw::defmt_bytes();
@@ -709,7 +763,7 @@ fn main() -> ! {
         ok &= bytes > 0;
     }
     hprintln!(
-        "{} ({}, {}): {} spsc[produced={} received={} overwritten={} shed-mid-pop={}] mpmc[pushed={} evicted={} rejected={}] limit[admitted={} shed={} success/drop/ignore={}/{}/{} up={} down={} range={}..={}]",
+        "{} ({}, {}): {} spsc[produced={} received={} overwritten={} shed-mid-pop={}] mpmc[pushed={} evicted={} rejected={}] mpmc::cs[pushed={} evicted={} rejected={}] limit[admitted={} shed={} success/drop/ignore={}/{}/{} up={} down={} range={}..={}]",
         fw::BOARD,
         fw::CORE,
         fw::CAS,
@@ -721,6 +775,9 @@ fn main() -> ! {
         mpmc_main.produced + mpmc_isr.produced,
         mpmc_main.evicted + mpmc_isr.evicted,
         mpmc_main.rejected + mpmc_isr.rejected,
+        cs_main.produced + cs_isr.produced,
+        cs_main.evicted + cs_isr.evicted,
+        cs_main.rejected + cs_isr.rejected,
         limit.admitted,
         limit.shed,
         limit.succeeded,

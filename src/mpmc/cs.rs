@@ -1,0 +1,447 @@
+//! The MPMC ring for single-core microcontrollers: every operation is one
+//! critical section.
+//!
+//! [`Ring<T, N>`] has the API of [`mpmc::Ring`](super::Ring) (through
+//! `&self`, in a `static`, reject or overwrite the oldest, the same
+//! [`RingStats`] counters) and replaces its lock-free algorithm with the
+//! simplest one there is: a head index and a length, read and changed inside
+//! one [`critical_section::with`] per call. It needs no atomics at all, so it
+//! works on thumbv6m (Cortex-M0/M0+) with no compare-and-swap and without the
+//! `portable-atomic` feature. Switching is one import:
+//!
+//! ```
+//! use sluicegate::mpmc::cs::Ring; // instead of sluicegate::mpmc::Ring
+//! use sluicegate::{Overwritten, RingStats};
+//!
+//! static EVENTS: Ring<u32, 4> = Ring::new();
+//!
+//! for i in 0..4 {
+//!     EVENTS.try_push(i).unwrap(); // from an interrupt handler or main
+//! }
+//! assert_eq!(EVENTS.try_push(9).unwrap_err().into_inner(), 9); // full: rejected
+//! assert_eq!(EVENTS.push_overwrite(4), Overwritten::Evicted(0)); // full: the oldest goes
+//! assert_eq!(EVENTS.try_pop(), Some(1));
+//! assert_eq!(EVENTS.stats(), RingStats { rejected: 1, overwritten: 1 });
+//! ```
+//!
+//! The binary chooses the critical-section implementation, never this crate:
+//! on a single-core Cortex-M, `cortex-m = { version = "0.7.7", features =
+//! ["critical-section-single-core"] }`; on a host, `critical-section = {
+//! version = "1.2", features = ["std"] }`.
+//!
+//! # Progress: what the guarantee is depends on the critical section
+//!
+//! Memory safety never depends on which implementation the binary links:
+//! `critical-section`'s contract is mutual exclusion between every context of
+//! the program, and that is all this ring relies on. The *progress* guarantee
+//! is that of the implementation:
+//!
+//! | critical-section implementation | what a context suspended elsewhere costs the others | guarantee |
+//! |---|---|---|
+//! | single core, interrupts masked (cortex-m `critical-section-single-core`, portable-atomic's single-core mode, most RTOS ports on one core) | nothing: no context can be suspended *inside* an operation, since whatever would preempt it runs before or after it | **no context ever waits**; every call completes in a bounded number of its own steps (wait-free), and it is never refused because of another context's operation in progress |
+//! | multi-core, hardware spinlock + interrupt mask on the calling core (e.g. RP2040) | a context on another core that is inside an operation cannot be preempted there, so the wait is bounded by one operation; a core halted (debugger, fault) inside it stops the others | **bounded wait, not lock-free** |
+//! | host, `std` (a global `std::sync::Mutex`) | a thread descheduled inside an operation blocks every other caller until it runs again | **blocking** (a mutex); use [`mpmc::Ring`](super::Ring) on hosts |
+//!
+//! On a single core this is a stronger property than [`mpmc::Ring`](super::Ring)'s,
+//! where a suspended context holds at most its one slot: here nothing is
+//! ever held, so `try_push` says [`Full`] only when `N` items are in the ring
+//! and `push_overwrite` never returns [`Overwritten::Rejected`]. The price is
+//! interrupt latency: interrupts are masked for one operation, which moves one
+//! `T` (two for an eviction), plus a few instructions of index arithmetic. No
+//! user code runs inside the critical section: an evicted item is handed back
+//! and dropped by the caller outside it.
+//!
+//! **Not for NMI or HardFault handlers** (nor anything else that masking
+//! interrupts does not hold off): they can preempt a critical section, and a
+//! call from them while main or an interrupt is inside one would break the
+//! mutual exclusion the implementation promises. This is true of every
+//! `critical-section` user.
+//!
+//! # Algorithm and invariants
+//!
+//! `head` is the slot of the oldest item (`0..N`), `len` the number of items
+//! (`0..=N`); items are in slots `(head + k) % N` for `k` in `0..len`, and
+//! those slots, and only those, are initialised. A push writes slot
+//! `(head + len) % N` and increments `len`; a pop moves slot `head` out and
+//! advances `head`; a `push_overwrite` on a full ring (where that slot *is*
+//! `head`) moves the oldest item out, writes the new one in its place and
+//! advances `head`. `N` is a power of two so `% N` is a mask (Cortex-M0 has no
+//! divide instruction), checked at compile time:
+//!
+//! ```compile_fail,E0080
+//! static BAD: sluicegate::mpmc::cs::Ring<u8, 3> = sluicegate::mpmc::cs::Ring::new();
+//! let _ = BAD.try_pop();
+//! ```
+//!
+//! Nothing wraps: both indices stay below `N`. The two counters wrap at
+//! `2^usize::BITS`, like every counter of the crate.
+//!
+//! # Memory
+//!
+//! `N` slots of `T` plus four words (`head`, `len`, `rejected`,
+//! `overwritten`), nothing padded: a `Ring<u32, 8>` takes 48 bytes on
+//! thumbv6m and thumbv7em, 64 on x86-64 (`tests/ram.rs` pins these).
+
+use crate::{Full, Overwritten, RingStats};
+use core::cell::UnsafeCell;
+use core::fmt;
+use core::mem::MaybeUninit;
+use critical_section::{CriticalSection, Mutex};
+
+/// A bounded MPMC ring of `N` items of `T` whose every operation is one
+/// critical section; see the [module documentation](self).
+///
+/// `N` must be a power of two (at least 1).
+pub struct Ring<T, const N: usize> {
+    /// Read and written only inside a critical section (through
+    /// [`Ring::state`]), or through `&mut self`.
+    state: Mutex<UnsafeCell<State<T, N>>>,
+}
+
+// `Ring` is `Sync` for `T: Send` and `Send` for `T: Send` without an
+// `unsafe impl`: `critical_section::Mutex<X>` is `Sync` for `X: Send`, and
+// `UnsafeCell<State<T, N>>` is `Send` exactly when `T` is.
+
+// Field order, for instruction count only. Without compare-and-swap
+// (Cortex-M0/M0+), `repr(C)` puts the four words first, at the small
+// immediate offsets Thumb-1 loads can reach from the ring's address. Elsewhere
+// (Armv7-M) the compiler's order, slots first, lets a slot be reached in one
+// register-offset access while the words stay within a 12-bit offset.
+#[cfg_attr(not(target_has_atomic = "ptr"), repr(C))]
+struct State<T, const N: usize> {
+    /// Slot of the oldest item, in `0..N`.
+    head: usize,
+    /// Items in the ring, in `0..=N`.
+    len: usize,
+    rejected: usize,
+    overwritten: usize,
+    /// Slot `(head + k) % N` is initialised exactly for `k` in `0..len`.
+    slots: [MaybeUninit<T>; N],
+}
+
+impl<T, const N: usize> State<T, N> {
+    /// The slot `k` places after `head`. The mask also tells the compiler
+    /// the index is below `N`, so slot accesses carry no bounds check.
+    #[inline(always)]
+    fn at(&self, k: usize) -> usize {
+        (self.head + k) & (N - 1)
+    }
+
+    #[inline(always)]
+    fn push(&mut self, item: T) -> Result<(), Full<T>> {
+        debug_assert!(self.head < N && self.len <= N);
+        if self.len == N {
+            self.rejected = self.rejected.wrapping_add(1);
+            return Err(Full(item));
+        }
+        let i = self.at(self.len);
+        self.slots[i].write(item);
+        self.len += 1;
+        Ok(())
+    }
+
+    #[inline(always)]
+    fn push_overwrite(&mut self, item: T) -> Overwritten<T> {
+        debug_assert!(self.head < N && self.len <= N);
+        if self.len < N {
+            let i = self.at(self.len);
+            self.slots[i].write(item);
+            self.len += 1;
+            return Overwritten::Stored;
+        }
+        // Full: the free end is the head. Move the oldest out, the new one in.
+        let h = self.at(0);
+        // SAFETY: `len == N`, so slot `head` (k = 0) is initialised; the
+        // write below re-initialises it before anyone can look.
+        let old = unsafe { self.slots[h].assume_init_read() };
+        self.slots[h].write(item);
+        self.head = self.at(1);
+        self.overwritten = self.overwritten.wrapping_add(1);
+        Overwritten::Evicted(old)
+    }
+
+    #[inline(always)]
+    fn pop(&mut self) -> Option<T> {
+        debug_assert!(self.head < N && self.len <= N);
+        if self.len == 0 {
+            return None;
+        }
+        let h = self.head;
+        self.head = self.at(1);
+        self.len -= 1;
+        // SAFETY: `len` was at least 1, so slot `h` (k = 0) was initialised;
+        // `head` and `len` already exclude it, so it is read exactly once.
+        Some(unsafe { self.slots[h].assume_init_read() })
+    }
+
+    fn stats(&self) -> RingStats {
+        RingStats {
+            rejected: self.rejected,
+            overwritten: self.overwritten,
+        }
+    }
+}
+
+impl<T, const N: usize> Ring<T, N> {
+    /// An empty ring. `N` must be a power of two (checked at compile time).
+    ///
+    /// ```
+    /// static QUEUE: sluicegate::mpmc::cs::Ring<u32, 64> = sluicegate::mpmc::cs::Ring::new();
+    /// assert!(QUEUE.is_empty());
+    /// ```
+    pub const fn new() -> Self {
+        const {
+            assert!(
+                N.is_power_of_two(),
+                "sluicegate: mpmc::cs ring capacity N must be a power of two"
+            );
+        };
+        Self {
+            state: Mutex::new(UnsafeCell::new(State {
+                head: 0,
+                len: 0,
+                rejected: 0,
+                overwritten: 0,
+                slots: [const { MaybeUninit::uninit() }; N],
+            })),
+        }
+    }
+
+    /// Runs `f` on the state inside one critical section.
+    #[inline(always)]
+    fn with<R>(&self, f: impl FnOnce(&mut State<T, N>) -> R) -> R {
+        critical_section::with(|cs| f(self.state(cs)))
+    }
+
+    /// The state, borrowed for the critical section `cs`.
+    #[inline(always)]
+    #[allow(clippy::mut_from_ref)] // unique by mutual exclusion, see SAFETY
+    fn state<'cs>(&'cs self, cs: CriticalSection<'cs>) -> &'cs mut State<T, N> {
+        // SAFETY: `cs` proves that no other context of the program is inside
+        // a critical section, so no other context holds this borrow. Within
+        // this context the borrow is unique too: it is taken only by
+        // [`Ring::with`], whose closures are this module's `State` methods,
+        // which run no user code (moving a `T` runs none) and never re-enter
+        // the ring, so no second `&mut` to the state exists while this one
+        // lives.
+        unsafe { &mut *self.state.borrow(cs).get() }
+    }
+
+    /// Pushes `item`, or hands it back in [`Full`] if the ring holds `N`
+    /// items (counted in [`RingStats::rejected`]). One critical section.
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::cs::Ring<u8, 1> = sluicegate::mpmc::cs::Ring::new();
+    /// assert_eq!(ring.try_push(1), Ok(()));
+    /// assert_eq!(ring.try_push(2).unwrap_err().into_inner(), 2);
+    /// ```
+    #[inline]
+    pub fn try_push(&self, item: T) -> Result<(), Full<T>> {
+        self.with(|s| s.push(item))
+    }
+
+    /// Pushes `item`; if the ring is full, evicts the oldest item to make
+    /// room and hands it back in [`Overwritten::Evicted`] (counted in
+    /// [`RingStats::overwritten`]); [`Overwritten::Stored`] if there was
+    /// room. Never returns [`Overwritten::Rejected`]: no slot is ever held by
+    /// an operation in progress. One critical section; the evicted item is
+    /// dropped by the caller, after it.
+    ///
+    /// ```
+    /// use sluicegate::Overwritten;
+    ///
+    /// let ring: sluicegate::mpmc::cs::Ring<u8, 2> = sluicegate::mpmc::cs::Ring::new();
+    /// assert_eq!(ring.push_overwrite(1), Overwritten::Stored);
+    /// assert_eq!(ring.push_overwrite(2), Overwritten::Stored);
+    /// assert_eq!(ring.push_overwrite(3), Overwritten::Evicted(1));
+    /// assert_eq!(ring.try_pop(), Some(2));
+    /// ```
+    #[inline]
+    pub fn push_overwrite(&self, item: T) -> Overwritten<T> {
+        self.with(|s| s.push_overwrite(item))
+    }
+
+    /// Pops the oldest item, or `None` if the ring is empty. One critical
+    /// section.
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::cs::Ring<u8, 2> = sluicegate::mpmc::cs::Ring::new();
+    /// assert_eq!(ring.try_pop(), None);
+    /// ring.try_push(4).unwrap();
+    /// assert_eq!(ring.try_pop(), Some(4));
+    /// ```
+    #[inline]
+    pub fn try_pop(&self) -> Option<T> {
+        self.with(|s| s.pop())
+    }
+
+    /// Pushes `item`, waiting for a free slot: pressure travels upstream
+    /// instead of being shed. Spins with [`crossbeam_utils::Backoff`] between
+    /// attempts, outside the critical section; a wait is not counted as a
+    /// rejection.
+    ///
+    /// **Never call this from an interrupt handler** (or any context that
+    /// can preempt a consumer on the same core): the consumer could not run
+    /// to make room and the wait would never end.
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::cs::Ring<u32, 2> = sluicegate::mpmc::cs::Ring::new();
+    /// std::thread::scope(|s| {
+    ///     s.spawn(|| (0..100).for_each(|i| ring.push_blocking(i)));
+    ///     let got: u32 = (0..100).map(|_| ring.pop_blocking()).sum();
+    ///     assert_eq!(got, (0..100).sum());
+    /// });
+    /// ```
+    pub fn push_blocking(&self, item: T) {
+        let backoff = crossbeam_utils::Backoff::new();
+        let mut item = item;
+        loop {
+            // Not `try_push`: a wait is not a rejection.
+            match self.with(|s| {
+                if s.len == N {
+                    Err(item)
+                } else {
+                    s.push(item).map_err(Full::into_inner)
+                }
+            }) {
+                Ok(()) => return,
+                Err(back) => item = back,
+            }
+            backoff.snooze();
+        }
+    }
+
+    /// Pops the oldest item, waiting until there is one (spinning with
+    /// [`crossbeam_utils::Backoff`] outside the critical section). **Never
+    /// call this from an interrupt handler** that can preempt a producer: the
+    /// wait would never end.
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::cs::Ring<u8, 2> = sluicegate::mpmc::cs::Ring::new();
+    /// ring.try_push(4).unwrap();
+    /// assert_eq!(ring.pop_blocking(), 4);
+    /// ```
+    pub fn pop_blocking(&self) -> T {
+        let backoff = crossbeam_utils::Backoff::new();
+        loop {
+            if let Some(item) = self.try_pop() {
+                return item;
+            }
+            backoff.snooze();
+        }
+    }
+
+    /// Number of items, exact at the instant of the call (one critical
+    /// section).
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::cs::Ring<u8, 4> = sluicegate::mpmc::cs::Ring::new();
+    /// ring.try_push(1).unwrap();
+    /// assert_eq!(ring.len(), 1);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.with(|s| s.len)
+    }
+
+    /// `len() == 0`.
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::cs::Ring<u8, 2> = sluicegate::mpmc::cs::Ring::new();
+    /// assert!(ring.is_empty());
+    /// ring.try_push(1).unwrap();
+    /// assert!(!ring.is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// `len() == N`.
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::cs::Ring<u8, 2> = sluicegate::mpmc::cs::Ring::new();
+    /// ring.try_push(1).unwrap();
+    /// assert!(!ring.is_full());
+    /// ring.try_push(2).unwrap();
+    /// assert!(ring.is_full());
+    /// ```
+    pub fn is_full(&self) -> bool {
+        self.len() == N
+    }
+
+    /// `N - len()`.
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::cs::Ring<u8, 4> = sluicegate::mpmc::cs::Ring::new();
+    /// ring.try_push(1).unwrap();
+    /// assert_eq!(ring.free_slots(), 3);
+    /// ```
+    pub fn free_slots(&self) -> usize {
+        N - self.len()
+    }
+
+    /// How many items the ring holds when full (`N`).
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::cs::Ring<u8, 16> = sluicegate::mpmc::cs::Ring::new();
+    /// assert_eq!(ring.capacity(), 16);
+    /// ```
+    pub const fn capacity(&self) -> usize {
+        N
+    }
+
+    /// The counters of rejected and evicted items, read together in one
+    /// critical section; they wrap on overflow.
+    ///
+    /// ```
+    /// use sluicegate::RingStats;
+    ///
+    /// let ring: sluicegate::mpmc::cs::Ring<u8, 1> = sluicegate::mpmc::cs::Ring::new();
+    /// ring.try_push(1).unwrap();
+    /// let _ = ring.try_push(2); // rejected
+    /// let _ = ring.push_overwrite(3); // evicts 1
+    /// assert_eq!(ring.stats(), RingStats { rejected: 1, overwritten: 1 });
+    /// ```
+    pub fn stats(&self) -> RingStats {
+        self.with(|s| s.stats())
+    }
+}
+
+impl<T, const N: usize> Default for Ring<T, N> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T, const N: usize> Drop for Ring<T, N> {
+    fn drop(&mut self) {
+        if core::mem::needs_drop::<T>() {
+            // `&mut self`: no other context can reach the state, so no
+            // critical section. Each item is popped (`head` and `len` move
+            // past it) before its `Drop` runs; if one panics, unwinding
+            // drops `left`, which pops and drops the rest (a second panic
+            // then aborts, as in `Vec`).
+            let left = Leftovers(self.state.get_mut().get_mut());
+            while left.0.pop().is_some() {}
+        }
+    }
+}
+
+/// The items of a ring being dropped.
+struct Leftovers<'r, T, const N: usize>(&'r mut State<T, N>);
+
+impl<T, const N: usize> Drop for Leftovers<'_, T, N> {
+    fn drop(&mut self) {
+        while self.0.pop().is_some() {}
+    }
+}
+
+impl<T, const N: usize> fmt::Debug for Ring<T, N> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (len, stats) = self.with(|s| (s.len, s.stats()));
+        f.debug_struct("Ring")
+            .field("capacity", &N)
+            .field("len", &len)
+            .field("stats", &stats)
+            .finish()
+    }
+}

@@ -1,0 +1,55 @@
+//! RAM of every ring type on this host, measured with `size_of` and pinned
+//! for x86-64, where the README's "which type for which job" table quotes
+//! them (`u32` items; the Cortex-M figures come from the firmware's `ram`
+//! binary under `ci/qemu.sh`). A layout change that moves these numbers
+//! fails here until the table is updated.
+#![cfg(not(sluicegate_loom))]
+
+use core::mem::size_of;
+use sluicegate::limit::Limiter;
+use sluicegate::{mpmc, spsc};
+
+fn measured() -> Vec<(&'static str, usize, usize)> {
+    let mut rows = Vec::new();
+    macro_rules! rows {
+        ($($n:literal),+) => {$(
+            rows.push(("spsc::Ring", $n, size_of::<spsc::Ring<u32, $n>>()));
+            rows.push(("spsc::Ring<Overwrite>", $n, size_of::<spsc::Ring<u32, $n, spsc::Overwrite>>()));
+            rows.push(("mpmc::Ring", $n, size_of::<mpmc::Ring<u32, $n>>()));
+            #[cfg(feature = "critical-section")]
+            rows.push(("mpmc::cs::Ring", $n, size_of::<mpmc::cs::Ring<u32, $n>>()));
+        )+};
+    }
+    rows!(8, 128, 1024);
+    rows.push(("limit::Limiter", 0, size_of::<Limiter>()));
+    rows
+}
+
+#[test]
+#[cfg(target_arch = "x86_64")]
+fn ram_on_x86_64_is_what_the_readme_says() {
+    let want: &[(&str, usize, usize)] = &[
+        ("spsc::Ring", 8, 384),
+        ("spsc::Ring<Overwrite>", 8, 384),
+        ("mpmc::Ring", 8, 1152),
+        ("mpmc::cs::Ring", 8, 64),
+        ("spsc::Ring", 128, 896),
+        ("spsc::Ring<Overwrite>", 128, 896),
+        ("mpmc::Ring", 128, 5504),
+        ("mpmc::cs::Ring", 128, 544),
+        ("spsc::Ring", 1024, 4480),
+        ("spsc::Ring<Overwrite>", 1024, 4480),
+        ("mpmc::Ring", 1024, 37760),
+        ("mpmc::cs::Ring", 1024, 4128),
+        ("limit::Limiter", 0, 512),
+    ];
+    let got = measured();
+    for (name, n, bytes) in &got {
+        eprintln!("ram x86_64 {name} u32 {n} {bytes}");
+    }
+    for row in want {
+        if cfg!(feature = "critical-section") || row.0 != "mpmc::cs::Ring" {
+            assert!(got.contains(row), "{row:?} not in {got:?}");
+        }
+    }
+}
