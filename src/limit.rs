@@ -26,16 +26,17 @@
 //! every request queues, the baseline cannot learn the queue and ratchet up.
 //! The baseline is an integer stochastic-approximation estimate of the
 //! queue-free *median* (each sample moves it 1/32 of itself toward the
-//! sample) and, for [`Law::Gradient`], an exponential average of the
-//! queue-free *mean* (weight 1/16). Latencies are kept in 1/16 tick, so a
-//! one-tick clock still has a resolution.
+//! sample) and an exponential average of the queue-free *mean* (weight
+//! 1/16); over the first 32 queue-free samples both are their running mean,
+//! so a few early samples are not taken as the truth. Latencies are kept in
+//! 1/16 tick, so a one-tick clock still has a resolution.
 //!
 //! At light load nearly every request is queue-free. When a dependency gets
 //! slower for good, every sample is slow, the limit falls to `min_limit`,
 //! and there every request is queue-free and re-teaches the baseline within
 //! some 20–35 samples, whatever the request rate. When no queue-free sample
-//! has arrived for 2^16 successes (sustained load since the last one), the
-//! limiter *probes*: it cuts the limit to `min_limit` once, so that fresh
+//! has arrived for 2^16 successes (256 while the baseline has seen fewer
+//! than 32; sustained load since the last one), the limiter *probes*: it cuts the limit to `min_limit` once, so that fresh
 //! queue-free samples can correct a baseline that is too high (a dependency
 //! that got faster under load), and after 8 successes of that epoch puts the
 //! old limit back.
@@ -256,6 +257,13 @@ const PROBE_AFTER: usize = 1 << 16;
 /// Successes of a probe's epoch after which the limit goes back to where it
 /// was before the probe.
 const PROBE_SAMPLES: usize = 8;
+/// Queue-free samples before the baseline is grown up: until then it is the
+/// samples' running mean, and a probe comes after `YOUNG_PROBE_AFTER`
+/// successes without one.
+const YOUNG: usize = 32;
+/// Successes without a queue-free sample after which a young baseline is
+/// probed.
+const YOUNG_PROBE_AFTER: usize = 256;
 
 /// A snapshot of a [`Limiter`]'s state and counters.
 ///
@@ -317,8 +325,11 @@ struct Track {
     baseline: AtomicUsize,
     /// The queue-free mean in 1/16 tick; 0 before the first. Same range.
     mean: AtomicUsize,
-    /// Success count of the last queue-free success.
+    /// Success count of the last queue-free success (to 1/64 of
+    /// `PROBE_AFTER` once the baseline is grown up).
     last_free: AtomicUsize,
+    /// Queue-free successes seen, up to `YOUNG` (then no longer written).
+    free_seen: AtomicUsize,
     /// The AIMD growth step, `1..=max(limit / 4, 1)`.
     step: AtomicUsize,
     /// The limit before the probe in progress, 0 if none.
@@ -456,6 +467,7 @@ impl Limiter {
                     baseline: AtomicUsize::new(0),
                     mean: AtomicUsize::new(0),
                     last_free: AtomicUsize::new(success),
+                    free_seen: AtomicUsize::new(0),
                     step: AtomicUsize::new(1),
                     resume: AtomicUsize::new(0),
                     decreases: SharedCounter::new(),
@@ -808,12 +820,21 @@ impl Limiter {
     #[inline]
     fn learn(&self, x: usize, n: usize) {
         let t = &*self.track;
-        let m = t.baseline.load(Ordering::Relaxed);
-        let mean = t.mean.load(Ordering::Relaxed);
-        let (m, mean) = if m == 0 {
-            (x, x)
+        let old_m = t.baseline.load(Ordering::Relaxed);
+        let old_mean = t.mean.load(Ordering::Relaxed);
+        let seen = t.free_seen.load(Ordering::Relaxed);
+        let (m, mean) = if seen < YOUNG {
+            // A young baseline: the running mean of the samples so far (both
+            // estimates), so a few early samples are not taken as the truth.
+            // `seen` is 0 only before the first sample (then `old_m` is 0
+            // and the result is `x`). Terms < 2^32 · 16 · YOUNG: u64.
+            let k = seen as u64;
+            let m = ((old_m as u64 * k + x as u64) / (k + 1)) as usize;
+            t.free_seen.store(seen + 1, Ordering::Relaxed);
+            (m.max(TICK), m.max(TICK))
         } else {
             // Robbins–Monro step toward the median: ±1/32 of the estimate.
+            let m = old_m;
             let step = (m >> 5).max(1);
             let m = if x > m {
                 m + step
@@ -824,12 +845,23 @@ impl Limiter {
             };
             // Both terms < 2^32 · 16: u64. The result lies between the two,
             // so it stays in range.
-            let mean = ((mean as u64 * 15 + x as u64) >> 4) as usize;
+            let mean = ((old_mean as u64 * 15 + x as u64) >> 4) as usize;
             (m.min(u32::MAX as usize), mean.max(TICK))
         };
-        t.baseline.store(m, Ordering::Relaxed);
-        t.mean.store(mean, Ordering::Relaxed);
-        t.last_free.store(n, Ordering::Relaxed);
+        // Written only when they change, so a steady latency writes nothing
+        // (the line stays shared between the cores that read it).
+        if m != old_m {
+            t.baseline.store(m, Ordering::Relaxed);
+        }
+        if mean != old_mean {
+            t.mean.store(mean, Ordering::Relaxed);
+        }
+        // Staleness is judged at 2^16 successes (`YOUNG_PROBE_AFTER` while
+        // young); 1/64 of that is precision enough.
+        let grain = if seen < YOUNG { 1 } else { PROBE_AFTER / 64 };
+        if n.wrapping_sub(t.last_free.load(Ordering::Relaxed)) >= grain {
+            t.last_free.store(n, Ordering::Relaxed);
+        }
     }
 
     /// The latency above which a sample is slow, for a baseline `base` and
@@ -854,8 +886,13 @@ impl Limiter {
     /// successes (up to the `n`th).
     #[inline]
     fn stale(&self, n: usize) -> bool {
-        let last = self.track.last_free.load(Ordering::Relaxed);
-        n.wrapping_sub(last) > PROBE_AFTER
+        let t = &*self.track;
+        let after = if t.free_seen.load(Ordering::Relaxed) < YOUNG {
+            YOUNG_PROBE_AFTER
+        } else {
+            PROBE_AFTER
+        };
+        n.wrapping_sub(t.last_free.load(Ordering::Relaxed)) > after
     }
 
     /// Probes: cuts the limit to `min_limit` in a new epoch so that

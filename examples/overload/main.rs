@@ -86,6 +86,69 @@ const ROWS: &[Row] = &[
         policy: Policy::AimdClasses,
         check: Check::Expired,
     },
+    Row {
+        name: "7 gradient",
+        policy: Policy::Gradient,
+        check: Check::Expired,
+    },
+];
+
+/// Rows of the heavy-tail and wide-pool tables: the policies that bound
+/// the queue (the unbounded ones collapse there as in the main table).
+const HARD_ROWS: &[Row] = &[
+    Row {
+        name: "2 ring 16, reject",
+        policy: Policy::Reject,
+        check: Check::Expired,
+    },
+    Row {
+        name: "3 ring 16, drop oldest",
+        policy: Policy::DropOldest,
+        check: Check::Expired,
+    },
+    Row {
+        name: "4 static limit 8",
+        policy: Policy::Static(8),
+        check: Check::Expired,
+    },
+    Row {
+        name: "4 static limit 64",
+        policy: Policy::Static(64),
+        check: Check::Expired,
+    },
+    Row {
+        name: "5 AIMD",
+        policy: Policy::Aimd,
+        check: Check::Expired,
+    },
+    Row {
+        name: "6 AIMD, 2 classes",
+        policy: Policy::AimdClasses,
+        check: Check::Expired,
+    },
+    Row {
+        name: "7 gradient",
+        policy: Policy::Gradient,
+        check: Check::Expired,
+    },
+];
+
+/// The hard cases, at 2x load: (title, the scenario for a policy).
+type Hard = (&'static str, fn(Policy) -> Scenario);
+const HARD: &[Hard] = &[
+    (
+        "exponential service times (mean 10 ms; the default rows are +-10 %)",
+        |p| {
+            let mut sc = Scenario::base(p, 200);
+            sc.spread = sim::Spread::Exponential;
+            sc
+        },
+    ),
+    ("a wide pool: 64 workers x 10 ms (6400 requests/s)", |p| {
+        let mut sc = Scenario::base(p, 200);
+        sc.workers = 64;
+        sc
+    }),
 ];
 
 const LOADS: &[u64] = &[50, 90, 120, 150, 200, 300];
@@ -96,6 +159,8 @@ const SLOW_LOAD: u64 = 80;
 const SLOW_AT: u64 = 20 * SECOND;
 const SLOW_END: u64 = 50 * SECOND;
 const BEFORE: (u64, u64) = (5 * SECOND, SLOW_AT);
+/// The first 5 s after the change: how fast each policy adapts.
+const RIGHT_AFTER: (u64, u64) = (SLOW_AT, SLOW_AT + 5 * SECOND);
 const AFTER: (u64, u64) = (SLOW_AT + 5 * SECOND, SLOW_END);
 
 /// Policies compared across the slowdown.
@@ -133,6 +198,11 @@ const SLOW_ROWS: &[Row] = &[
     Row {
         name: "6 AIMD, 2 classes",
         policy: Policy::AimdClasses,
+        check: Check::Expired,
+    },
+    Row {
+        name: "7 gradient",
+        policy: Policy::Gradient,
         check: Check::Expired,
     },
 ];
@@ -206,7 +276,7 @@ fn main() {
         base.warmup / SECOND
     );
 
-    let total = LOADS.len() * ROWS.len() + SLOW_ROWS.len();
+    let total = LOADS.len() * ROWS.len() + SLOW_ROWS.len() + HARD.len() * HARD_ROWS.len();
     let mut done = 0;
     let mut step = |what: &str, milestone: bool| {
         done += 1;
@@ -230,10 +300,24 @@ fn main() {
         sc.check = row.check;
         slow.push(sim::run(&sc));
     }
+    let mut hard: Vec<(Scenario, Vec<Window>)> = Vec::new();
+    for &(title, make) in HARD {
+        let mut rows = Vec::new();
+        for (i, row) in HARD_ROWS.iter().enumerate() {
+            step(&format!("{title}, {}", row.name), i == 0);
+            let mut sc = make(row.policy);
+            sc.check = row.check;
+            rows.push(sim::run(&sc).steady());
+        }
+        hard.push((make(Policy::Reject), rows));
+    }
     progress("", false);
 
     for (i, &load) in LOADS.iter().enumerate() {
         table(load, &base, &sweep[i]);
+    }
+    for ((title, _), (sc, rows)) in HARD.iter().zip(&hard) {
+        hard_table(title, sc, rows);
     }
     slow_table(&slow);
     classes_table(&base, &sweep);
@@ -243,7 +327,7 @@ fn main() {
         Err(e) => eprintln!("could not write the plot to {}: {e}", args.out.display()),
     }
     println!();
-    summary(&base, &sweep, &slow);
+    summary(&base, &sweep, &slow, &hard);
     eprintln!("done in {:.1} s", started.elapsed().as_secs_f64());
 }
 
@@ -298,6 +382,34 @@ fn table(load: u64, base: &Scenario, rows: &[Window]) {
     println!();
 }
 
+fn hard_table(title: &str, sc: &Scenario, rows: &[Window]) {
+    println!(
+        "### Offered load 2.0x capacity, {title}\n\nCapacity {:.0} requests/s.\n",
+        sc.capacity_per_s()
+    );
+    println!(
+        "| {:<23} | {:>8} | {:>6} | {:>6} | {:>4} | {:>4} | {:>6} |",
+        "policy", "good-put", "p50 ms", "p99 ms", "shed", "t/o", "wasted"
+    );
+    println!(
+        "|{:-<25}|{:->9}:|{:->7}:|{:->7}:|{:->5}:|{:->5}:|{:->7}:|",
+        "", "", "", "", "", "", ""
+    );
+    for (row, w) in HARD_ROWS.iter().zip(rows) {
+        println!(
+            "| {:<23} | {:>7.0}% | {:>6} | {:>6} | {:>3.0}% | {:>3.0}% | {:>5.0}% |",
+            row.name,
+            100.0 * w.goodput / sc.capacity_per_s(),
+            cell_ms(w.p50_ms),
+            cell_ms(w.p99_ms),
+            w.shed_pct(),
+            w.timed_out_pct(),
+            w.wasted_pct(),
+        );
+    }
+    println!();
+}
+
 /// A duration given in ms, with its unit.
 fn dur(v: f64) -> String {
     if v >= 1000.0 {
@@ -329,29 +441,39 @@ fn slow_table(slow: &[Run]) {
         SLOW_LOAD as f64 / 100.0 * old_cap / new_cap
     );
     println!(
-        "Before: {}-{} s, in % of the old capacity ({old_cap:.0}/s); after: {}-{} s, in % of \
-         the new ({new_cap:.0}/s).\n",
+        "Before: {}-{} s, in % of the old capacity ({old_cap:.0}/s); right after: {}-{} s, and \
+         after: {}-{} s, in % of the new ({new_cap:.0}/s).\n",
         BEFORE.0 / SECOND,
         BEFORE.1 / SECOND,
+        RIGHT_AFTER.0 / SECOND,
+        RIGHT_AFTER.1 / SECOND,
         AFTER.0 / SECOND,
         AFTER.1 / SECOND
     );
     println!(
-        "| {:<19} | {:>12} | {:>10} | {:>12} | {:>10} | {:>10} |",
-        "policy", "good-put bef", "p99 ms bef", "good-put aft", "p99 ms aft", "wasted aft"
+        "| {:<19} | {:>12} | {:>10} | {:>14} | {:>12} | {:>10} | {:>10} |",
+        "policy",
+        "good-put bef",
+        "p99 ms bef",
+        "good-put 20-25",
+        "good-put aft",
+        "p99 ms aft",
+        "wasted aft"
     );
     println!(
-        "|{:-<21}|{:->13}:|{:->11}:|{:->13}:|{:->11}:|{:->11}:|",
-        "", "", "", "", "", ""
+        "|{:-<21}|{:->13}:|{:->11}:|{:->15}:|{:->13}:|{:->11}:|{:->11}:|",
+        "", "", "", "", "", "", ""
     );
     for (row, run) in SLOW_ROWS.iter().zip(slow) {
         let b = run.window(BEFORE.0, BEFORE.1);
+        let r = run.window(RIGHT_AFTER.0, RIGHT_AFTER.1);
         let a = run.window(AFTER.0, AFTER.1);
         println!(
-            "| {:<19} | {:>11.0}% | {:>10} | {:>11.0}% | {:>10} | {:>9.0}% |",
+            "| {:<19} | {:>11.0}% | {:>10} | {:>13.0}% | {:>11.0}% | {:>10} | {:>9.0}% |",
             row.name,
             100.0 * b.goodput / old_cap,
             cell_ms(b.p99_ms),
+            100.0 * r.goodput / new_cap,
             100.0 * a.goodput / new_cap,
             cell_ms(a.p99_ms),
             a.wasted_pct()
@@ -400,7 +522,7 @@ fn row_of(name: &str) -> usize {
 }
 
 /// "What this shows", from the numbers.
-fn summary(base: &Scenario, sweep: &[Vec<Window>], slow: &[Run]) {
+fn summary(base: &Scenario, sweep: &[Vec<Window>], slow: &[Run], hard: &[(Scenario, Vec<Window>)]) {
     let cap = base.capacity_per_s();
     let at = |load: u64| LOADS.iter().position(|&l| l == load).expect("load");
     let (lo, two) = (&sweep[at(50)], &sweep[at(200)]);
@@ -463,6 +585,13 @@ fn summary(base: &Scenario, sweep: &[Vec<Window>], slow: &[Run]) {
     };
     let (s64, s64_p99) = slow_row("4 static limit 64");
     let (a_after, a_p99) = slow_row("5 AIMD");
+    let right_after = |name: &str| {
+        let i = SLOW_ROWS.iter().position(|r| r.name == name).expect("row");
+        let r = &slow[i];
+        let sc = &r.scenario;
+        let new_cap = sc.capacity_per_s() * sc.service as f64 / sc.service_after as f64;
+        100.0 * r.window(RIGHT_AFTER.0, RIGHT_AFTER.1).goodput / new_cap
+    };
     bullet(&format!(
         "- A static limit of 4 caps good-put at {:.0} % however idle the workers are; a limit of \
          64 fits the timeout at the old speed but, once the service takes twice as long, keeps \
@@ -476,6 +605,34 @@ fn summary(base: &Scenario, sweep: &[Vec<Window>], slow: &[Run]) {
         aimd.p99_ms / unloaded,
         a_after,
         dur(a_p99)
+    ));
+    bullet(&format!(
+        "- In the first 5 s after the slowdown AIMD delivers {:.0} % of the new capacity, the \
+         gradient limiter {:.0} %, the reject ring {:.0} %.",
+        right_after("5 AIMD"),
+        right_after("7 gradient"),
+        right_after("2 ring 16, reject")
+    ));
+    let hard_row = |k: usize, name: &str| {
+        let i = HARD_ROWS.iter().position(|r| r.name == name).expect("row");
+        let (sc, rows) = &hard[k];
+        (
+            100.0 * rows[i].goodput / sc.capacity_per_s(),
+            rows[i].p99_ms,
+        )
+    };
+    let (e_a, e_ap) = hard_row(0, "5 AIMD");
+    let (e_g, e_gp) = hard_row(0, "7 gradient");
+    let (w_a, w_ap) = hard_row(1, "5 AIMD");
+    let (w_g, w_gp) = hard_row(1, "7 gradient");
+    bullet(&format!(
+        "- With exponential service times the defaults keep {e_a:.0} % (AIMD, p99 {}) and \
+         {e_g:.0} % (gradient, p99 {}); on a pool of 64 workers {w_a:.0} % (p99 {}) and \
+         {w_g:.0} % (p99 {}).",
+        dur(e_ap),
+        dur(e_gp),
+        dur(w_ap),
+        dur(w_gp)
     ));
     bullet(&format!(
         "- With two classes, {:.1} % of critical requests succeed while {:.0} % of background \

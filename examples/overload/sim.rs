@@ -62,6 +62,15 @@ pub const REQUEST_BYTES: usize = 1024;
 /// parallelism it always has, as the preset assumes.
 pub const AIMD: LimiterConfig = LimiterConfig::DEFAULT;
 
+/// How service times spread around their mean.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Spread {
+    /// Uniform within ±10 % (max/min 1.22).
+    Uniform10,
+    /// Exponential (heavy spread: the p99 is 4.6× the mean).
+    Exponential,
+}
+
 /// What a worker checks before serving a request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Check {
@@ -95,8 +104,11 @@ pub enum Policy {
     /// Policy 5: The AIMD limiter ([`AIMD`]) in front of an unbounded FIFO.
     Aimd,
     /// Policy 6: The AIMD limiter with two classes: critical requests may use the
-    /// whole limit, background ones half of it.
+    /// whole limit, background ones half of it (plus their 5 % reserve).
     AimdClasses,
+    /// Policy 7: The gradient limiter ([`LimiterConfig::GRADIENT`], untuned,
+    /// with the same limits) in front of an unbounded FIFO.
+    Gradient,
 }
 
 impl Policy {
@@ -111,6 +123,11 @@ impl Policy {
                 ..aimd
             }),
             Policy::Aimd | Policy::AimdClasses => Some(aimd),
+            Policy::Gradient => Some(LimiterConfig {
+                law: LimiterConfig::GRADIENT.law,
+                tolerance: LimiterConfig::GRADIENT.tolerance,
+                ..aimd
+            }),
             _ => None,
         }
     }
@@ -136,6 +153,8 @@ pub struct Scenario {
     pub backoff: Backoff,
     /// Workers in the pool.
     pub workers: u32,
+    /// How service times spread around their mean.
+    pub spread: Spread,
     /// Mean service time before `change_at`, ticks.
     pub service: u64,
     /// Mean service time from `change_at` on, ticks.
@@ -170,6 +189,7 @@ impl Scenario {
             check: Check::Expired,
             backoff: Backoff::Jittered,
             workers: 8,
+            spread: Spread::Uniform10,
             service: 10 * MS,
             service_after: 10 * MS,
             change_at: u64::MAX,
@@ -761,7 +781,10 @@ impl<'a> Sim<'a> {
             at.started = now;
             self.idle.pop();
             let mean = self.mean_service();
-            let work = mean - mean / 10 + self.rng.below(mean / 5 + 1);
+            let work = match self.sc.spread {
+                Spread::Uniform10 => mean - mean / 10 + self.rng.below(mean / 5 + 1),
+                Spread::Exponential => self.rng.exp(mean as f64).max(1),
+            };
             self.at(now + work, Event::Done(w, a));
         }
     }

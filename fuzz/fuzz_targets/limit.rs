@@ -86,7 +86,9 @@ fn threshold(limit: u32, class: usize, share: u16) -> usize {
 /// Permits a class with a non-zero reserve may hold whatever the others do.
 fn reserved(limit: u32, reserve: u16) -> usize {
     let l = limit as usize;
-    ((l * reserve as usize) >> 8).max(1).min(l.saturating_sub(1))
+    ((l * reserve as usize) >> 8)
+        .max(1)
+        .min(l.saturating_sub(1))
 }
 
 const CLASSES: [Priority; 3] = [Priority::Critical, Priority::Normal, Priority::Background];
@@ -228,7 +230,10 @@ fuzz_target!(|input: Input| {
                     assert_eq!(now, cut(limit), "bad cut {limit} -> {now}");
                     before_probe = None;
                 } else {
-                    assert!(now >= (limit / 2).max(config.min_limit), "bad scale {limit} -> {now}");
+                    assert!(
+                        now >= (limit / 2).max(config.min_limit),
+                        "bad scale {limit} -> {now}"
+                    );
                     before_probe = None;
                 }
                 decreases += 1;
@@ -276,7 +281,10 @@ fuzz_target!(|input: Input| {
                 .wrapping_add(s.in_flight as usize)
         );
         assert_eq!(s.shed, shed);
-        assert_eq!((s.decreases, s.increases, s.probes), (decreases, increases, probes));
+        assert_eq!(
+            (s.decreases, s.increases, s.probes),
+            (decreases, increases, probes)
+        );
     }
     drop(held);
     assert_eq!(gate.in_flight(), 0);

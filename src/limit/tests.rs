@@ -53,6 +53,11 @@ fn succeed_beside(l: &Limiter, beside: usize, n: usize, ticks: u32) {
     drop(held);
 }
 
+/// Feeds `YOUNG` queue-free successes of `ticks`: a grown-up baseline.
+fn mature(l: &Limiter, ticks: u32) {
+    succeed_beside(l, 0, YOUNG, ticks);
+}
+
 #[test]
 fn presets_are_valid() {
     let c = LimiterConfig::DEFAULT;
@@ -326,8 +331,12 @@ fn aimd_grows_once_per_window_by_a_step_that_doubles() {
     // Windows of max(limit, 16) successes; the step doubles up to a quarter
     // of the limit.
     let l = Limiter::try_new(config(1, 40, 200)).unwrap();
+    mature(&l, 10); // (and the first window: 32 app-limited successes)
     let mut limit = 40;
-    for expect in [41, 43, 47, 55, 68, 85] {
+    succeed_beside(&l, 20, 8, 10); // the window's 40 successes so far
+    assert_eq!(l.limit(), 41);
+    let mut limit = 41;
+    for expect in [43, 47, 55, 68, 85] {
         // Each admitted beside half the limit held: not application-limited.
         let beside = limit as usize / 2;
         succeed_beside(&l, beside, limit as usize - 1, 10);
@@ -336,6 +345,7 @@ fn aimd_grows_once_per_window_by_a_step_that_doubles() {
         assert_eq!(l.limit(), expect);
         limit = expect;
     }
+    let _ = limit;
     assert_eq!(l.stats().increases, 6);
     // A cut puts the step back to 1.
     overload(&l);
@@ -493,11 +503,17 @@ fn only_queue_free_successes_teach_the_baseline() {
     let l = Limiter::try_new(config(2, 10, 20)).unwrap();
     succeed_beside(&l, 1, 1, 100);
     assert_eq!(l.baseline(), Some(100));
+    // Young (fewer than 32 queue-free samples): the running mean.
+    succeed_beside(&l, 0, 1, 200);
+    assert_eq!((l.baseline(), l.stats().mean), (Some(150), Some(150)));
+    succeed_beside(&l, 0, YOUNG - 2, 100);
+    // (100 + 200 + 30 × 100) / 32 = 103.1
+    assert_eq!(l.baseline(), Some(103));
     // Queued successes (3 in flight), however many: the baseline stays.
     succeed_beside(&l, 2, 500, 140);
-    assert_eq!(l.baseline(), Some(100));
-    // Queue-free ones move it 1/32 per sample toward them: a 3× slower
-    // dependency is learnt within 40 samples.
+    assert_eq!(l.baseline(), Some(103));
+    // Grown up, queue-free samples move it 1/32 per sample toward them: a
+    // 3× slower dependency is learnt within 40 samples.
     succeed_beside(&l, 0, 40, 300);
     let b = l.baseline().unwrap();
     assert!((290..=310).contains(&b), "baseline {b}");
@@ -616,10 +632,11 @@ fn a_slower_dependency_is_relearnt_at_the_minimum() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "2^16 sequential successes per law; minutes under Miri")]
 fn a_stale_baseline_is_probed_and_the_limit_restored() {
     for c in [config(2, 20, 40), gradient(2, 20, 40)] {
         let l = Limiter::try_new(c).unwrap();
-        succeed_beside(&l, 0, 1, 10);
+        mature(&l, 10);
         // Never queue-free again (3 in flight) and application-limited (no
         // growth), for PROBE_AFTER successes.
         succeed_beside(&l, 2, PROBE_AFTER, 10);
@@ -635,6 +652,7 @@ fn a_stale_baseline_is_probed_and_the_limit_restored() {
         drop(held);
         let s = l.stats();
         assert_eq!((s.probes, s.decreases, s.limit), (1, 1, 2), "{:?}", c.law);
+        assert!(more > 0);
         // The probe's queue-free samples (the dependency got faster), then
         // the limit it had.
         succeed_beside(&l, 0, PROBE_SAMPLES - 1, 4);
@@ -650,6 +668,24 @@ fn a_stale_baseline_is_probed_and_the_limit_restored() {
         assert_eq!(l.limit(), 20, "{:?}", c.law);
         assert!(l.baseline().unwrap() < 10);
     }
+}
+
+#[test]
+fn a_young_baseline_is_probed_early() {
+    // One queue-free sample, then sustained load: a probe after 256
+    // successes, not 2^16.
+    let l = Limiter::try_new(config(2, 20, 40)).unwrap();
+    succeed_beside(&l, 0, 1, 10);
+    let held: Vec<_> = (0..2).map(|_| l.try_acquire().unwrap()).collect();
+    let mut n = 0;
+    while l.stats().probes == 0 {
+        l.try_acquire().unwrap().success(10);
+        n += 1;
+        assert!(n <= YOUNG_PROBE_AFTER + 20, "no early probe");
+    }
+    assert!(n > YOUNG_PROBE_AFTER - 20, "probed after {n}");
+    assert_eq!(l.limit(), 2);
+    drop(held);
 }
 
 #[test]
