@@ -9,7 +9,8 @@
 //! * [`crate_limiters`] has the adapter for the crate's limiters and their
 //!   rows (the only file that uses the crate's API);
 //! * [`catalogue`] has the scenarios;
-//! * [`table`] prints them.
+//! * [`table`] prints them;
+//! * [`goals`] has the goals of issue #13 as checks.
 //!
 //! Compiled by `tests/limit_scenarios.rs` (short runs, in `cargo test`) and
 //! by `examples/limit_scenarios.rs` (the full table).
@@ -18,6 +19,7 @@
 pub mod anchors;
 pub mod catalogue;
 pub mod crate_limiters;
+pub mod goals;
 pub mod harness;
 pub mod table;
 
