@@ -7,15 +7,44 @@
 //! outcome maps one to one onto `success(ticks)`, `dropped()`, `ignore()`.
 //! Each row's configuration takes min / initial / max from the scenario and
 //! the adaptation parameters from the row.
+//!
+//! Another crate limiter with the same `try_acquire_with` / `Permit` /
+//! `limit()` API becomes a row with an `impl Gate` (three forwarding
+//! methods) and one line in [`crate_rows`], e.g.
+//! `row("sluicegate Gradient", |sc| Gradient::new(..))`.
 
 use sluicegate::limit::{Aimd, AimdConfig, Permit, Priority};
 
 use super::harness::{run, Outcome, Row, Scenario, SimLimiter};
 
+/// What the adapter needs from one of the crate's limiters. Every crate
+/// limiter shares `Permit` and the class API, so a new one is registered with
+/// an `impl` here and a line in [`crate_rows`].
+pub trait Gate {
+    /// `try_acquire_with`.
+    fn acquire(&self, priority: Priority) -> Option<Permit<'_>>;
+    /// The limit in force.
+    fn limit(&self) -> u32;
+    /// Permits out.
+    fn in_flight(&self) -> u32;
+}
+
+impl Gate for Aimd {
+    fn acquire(&self, priority: Priority) -> Option<Permit<'_>> {
+        self.try_acquire_with(priority)
+    }
+    fn limit(&self) -> u32 {
+        Aimd::limit(self)
+    }
+    fn in_flight(&self) -> u32 {
+        Aimd::in_flight(self)
+    }
+}
+
 /// A crate limiter borrowed for one run.
 #[derive(Debug)]
-pub struct CrateLimiter<'a> {
-    gate: &'a Aimd,
+pub struct CrateLimiter<'a, G> {
+    gate: &'a G,
 }
 
 fn priority(class: usize) -> Priority {
@@ -26,11 +55,11 @@ fn priority(class: usize) -> Priority {
     }
 }
 
-impl<'a> SimLimiter for CrateLimiter<'a> {
+impl<'a, G: Gate> SimLimiter for CrateLimiter<'a, G> {
     type Token = Permit<'a>;
 
     fn acquire(&mut self, _now_us: u64, class: usize) -> Option<Permit<'a>> {
-        self.gate.try_acquire_with(priority(class))
+        self.gate.acquire(priority(class))
     }
 
     fn release(&mut self, permit: Permit<'a>, _now_us: u64, outcome: Outcome) {
@@ -46,6 +75,21 @@ impl<'a> SimLimiter for CrateLimiter<'a> {
     }
 }
 
+/// A row whose limiter `build` makes fresh for each scenario; checks that
+/// every permit came back.
+pub fn row<G: Gate + 'static>(name: &str, build: impl Fn(&Scenario) -> G + 'static) -> Row {
+    let label = name.to_string();
+    Row {
+        name: label.clone(),
+        run: Box::new(move |sc| {
+            let gate = build(sc);
+            let report = run(sc, &mut CrateLimiter { gate: &gate }, &label);
+            assert_eq!(gate.in_flight(), 0, "{label}: permits left in flight");
+            report
+        }),
+    }
+}
+
 /// `base` with the scenario's min / initial / max.
 fn with_limits(base: AimdConfig, sc: &Scenario) -> AimdConfig {
     AimdConfig {
@@ -58,16 +102,7 @@ fn with_limits(base: AimdConfig, sc: &Scenario) -> AimdConfig {
 
 /// An `Aimd` row: `base`'s adaptation parameters, the scenario's limits.
 pub fn aimd_row(name: &str, base: AimdConfig) -> Row {
-    let label = name.to_string();
-    Row {
-        name: label.clone(),
-        run: Box::new(move |sc| {
-            let gate = Aimd::new(with_limits(base, sc));
-            let report = run(sc, &mut CrateLimiter { gate: &gate }, &label);
-            assert_eq!(gate.in_flight(), 0, "{label}: permits left in flight");
-            report
-        }),
-    }
+    row(name, move |sc| Aimd::new(with_limits(base, sc)))
 }
 
 /// The overload demo's adaptation parameters (tolerance 1.5, window 256).
