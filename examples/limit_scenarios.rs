@@ -26,12 +26,10 @@ fn main() {
         for row in crate_limiters::crate_rows() {
             println!("{}", row.name);
             for g in goals::all(&row) {
-                println!(
-                    "  [{}] {}\n        {}",
-                    if g.pass { "pass" } else { "FAIL" },
-                    g.name,
-                    g.detail
-                );
+                println!("  [{}] {}", if g.pass { "pass" } else { "FAIL" }, g.name);
+                for line in &g.detail {
+                    println!("        {line}");
+                }
             }
         }
         eprintln!("goals in {:.1} s", start.elapsed().as_secs_f64());

@@ -347,7 +347,12 @@ fn check(goal: fn(&Row) -> goals::Goal) {
     for row in crate_rows() {
         let g = goal(&row);
         if !g.pass {
-            failed.push(format!("{}: {}: {}", row.name, g.name, g.detail));
+            failed.push(format!(
+                "{}: {}:\n  {}",
+                row.name,
+                g.name,
+                g.detail.join("\n  ")
+            ));
         }
     }
     assert!(failed.is_empty(), "{}", failed.join("\n"));
