@@ -1,0 +1,401 @@
+//! The limiter scenario suite in `cargo test`: short runs of the scenarios
+//! in `tests/scenarios/` checking the harness itself (conservation,
+//! determinism, queueing theory), the anchors' known behaviour, and what the
+//! crate's limiter does today. The goals of issue #13 for the crate's rows
+//! are at the end, ignored until the new control law lands; the full table
+//! is `cargo run --release --example limit_scenarios`.
+#![cfg(not(sluicegate_loom))]
+
+mod scenarios;
+
+use scenarios::anchors::anchor_rows;
+use scenarios::catalogue as cat;
+use scenarios::crate_limiters::crate_rows;
+use scenarios::goals;
+use scenarios::harness::{run, Outcome, Report, Row, Scenario, Service, SimLimiter};
+use scenarios::rows;
+
+fn anchor(name: &str) -> Row {
+    anchor_rows()
+        .into_iter()
+        .find(|r| r.name == name)
+        .unwrap_or_else(|| panic!("no anchor {name}"))
+}
+
+/// Erlang's loss formula B(c, a): the share of Poisson arrivals that find
+/// all `c` servers busy at offered load `a` (in servers), whatever the
+/// service distribution.
+fn erlang_b(c: u32, a: f64) -> f64 {
+    (1..=c).fold(1.0, |b, k| a * b / (k as f64 + a * b))
+}
+
+#[test]
+fn every_request_ends_exactly_once() {
+    let scenarios = [
+        cat::hung(150, 8),
+        cat::exponential(150, 8),
+        cat::capacity_64_to_128(1, 12),
+        cat::classes(6),
+        cat::tick_1ms(150, 6),
+    ];
+    for sc in &scenarios {
+        let expected = sc.rate_per_s * sc.duration_us as f64 / 1e6;
+        for row in rows() {
+            let r = (row.run)(sc);
+            let who = format!("{} / {}", sc.name, r.limiter);
+            assert!(r.total.conserved(), "{who}: {:?}", r.total);
+            assert_eq!(r.unreleased, 0, "{who}");
+            for w in &r.windows {
+                assert!(w.all.conserved(), "{who} {}: {:?}", w.label, w.all);
+                let by_class: u64 = w.class.iter().map(|c| c.offered).sum();
+                assert_eq!(by_class, w.all.offered, "{who} {}", w.label);
+            }
+            // Poisson count: within 5 standard deviations of the mean.
+            let off = r.total.offered as f64;
+            assert!(
+                (off - expected).abs() < 5.0 * expected.sqrt(),
+                "{who}: {off} offered, {expected} expected"
+            );
+        }
+    }
+}
+
+#[test]
+fn timeouts_and_late_answers_are_counted() {
+    // Hung requests always finish after the deadline: about 2 % of the
+    // admitted ones end late whatever the limiter, and none succeed.
+    let sc = cat::hung(50, 10);
+    let r = (anchor("static (= workers)").run)(&sc);
+    let m = r.main();
+    let admitted = m.all.offered - m.all.shed;
+    let late = m.all.late as f64 / admitted as f64;
+    assert!((0.01..0.03).contains(&late), "late share {late}");
+    // With no queue in front of the workers nobody waits past the deadline.
+    assert_eq!(m.all.timed_out, 0);
+    // Netflix AIMD at 2× load with a 100 ms timeout lets the queue grow to
+    // the deadline: requests expire in the queue.
+    let r = (anchor("Netflix AIMD").run)(&cat::load(200, 10));
+    assert!(r.main().all.timed_out > 0);
+}
+
+#[test]
+fn static_limit_at_the_pool_is_erlang_loss() {
+    // A static limit equal to the workers admits only what a worker takes at
+    // once: the pool is an M/G/c/c loss system, so the shed share is
+    // Erlang B(c, a) for every service distribution, and no one waits.
+    let services = [
+        cat::spread(10, 50, 40),
+        cat::spread(90, 50, 40),
+        cat::exponential(50, 40),
+    ];
+    let row = anchor("static (= workers)");
+    for sc in &services {
+        let workers = sc.workers_at(0);
+        let a = sc.rate_per_s * sc.service.mean_us() / 1e6;
+        let b = erlang_b(workers, a);
+        let r = (row.run)(sc);
+        let m = r.main();
+        let shed = m.all.shed as f64 / m.all.offered as f64;
+        assert!(
+            (shed - b).abs() < 0.01,
+            "{}: shed {shed:.4}, Erlang B {b:.4}",
+            sc.name
+        );
+        let want = 100.0 * a / workers as f64 * (1.0 - b);
+        assert!(
+            (m.goodput_pct - want).abs() < 1.5,
+            "{}: good-put {:.1} %, expected {want:.1} %",
+            sc.name,
+            m.goodput_pct
+        );
+        assert_eq!(m.all.timed_out + m.all.late, 0, "{}", sc.name);
+    }
+    // ±10 % service with no waiting: every latency is a service time.
+    let sc = cat::spread(10, 50, 20);
+    let r = (row.run)(&sc);
+    assert!(r.main().p99_us <= 11_000 && r.main().p50_us >= 9_000);
+}
+
+/// A limiter that admits everything and records the ticks it is handed.
+#[derive(Default)]
+struct Probe {
+    ticks: Vec<u32>,
+    dropped: u64,
+}
+
+impl SimLimiter for Probe {
+    type Token = ();
+    fn acquire(&mut self, _now: u64, _class: usize) -> Option<()> {
+        Some(())
+    }
+    fn release(&mut self, _t: (), _now: u64, outcome: Outcome) {
+        match outcome {
+            Outcome::Success { ticks } => self.ticks.push(ticks),
+            _ => self.dropped += 1,
+        }
+    }
+    fn limit(&self) -> u32 {
+        u32::MAX
+    }
+}
+
+#[test]
+fn latency_is_read_on_the_scenario_clock() {
+    // 1.2 ms ± 10 % on a 1 ms clock, light load: each latency spans one or
+    // two ticks, two with probability ≈ its fractional part (about 0.2
+    // plus a little queueing).
+    let mut sc = cat::tick_1ms(10, 10);
+    sc.workers = vec![(0, 64)];
+    let mut p = Probe::default();
+    run(&sc, &mut p, "probe");
+    assert!(
+        p.ticks.iter().all(|&t| t == 1 || t == 2),
+        "{:?}",
+        &p.ticks[..20]
+    );
+    let twos = p.ticks.iter().filter(|&&t| t == 2).count() as f64 / p.ticks.len() as f64;
+    assert!((0.17..0.23).contains(&twos), "two-tick share {twos}");
+    assert_eq!(p.dropped, 0);
+
+    // On a 1 µs clock the ticks are the latencies: 64 idle workers, so
+    // every latency is a service time of 10 ms ± 10 %.
+    let mut sc = cat::spread(10, 10, 5);
+    sc.workers = vec![(0, 64)];
+    let mut p = Probe::default();
+    run(&sc, &mut p, "probe");
+    assert!(p.ticks.iter().all(|&t| (9_000..=11_000).contains(&t)));
+}
+
+#[test]
+fn service_distributions_have_their_means() {
+    // Offered work over a long light run matches the mean the capacity is
+    // computed from (checked through the static limit's utilisation, which
+    // is good-put × load).
+    for service in [
+        Service::Exponential { mean_us: 10_000 },
+        Service::LogNormal {
+            median_us: 6_000,
+            sigma_centi: 100,
+        },
+        Service::Bimodal {
+            hit_us: 1_000,
+            miss_us: 20_000,
+            miss_pct: 20,
+        },
+    ] {
+        let sc = cat::base("mean", "mean check", 64, service, 0.1, 60);
+        let mut p = Probe::default();
+        run(&sc, &mut p, "probe");
+        let n = p.ticks.len() as f64;
+        let mean = p.ticks.iter().map(|&t| t as f64).sum::<f64>() / n;
+        let want = service.mean_us();
+        // Light load on 64 workers: latency = service; 4 % covers the
+        // sampling error of the heavy-tailed ones over ~38 k samples.
+        assert!(
+            (mean - want).abs() < 0.04 * want,
+            "{service:?}: {mean} vs {want}"
+        );
+    }
+}
+
+fn key(r: &Report) -> String {
+    format!(
+        "{:?} {:?} {:?} {:?}",
+        r.total,
+        r.samples,
+        r.windows
+            .iter()
+            .map(|w| (w.all, w.p50_us, w.p99_us))
+            .collect::<Vec<_>>(),
+        r.reach_us
+    )
+}
+
+#[test]
+fn same_seed_same_numbers() {
+    let sc = cat::slowdown_x3();
+    let mut short = sc.clone();
+    short.duration_us = 25_000_000;
+    for row in [
+        &crate_rows()[0],
+        &anchor("Envoy gradient"),
+        &anchor("Netflix Vegas"),
+    ] {
+        let a = (row.run)(&short);
+        let b = (row.run)(&short);
+        assert_eq!(key(&a), key(&b), "{}", row.name);
+        let mut other = short.clone();
+        other.seed ^= 1;
+        let c = (row.run)(&other);
+        assert_ne!(key(&a), key(&c), "{}: the seed changes nothing", row.name);
+    }
+}
+
+fn main_stats(sc: &Scenario, r: &Report) -> (f64, f64, f64) {
+    let w = &sc.windows[0];
+    let m = r.main();
+    (
+        m.goodput_pct,
+        m.all.pct(m.all.shed),
+        r.limit_stats(w.from_us, w.to_us).0,
+    )
+}
+
+#[test]
+fn envoy_and_windowed_gradient2_ignore_the_spread() {
+    // Both compare a window statistic with a like statistic, so the
+    // service's own spread is not read as overload (review C2).
+    for name in ["Envoy gradient", "Netflix Windowed(Gradient2)"] {
+        let row = anchor(name);
+        for pct in [10, 50, 90] {
+            let sc = cat::spread(pct, 50, 15);
+            let (g, shed, _) = main_stats(&sc, &(row.run)(&sc));
+            assert!(
+                (47.0..=53.0).contains(&g) && shed < 1.0,
+                "{name} ±{pct} %: {g:.1} % / shed {shed:.1} %"
+            );
+            let sc = cat::spread(pct, 150, 15);
+            let (g, _, _) = main_stats(&sc, &(row.run)(&sc));
+            assert!(g >= 95.0, "{name} ±{pct} % at 150 %: {g:.1} %");
+        }
+    }
+}
+
+#[test]
+fn anchor_failure_modes_show() {
+    // Envoy has no app-limited guard: at half load it sits at its maximum.
+    let sc = cat::load(50, 10);
+    let (_, _, limit) = main_stats(&sc, &(anchor("Envoy gradient").run)(&sc));
+    assert!(
+        limit >= 0.95 * sc.limits.max as f64,
+        "Envoy at half load: {limit}"
+    );
+    // Raw Gradient2 drifts to its maximum under 150 % load (its long RTT
+    // follows the short one up) and the queue then times everything out.
+    let sc = cat::spread(10, 150, 15);
+    let (g, _, limit) = main_stats(&sc, &(anchor("Netflix Gradient2").run)(&sc));
+    assert!(
+        limit >= 0.9 * sc.limits.max as f64 && g < 20.0,
+        "Gradient2: {limit} / {g:.0} %"
+    );
+    // Netflix AIMD reacts only to drops: at 2× load with a 100 ms timeout it
+    // saws between its minimum and far above the pool, and requests time out.
+    let sc = cat::load(200, 15);
+    let r = (anchor("Netflix AIMD").run)(&sc);
+    let w = &sc.windows[0];
+    let (_, lo, hi) = r.limit_stats(w.from_us, w.to_us);
+    let m = r.main();
+    assert!(
+        lo <= 4 && hi >= 10 * sc.workers_at(0),
+        "AIMD range {lo}–{hi}"
+    );
+    assert!(m.all.pct(m.all.timed_out + m.all.late) > 5.0);
+}
+
+#[test]
+fn the_inversion_counter_sees_a_classless_limit() {
+    // A limit of 1 with no classes hands the permit to whoever comes first,
+    // so critical work is refused while background work holds it.
+    let sc = cat::classes_limit1(10);
+    let r = (anchor("static (= workers)").run)(&sc);
+    assert!(r.critical_refused_behind_background > 0);
+    // Classless limiters serve each class alike under 2× load.
+    let sc = cat::classes(10);
+    let m = (anchor("Envoy gradient").run)(&sc).main().clone();
+    let rate = |c: usize| m.class[c].pct(m.class[c].good);
+    assert!(
+        (rate(0) - rate(2)).abs() < 5.0,
+        "{} vs {}",
+        rate(0),
+        rate(2)
+    );
+}
+
+#[test]
+fn crate_aimd_today() {
+    // ±10 % service at 2× load: the case the crate's law was built for.
+    for row in crate_rows() {
+        let sc = cat::load(200, 12);
+        let r = (row.run)(&sc);
+        let (g, _, _) = main_stats(&sc, &r);
+        assert!(g >= 85.0, "{}: good-put {g:.1} %", row.name);
+        // No standing queue: p99 stays within 1.5× the slowest service.
+        assert!(
+            r.main().p99_us <= 16_500,
+            "{}: p99 {}",
+            row.name,
+            r.main().p99_us
+        );
+    }
+    // The demo's configuration keeps the demo's good-put.
+    let sc = cat::load(200, 12);
+    let (g, _, _) = main_stats(&sc, &(crate_rows()[1].run)(&sc));
+    assert!(g >= 90.0, "demo config: {g:.1} %");
+    // Strict priority: under 2× load critical work succeeds more often than
+    // background work.
+    let sc = cat::classes(10);
+    let m = (crate_rows()[0].run)(&sc).main().clone();
+    assert!(m.class[0].pct(m.class[0].good) > 2.0 * m.class[2].pct(m.class[2].good));
+}
+
+// The goals of issue #13 for every crate row, on the full scenarios. The
+// current law misses most of them (the known flaws being fixed); switch them
+// on with the new law (`cargo test --release --test limit_scenarios -- --ignored`).
+
+fn check(goal: fn(&Row) -> goals::Goal) {
+    let mut failed = Vec::new();
+    for row in crate_rows() {
+        let g = goal(&row);
+        if !g.pass {
+            failed.push(format!(
+                "{}: {}:\n  {}",
+                row.name,
+                g.name,
+                g.detail.join("\n  ")
+            ));
+        }
+    }
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+}
+
+#[test]
+#[ignore = "the current control law fails it (issue #13: spread cliff, ratchet, slow re-learning)"]
+fn goal_within_3_points_of_the_best_anchor() {
+    check(|row| goals::vs_anchors(row, &cat::catalogue()));
+}
+
+#[test]
+#[ignore = "the current control law fails it (issue #13: spread cliff)"]
+fn goal_spread() {
+    check(goals::spread);
+}
+
+#[test]
+#[ignore = "the demo configuration ratchets at 64 workers (issue #13)"]
+fn goal_ratchet() {
+    check(goals::ratchet);
+}
+
+#[test]
+#[ignore = "the current control law re-learns a slower baseline slowly (issue #13)"]
+fn goal_slowdown() {
+    check(goals::slowdown);
+}
+
+#[test]
+#[ignore = "the current control law sheds on a 1 ms tick (issue #13)"]
+fn goal_coarse_clock() {
+    check(goals::coarse_clock);
+}
+
+#[test]
+#[ignore = "the default configuration grows +1 per window (issue #13)"]
+fn goal_capacity_doubling() {
+    check(goals::capacity_doubling);
+}
+
+#[test]
+#[ignore = "the crate has no class reserves yet (issue #13)"]
+fn goal_classes() {
+    check(goals::classes);
+}

@@ -1,0 +1,430 @@
+//! The scenarios. Each constructor takes its duration (or the part of it that
+//! can be shortened), so the test file runs short versions of the same
+//! scenarios and the example the full ones; [`catalogue`] lists the full set.
+//!
+//! Unless a scenario says otherwise: 8 workers, service 10 ms ± 10 %
+//! (uniform), client timeout 100 ms, 1 µs clock, limits min 2 / initial =
+//! workers / max 200, all requests `Normal`, statistics over 5 s to the end.
+//! "Load" is the arrival rate over the capacity (workers / mean service).
+
+use super::harness::{Burst, Kind, Limits, Scenario, Service, Window};
+
+const MS: u64 = 1000;
+const S: u64 = 1_000_000;
+
+/// FNV-1a of the name: every scenario has its own fixed seed.
+fn seed_of(name: &str) -> u64 {
+    name.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+    })
+}
+
+/// The common defaults with `workers`, `service` and `load` (× capacity).
+pub fn base(
+    name: &str,
+    about: &str,
+    workers: u32,
+    service: Service,
+    load: f64,
+    secs: u64,
+) -> Scenario {
+    let rate = load * workers as f64 * 1e6 / service.mean_us();
+    Scenario {
+        name: name.to_string(),
+        about: about.to_string(),
+        kind: Kind::Plain,
+        seed: seed_of(name),
+        duration_us: secs * S,
+        tick_us: 1,
+        timeout_us: 100 * MS,
+        workers: vec![(0, workers)],
+        service,
+        slow: Vec::new(),
+        rate_per_s: rate,
+        burst: None,
+        classes: [0, 1000, 0],
+        limits: Limits {
+            min: 2,
+            initial: workers,
+            max: 200,
+        },
+        windows: vec![Window::secs(5.0, secs as f64)],
+        reach: Vec::new(),
+        marks: Vec::new(),
+        below_half_from: None,
+    }
+}
+
+/// 10 ms ± `pct` %.
+pub fn uniform(pct: u32) -> Service {
+    Service::Uniform {
+        mean_us: 10 * MS,
+        spread_pct: pct,
+    }
+}
+
+/// The demo's service at `load_pct` % load (the load sweep).
+pub fn load(load_pct: u32, secs: u64) -> Scenario {
+    base(
+        &format!("load-{load_pct}"),
+        &format!("8 workers × 10 ms ± 10 %, {load_pct} % load"),
+        8,
+        uniform(10),
+        load_pct as f64 / 100.0,
+        secs,
+    )
+}
+
+/// The ratchet: 2× load, 10 ms ± 10 %, timeout 1 s, max limit 1000 (so a
+/// climbing baseline shows in full); statistics over the last third.
+pub fn ratchet(workers: u32, secs: u64) -> Scenario {
+    let mut sc = base(
+        &format!("ratchet-{workers}w"),
+        &format!("{workers} workers × 10 ms ± 10 %, 2× load, timeout 1 s"),
+        workers,
+        uniform(10),
+        2.0,
+        secs,
+    );
+    sc.kind = Kind::Ratchet;
+    sc.timeout_us = S;
+    sc.limits.max = 1000;
+    sc.windows = vec![Window::secs((secs * 2 / 3) as f64, secs as f64)];
+    sc
+}
+
+/// The ratchet over a long run, statistics over the last sixth.
+pub fn ratchet_long(workers: u32, secs: u64) -> Scenario {
+    let mut sc = ratchet(workers, secs);
+    sc.name = format!("ratchet-long-{workers}w");
+    sc.about = format!("{} s: {}", secs, sc.about);
+    sc.windows = vec![Window::secs((secs * 5 / 6) as f64, secs as f64)];
+    sc.marks = [10, 60, 120, 300, secs - 1]
+        .iter()
+        .filter(|&&t| t < secs)
+        .map(|&t| t * S)
+        .collect();
+    sc
+}
+
+/// The ratchet at the demo's timeout (100 ms), 2× load, 8 workers.
+pub fn ratchet_demo(secs: u64) -> Scenario {
+    let mut sc = base(
+        "ratchet-8w-t100",
+        "8 workers × 10 ms ± 10 %, 2× load, timeout 100 ms",
+        8,
+        uniform(10),
+        2.0,
+        secs,
+    );
+    sc.kind = Kind::Ratchet;
+    sc
+}
+
+/// Uniform spread ± `pct` % at `load_pct` %.
+pub fn spread(pct: u32, load_pct: u32, secs: u64) -> Scenario {
+    base(
+        &format!("spread-{pct}-{load_pct}"),
+        &format!("8 workers × 10 ms ± {pct} %, {load_pct} % load"),
+        8,
+        uniform(pct),
+        load_pct as f64 / 100.0,
+        secs,
+    )
+}
+
+/// Exponential service, mean 10 ms.
+pub fn exponential(load_pct: u32, secs: u64) -> Scenario {
+    base(
+        &format!("exp-{load_pct}"),
+        &format!("8 workers, exponential service mean 10 ms, {load_pct} % load"),
+        8,
+        Service::Exponential { mean_us: 10 * MS },
+        load_pct as f64 / 100.0,
+        secs,
+    )
+}
+
+/// 80 % hits of 1 ms, 20 % misses of 20 ms, each ± 10 %.
+pub fn bimodal(load_pct: u32, secs: u64) -> Scenario {
+    base(
+        &format!("bimodal-{load_pct}"),
+        &format!("8 workers, 80 % 1 ms hits / 20 % 20 ms misses, {load_pct} % load"),
+        8,
+        Service::Bimodal {
+            hit_us: MS,
+            miss_us: 20 * MS,
+            miss_pct: 20,
+        },
+        load_pct as f64 / 100.0,
+        secs,
+    )
+}
+
+/// Lognormal, median 6 ms, σ 1 (mean 9.9 ms, p99 61 ms).
+pub fn lognormal(load_pct: u32, secs: u64) -> Scenario {
+    base(
+        &format!("lognormal-{load_pct}"),
+        &format!("8 workers, lognormal service median 6 ms σ 1.0, {load_pct} % load"),
+        8,
+        Service::LogNormal {
+            median_us: 6 * MS,
+            sigma_centi: 100,
+        },
+        load_pct as f64 / 100.0,
+        secs,
+    )
+}
+
+/// 2 % of requests hang for 500 ms (always past the 100 ms timeout).
+pub fn hung(load_pct: u32, secs: u64) -> Scenario {
+    base(
+        &format!("hung-{load_pct}"),
+        &format!("8 workers × 10 ms ± 10 %, 2 % hang 500 ms, {load_pct} % load"),
+        8,
+        Service::Hung {
+            mean_us: 10 * MS,
+            hung_us: 500 * MS,
+            hung_permille: 20,
+        },
+        load_pct as f64 / 100.0,
+        secs,
+    )
+}
+
+/// 4 workers × 1.2 ms ± 10 %, latency read on a 1 ms clock.
+pub fn tick_1ms(load_pct: u32, secs: u64) -> Scenario {
+    let mut sc = base(
+        &format!("tick-1ms-{load_pct}"),
+        &format!("4 workers × 1.2 ms ± 10 %, 1 ms clock, {load_pct} % load"),
+        4,
+        Service::Uniform {
+            mean_us: 1200,
+            spread_pct: 10,
+        },
+        load_pct as f64 / 100.0,
+        secs,
+    );
+    sc.tick_us = MS;
+    sc
+}
+
+/// Workers 8 → 16 at 20 s under 2400/s (3× before, 1.5× after).
+pub fn capacity_8_to_16() -> Scenario {
+    let mut sc = base(
+        "capacity-8to16",
+        "8 → 16 workers × 10 ms ± 10 % at 20 s, 2400/s (3× then 1.5×)",
+        8,
+        uniform(10),
+        3.0,
+        40,
+    );
+    sc.kind = Kind::Transient;
+    sc.workers = vec![(0, 8), (20 * S, 16)];
+    sc.windows = vec![
+        Window::secs(25.0, 40.0),
+        Window::secs(10.0, 20.0),
+        Window::secs(20.0, 21.0),
+        Window::secs(21.0, 25.0),
+    ];
+    sc.reach = vec![(20 * S, 16), (20 * S, 18)];
+    sc.marks = [15, 20, 21, 25, 39].iter().map(|t| t * S).collect();
+    sc
+}
+
+/// Workers 64 → 128 × 50 ms at `at_s` under 3840/s (3× before, 1.5× after),
+/// timeout 500 ms, max limit 1000.
+pub fn capacity_64_to_128(at_s: u64, secs: u64) -> Scenario {
+    let mut sc = base(
+        "capacity-64to128",
+        &format!("64 → 128 workers × 50 ms ± 10 % at {at_s} s, 3840/s, timeout 500 ms"),
+        64,
+        Service::Uniform {
+            mean_us: 50 * MS,
+            spread_pct: 10,
+        },
+        3.0,
+        secs,
+    );
+    sc.kind = Kind::Transient;
+    sc.timeout_us = 500 * MS;
+    sc.limits.max = 1000;
+    sc.workers = vec![(0, 64), (at_s * S, 128)];
+    let at = at_s as f64;
+    sc.windows = vec![
+        Window::secs(at + 10.0, secs as f64),
+        Window::secs(at / 2.0, at),
+        Window::secs(at, at + 2.0),
+        Window::secs(at + 2.0, at + 10.0),
+    ];
+    sc.reach = vec![(at_s * S, 128), (at_s * S, 144)];
+    sc
+}
+
+/// Service × 10 for 1 s at 20 s, 80 % load, timeout 500 ms.
+pub fn spike() -> Scenario {
+    let mut sc = base(
+        "spike-10x",
+        "8 workers × 10 ms ± 10 %, 80 % load, service ×10 during 20–21 s, timeout 500 ms",
+        8,
+        uniform(10),
+        0.8,
+        30,
+    );
+    sc.kind = Kind::Transient;
+    sc.timeout_us = 500 * MS;
+    sc.slow = vec![(20 * S, 21 * S, 10.0)];
+    sc.windows = vec![
+        Window::secs(5.0, 30.0),
+        Window::secs(10.0, 20.0),
+        Window::secs(20.0, 21.0),
+        Window::secs(21.0, 22.0),
+        Window::secs(22.0, 30.0),
+    ];
+    sc.marks = [19, 20, 21, 22, 25].iter().map(|t| t * S).collect();
+    sc
+}
+
+/// 10 → 20 ms at 20 s, back to 10 ms at 40 s; 640/s (80 % then 160 %).
+pub fn slowdown_and_back() -> Scenario {
+    let mut sc = base(
+        "slowdown-x2-and-back",
+        "8 workers, 10 → 20 ms at 20 s → 10 ms at 40 s, 640/s (80 % / 160 %)",
+        8,
+        uniform(10),
+        0.8,
+        60,
+    );
+    sc.kind = Kind::Transient;
+    sc.slow = vec![(20 * S, 40 * S, 2.0)];
+    sc.windows = vec![
+        Window::secs(5.0, 60.0),
+        Window::secs(10.0, 20.0),
+        Window::secs(20.0, 25.0),
+        Window::secs(25.0, 40.0),
+        Window::secs(40.0, 45.0),
+        Window::secs(45.0, 60.0),
+    ];
+    sc.marks = [19, 21, 25, 30, 39, 41, 50].iter().map(|t| t * S).collect();
+    sc
+}
+
+/// 10 → 30 ms for good at 20 s; 640/s (80 % then 240 %).
+pub fn slowdown_x3() -> Scenario {
+    let mut sc = base(
+        "slowdown-x3",
+        "8 workers, 10 → 30 ms at 20 s for good, 640/s (80 % / 240 %)",
+        8,
+        uniform(10),
+        0.8,
+        40,
+    );
+    sc.kind = Kind::Transient;
+    sc.slow = vec![(20 * S, u64::MAX, 3.0)];
+    sc.windows = vec![
+        Window::secs(25.0, 40.0),
+        Window::secs(10.0, 20.0),
+        Window::secs(20.0, 25.0),
+    ];
+    sc.marks = [19, 21, 25, 30, 39].iter().map(|t| t * S).collect();
+    sc
+}
+
+/// 5 req/s plus bursts of 12 every 10 s, 8 × 20 ms, service × `factor`
+/// for good from `at_s`, timeout 1 s.
+pub fn low_traffic(factor: u32, at_s: u64, secs: u64) -> Scenario {
+    let mut sc = base(
+        &format!("low-traffic-x{factor}"),
+        &format!(
+            "5 req/s + bursts of 12 every 10 s, 8 workers × 20 ms ± 10 %, ×{factor} from {at_s} s, timeout 1 s"
+        ),
+        8,
+        Service::Uniform {
+            mean_us: 20 * MS,
+            spread_pct: 10,
+        },
+        1.0,
+        secs,
+    );
+    sc.kind = Kind::LowTraffic;
+    sc.rate_per_s = 5.0;
+    sc.burst = Some(Burst {
+        first_us: 5 * S,
+        period_us: 10 * S,
+        size: 12,
+    });
+    sc.timeout_us = S;
+    sc.slow = vec![(at_s * S, u64::MAX, factor as f64)];
+    let mid = at_s + (secs - at_s) * 3 / 8;
+    sc.windows = vec![
+        Window::secs(at_s as f64, secs as f64),
+        Window::secs(0.0, at_s as f64),
+        Window::secs(at_s as f64, mid as f64),
+        Window::secs(mid as f64, secs as f64),
+    ];
+    sc.below_half_from = Some(at_s * S);
+    sc
+}
+
+/// Sustained 2× load with 20 % critical, 50 % normal, 30 % background.
+pub fn classes(secs: u64) -> Scenario {
+    let mut sc = base(
+        "classes-2x",
+        "8 workers × 10 ms ± 10 %, 2× load, 20 % critical / 50 % normal / 30 % background",
+        8,
+        uniform(10),
+        2.0,
+        secs,
+    );
+    sc.kind = Kind::Classes;
+    sc.classes = [200, 500, 300];
+    sc
+}
+
+/// One worker, limit fixed at 1, 150 % load, a third of each class.
+pub fn classes_limit1(secs: u64) -> Scenario {
+    let mut sc = base(
+        "classes-limit1",
+        "1 worker × 10 ms ± 10 %, limit 1, 150 % load, a third of each class",
+        1,
+        uniform(10),
+        1.5,
+        secs,
+    );
+    sc.kind = Kind::Classes;
+    sc.classes = [333, 333, 334];
+    sc.limits = Limits {
+        min: 1,
+        initial: 1,
+        max: 1,
+    };
+    sc
+}
+
+/// Every scenario at full length, in table order.
+pub fn catalogue() -> Vec<Scenario> {
+    let mut v = vec![ratchet_demo(60)];
+    v.extend([4, 8, 16, 32, 64].map(|w| ratchet(w, 30)));
+    v.extend([8, 64].map(|w| ratchet_long(w, 600)));
+    v.extend([50, 90, 120, 200, 300].map(|l| load(l, 30)));
+    for l in [50, 150] {
+        v.extend([10, 20, 30, 50, 90].map(|p| spread(p, l, 30)));
+    }
+    for l in [50, 150] {
+        v.push(exponential(l, 30));
+        v.push(bimodal(l, 30));
+        v.push(lognormal(l, 30));
+        v.push(hung(l, 30));
+        v.push(tick_1ms(l, 30));
+    }
+    v.push(capacity_8_to_16());
+    v.push(capacity_64_to_128(20, 60));
+    v.push(spike());
+    v.push(slowdown_and_back());
+    v.push(slowdown_x3());
+    v.push(low_traffic(3, 120, 600));
+    v.push(low_traffic(2, 120, 600));
+    v.push(classes(30));
+    v.push(classes_limit1(30));
+    v
+}

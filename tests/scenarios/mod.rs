@@ -1,0 +1,33 @@
+//! A deterministic virtual-time scenario suite for concurrency limiters:
+//! the crate's limiters next to models of the anchors (Netflix
+//! concurrency-limits, Envoy's adaptive concurrency, a static limit), all on
+//! the same arrivals.
+//!
+//! * [`harness`] has the event loop, the service model, the metrics and the
+//!   [`harness::SimLimiter`] interface;
+//! * [`anchors`] has the anchor models;
+//! * [`crate_limiters`] has the adapter for the crate's limiters and their
+//!   rows (the only file that uses the crate's API);
+//! * [`catalogue`] has the scenarios;
+//! * [`table`] prints them;
+//! * [`goals`] has the goals of issue #13 as checks.
+//!
+//! Compiled by `tests/limit_scenarios.rs` (short runs, in `cargo test`) and
+//! by `examples/limit_scenarios.rs` (the full table).
+#![allow(dead_code)] // each includer uses a different part
+
+pub mod anchors;
+pub mod catalogue;
+pub mod crate_limiters;
+pub mod goals;
+pub mod harness;
+pub mod table;
+
+use harness::Row;
+
+/// Every row: the crate's first, then the anchors.
+pub fn rows() -> Vec<Row> {
+    let mut v = crate_limiters::crate_rows();
+    v.extend(anchors::anchor_rows());
+    v
+}
