@@ -12,3 +12,6 @@ cargo test
 cargo test --features critical-section --lib --test mpmc_cs --test mpmc_cs_stress --test ram \
   --test panic_safety --test auto_traits
 cargo test --features critical-section --doc
+# The limiter scenario suite's goals on the full-length scenarios (release:
+# they are skipped in the debug build above, where they take minutes).
+cargo test --release --test limit_scenarios

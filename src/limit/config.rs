@@ -122,11 +122,11 @@ impl LimiterConfig {
         enforce: true,
     };
 
-    /// [`DEFAULT`](Self::DEFAULT) with [`Law::Gradient`] and a 25 %
-    /// tolerance over the queue-free mean.
+    /// [`DEFAULT`](Self::DEFAULT) with [`Law::Gradient`] and a 37.5 %
+    /// tolerance over the queue-free mean (352).
     pub const GRADIENT: Self = Self {
         law: Law::Gradient,
-        tolerance: 320,
+        tolerance: 352,
         ..Self::DEFAULT
     };
 
