@@ -265,6 +265,14 @@ const YOUNG: usize = 32;
 /// probed.
 const YOUNG_PROBE_AFTER: usize = 256;
 
+/// What an admission above its class's threshold does.
+enum Beyond {
+    Admit,
+    Shadow,
+    Shed,
+    Retry,
+}
+
 /// A snapshot of a [`Limiter`]'s state and counters.
 ///
 /// Counters wrap (at 2^32 on 32-bit targets). `succeeded`, `dropped` and
@@ -325,6 +333,10 @@ struct Track {
     baseline: AtomicUsize,
     /// The queue-free mean in 1/16 tick; 0 before the first. Same range.
     mean: AtomicUsize,
+    /// The latency above which a success is slow, in 1/16 tick (`target`
+    /// of the baseline and mean, for the law in use), kept by `learn`; 0
+    /// before the first queue-free success (nothing is slow then).
+    slow_above: AtomicUsize,
     /// Success count of the last queue-free success (to 1/64 of
     /// `PROBE_AFTER` once the baseline is grown up).
     last_free: AtomicUsize,
@@ -466,6 +478,7 @@ impl Limiter {
                     window: AtomicUsize::new(0),
                     baseline: AtomicUsize::new(0),
                     mean: AtomicUsize::new(0),
+                    slow_above: AtomicUsize::new(0),
                     last_free: AtomicUsize::new(success),
                     free_seen: AtomicUsize::new(0),
                     step: AtomicUsize::new(1),
@@ -540,49 +553,24 @@ impl Limiter {
     /// assert!(gate.try_acquire_with(Priority::Critical).is_none()); // 4: the limit
     /// assert_eq!(gate.stats().shed, [1, 1, 1]); // per class, `Priority as usize`
     /// ```
-    #[inline]
+    #[inline(always)]
     pub fn try_acquire_with(&self, priority: Priority) -> Option<Permit<'_>> {
+        // The common case in one attempt, inlined; anything else (a race, a
+        // class at its threshold) in `acquire_slow`, a tail call that leaves
+        // this path free of register saves.
         let class = priority as usize;
-        let share = self.shares[class];
-        let reserve = self.reserves[class];
-        loop {
-            // Acquire: synchronises with the last admission (its AcqRel CAS
-            // heads a release sequence every later RMW of the word
-            // continues), so each release counter we read next is at least
-            // the one it judged by (see "Orderings").
-            let cur = self.hot.state.load(Ordering::Acquire);
-            pause_point(pause::LIMIT_BETWEEN_LOADS);
-            // Acquire, each: pairs with the Release of each release.
-            let released = total(self.hot.released.load());
-            let in_flight = admitted_of(cur).wrapping_sub(released) & COUNT_MASK;
-            if in_flight > self.max_limit {
-                // The counters count a permit admitted after `cur` was read:
-                // the word has moved on. Read them all again.
-                continue;
-            }
-            let limit = limit_of(cur);
-            let mut admit = in_flight < threshold(limit, share);
-            if !admit && reserve != 0 && in_flight < limit {
-                // Relaxed: a fairness heuristic; the CAS below still checks
-                // the limit.
-                let held = self.holding[class - 1].load(Ordering::Relaxed);
-                admit = held < reserved(limit, reserve);
-            }
-            let mut shadow_shed = false;
-            if !admit && !self.enforce && in_flight < self.max_limit {
-                shadow_shed = true;
-                admit = true;
-            }
-            if !admit {
-                // Shed only if the word did not move while the counters were
-                // read, so the count judged was the one in force at some
-                // instant in between (see "Why three release counters").
-                if self.hot.state.load(Ordering::Relaxed) != cur {
-                    continue;
-                }
-                self.track.shed[class].add(1);
-                return None;
-            }
+        // Acquire: synchronises with the last admission (its AcqRel CAS heads
+        // a release sequence every later RMW of the word continues), so each
+        // release counter we read next is at least the one it judged by (see
+        // "Orderings").
+        let cur = self.hot.state.load(Ordering::Acquire);
+        pause_point(pause::LIMIT_BETWEEN_LOADS);
+        // Acquire, each: pairs with the Release of each release.
+        let released = total(self.hot.released.load());
+        let in_flight = admitted_of(cur).wrapping_sub(released) & COUNT_MASK;
+        // (A count above `max_limit` means the counters saw a permit admitted
+        // after `cur` was read: the slow path reads again.)
+        if in_flight < threshold(limit_of(cur), self.shares[class]) && in_flight <= self.max_limit {
             pause_point(pause::LIMIT_ADMIT);
             // AcqRel: Release hands what we saw of the counters to the next
             // admission; Acquire gives semaphore semantics. The CAS compares
@@ -593,19 +581,101 @@ impl Limiter {
                 .compare_exchange_weak(cur, bump_admitted(cur), Ordering::AcqRel, Ordering::Relaxed)
                 .is_ok()
             {
-                if reserve != 0 {
-                    self.holding[class - 1].fetch_add(1, Ordering::Relaxed);
-                }
-                if shadow_shed {
-                    self.track.shed[class].add(1);
-                }
-                return Some(Permit {
-                    limiter: self,
-                    admitted: (cur & !COUNT_MASK) | (in_flight + 1),
-                    priority,
-                });
+                return Some(self.admitted(class, priority, cur, in_flight, false));
             }
         }
+        self.acquire_slow(priority)
+    }
+
+    /// The permit for an admission CAS that succeeded on `cur` with
+    /// `in_flight` before it.
+    #[inline(always)]
+    fn admitted(
+        &self,
+        class: usize,
+        priority: Priority,
+        cur: usize,
+        in_flight: usize,
+        shadow: bool,
+    ) -> Permit<'_> {
+        // Critical (class 0) never has a reserve.
+        if class != 0 && self.reserves[class] != 0 {
+            // Relaxed: a fairness heuristic (see "Orderings").
+            self.holding[class - 1].fetch_add(1, Ordering::Relaxed);
+        }
+        if shadow {
+            self.track.shed[class].add(1);
+        }
+        Permit {
+            limiter: self,
+            admitted: (cur & !COUNT_MASK) | (in_flight + 1),
+            priority,
+        }
+    }
+
+    /// `try_acquire_with` after its first attempt failed: the full loop.
+    #[cold]
+    #[inline(never)]
+    fn acquire_slow(&self, priority: Priority) -> Option<Permit<'_>> {
+        let class = priority as usize;
+        let share = self.shares[class];
+        loop {
+            // Orderings as in `try_acquire_with`.
+            let cur = self.hot.state.load(Ordering::Acquire);
+            pause_point(pause::LIMIT_BETWEEN_LOADS);
+            let released = total(self.hot.released.load());
+            let in_flight = admitted_of(cur).wrapping_sub(released) & COUNT_MASK;
+            if in_flight > self.max_limit {
+                // The counters count a permit admitted after `cur` was read:
+                // the word has moved on. Read them all again.
+                continue;
+            }
+            let mut shadow = false;
+            if in_flight >= threshold(limit_of(cur), share) {
+                match self.beyond_threshold(class, cur, in_flight) {
+                    Beyond::Admit => {}
+                    Beyond::Shadow => shadow = true,
+                    Beyond::Shed => return None,
+                    Beyond::Retry => continue,
+                }
+            }
+            pause_point(pause::LIMIT_ADMIT);
+            if self
+                .hot
+                .state
+                .compare_exchange_weak(cur, bump_admitted(cur), Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+            {
+                return Some(self.admitted(class, priority, cur, in_flight, shadow));
+            }
+        }
+    }
+
+    /// A request of `class` found `in_flight` at or above its threshold in
+    /// the word `cur`: admitted on its reserve, admitted in shadow mode,
+    /// shed (and counted), or the word moved (retry).
+    fn beyond_threshold(&self, class: usize, cur: usize, in_flight: usize) -> Beyond {
+        let limit = limit_of(cur);
+        let reserve = self.reserves[class];
+        // Relaxed: a fairness heuristic; the CAS that follows still checks
+        // the limit.
+        if reserve != 0
+            && in_flight < limit
+            && self.holding[class - 1].load(Ordering::Relaxed) < reserved(limit, reserve)
+        {
+            return Beyond::Admit;
+        }
+        if !self.enforce && in_flight < self.max_limit {
+            return Beyond::Shadow;
+        }
+        // Shed only if the word did not move while the counters were read,
+        // so the count judged was the one in force at some instant in
+        // between (see "Why three release counters").
+        if self.hot.state.load(Ordering::Relaxed) != cur {
+            return Beyond::Retry;
+        }
+        self.track.shed[class].add(1);
+        Beyond::Shed
     }
 
     /// The current limit.
@@ -766,7 +836,8 @@ impl Limiter {
     #[inline(always)]
     fn leave_class(&self, priority: Priority) {
         let class = priority as usize;
-        if self.reserves[class] != 0 {
+        // Critical (class 0) never has a reserve.
+        if class != 0 && self.reserves[class] != 0 {
             // Relaxed: as in `try_acquire_with`.
             self.holding[class - 1].fetch_sub(1, Ordering::Relaxed);
         }
@@ -850,11 +921,17 @@ impl Limiter {
         };
         // Written only when they change, so a steady latency writes nothing
         // (the line stays shared between the cores that read it).
-        if m != old_m {
+        if m != old_m || mean != old_mean {
             t.baseline.store(m, Ordering::Relaxed);
-        }
-        if mean != old_mean {
             t.mean.store(mean, Ordering::Relaxed);
+            let above = match self.law {
+                Law::Aimd => self.target(m, mean),
+                Law::Gradient => self.target(mean, mean),
+            };
+            // Saturated to fit a 32-bit word (a latency that long is slow
+            // whatever the baseline).
+            t.slow_above
+                .store(above.min(usize::MAX as u64) as usize, Ordering::Relaxed);
         }
         // Staleness is judged at 2^16 successes (`YOUNG_PROBE_AFTER` while
         // young); 1/64 of that is precision enough.

@@ -20,8 +20,8 @@ impl Limiter {
     #[inline]
     pub(super) fn aimd_success(&self, admitted: usize, priority: Priority, x: usize, n: usize) {
         let t = &*self.track;
-        let base = t.baseline.load(Ordering::Relaxed);
-        let slow = base != 0 && x as u64 > self.target(base, t.mean.load(Ordering::Relaxed));
+        let above = t.slow_above.load(Ordering::Relaxed);
+        let slow = above != 0 && x > above;
         // Relaxed: only limit and epoch are used; every change below is a
         // CAS that validates them.
         let now = self.hot.state.load(Ordering::Relaxed);

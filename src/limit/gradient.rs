@@ -80,7 +80,8 @@ impl Limiter {
         }
         let avg = ((w & (COUNT_ONE - 1)) / count).max(1);
         // The target in 1/64 of the mean, like the ratios.
-        let target = ((self.target(mean, mean) * 64) / mean as u64) as usize;
+        let above = t.slow_above.load(Ordering::Relaxed) as u64;
+        let target = ((above * 64) / mean as u64) as usize;
         let g = (target * 256 / avg).clamp(128, 512);
         let mut to = (limit * g) >> 8;
         if g >= 256 {
