@@ -36,7 +36,8 @@
 //! and there every request is queue-free and re-teaches the baseline within
 //! some 20–35 samples, whatever the request rate. When no queue-free sample
 //! has arrived for 2^16 successes (256 while the baseline has seen fewer
-//! than 32; sustained load since the last one), the limiter *probes*: it cuts the limit to `min_limit` once, so that fresh
+//! than 32), and the success closing a window shows the limit binding (it is
+//! not application-limited, below), the limiter *probes*: it cuts the limit to `min_limit` once, so that fresh
 //! queue-free samples can correct a baseline that is too high (a dependency
 //! that got faster under load), and after 8 successes of that epoch puts the
 //! old limit back.

@@ -58,7 +58,9 @@ impl Limiter {
             return;
         }
         let s = t.window.swap(0, Ordering::Relaxed).max(slow_seen);
-        if self.stale(n) {
+        // A probe only while the limit binds: an application-limited
+        // caller's queue-free samples will come by themselves.
+        if self.stale(n) && !self.app_limited(admitted, priority, limit) {
             self.probe(epoch, n, limit);
             return;
         }

@@ -70,7 +70,9 @@ impl Limiter {
             return;
         }
         let n = self.hot.released.success.load(Ordering::Relaxed);
-        if self.stale(n) {
+        // A probe only while the limit binds: an application-limited
+        // caller's queue-free samples will come by themselves.
+        if self.stale(n) && !self.app_limited(admitted, priority, limit) {
             self.probe(epoch, n, limit);
             return;
         }

@@ -635,11 +635,12 @@ fn a_slower_dependency_is_relearnt_at_the_minimum() {
 #[test]
 #[cfg_attr(miri, ignore = "2^16 sequential successes per law; minutes under Miri")]
 fn a_stale_baseline_is_probed_and_the_limit_restored() {
-    for c in [config(2, 20, 40), gradient(2, 20, 40)] {
+    // A limit of 6 with 3 in flight: the limit binds (not application-limited)
+    // and cannot grow past its maximum.
+    for c in [config(2, 6, 6), gradient(2, 6, 6)] {
         let l = Limiter::try_new(c).unwrap();
         mature(&l, 10);
-        // Never queue-free again (3 in flight) and application-limited (no
-        // growth), for PROBE_AFTER successes.
+        // Never queue-free again (3 in flight), for PROBE_AFTER successes.
         succeed_beside(&l, 2, PROBE_AFTER, 10);
         assert_eq!(l.stats().probes, 0);
         // The next window to close probes.
@@ -666,7 +667,7 @@ fn a_stale_baseline_is_probed_and_the_limit_restored() {
             more += 1;
             assert!(more <= 3, "{:?}: not restored", c.law);
         }
-        assert_eq!(l.limit(), 20, "{:?}", c.law);
+        assert_eq!(l.limit(), 6, "{:?}", c.law);
         assert!(l.baseline().unwrap() < 10);
     }
 }
@@ -675,7 +676,7 @@ fn a_stale_baseline_is_probed_and_the_limit_restored() {
 fn a_young_baseline_is_probed_early() {
     // One queue-free sample, then sustained load: a probe after 256
     // successes, not 2^16.
-    let l = Limiter::try_new(config(2, 20, 40)).unwrap();
+    let l = Limiter::try_new(config(2, 6, 6)).unwrap();
     succeed_beside(&l, 0, 1, 10);
     let held: Vec<_> = (0..2).map(|_| l.try_acquire().unwrap()).collect();
     let mut n = 0;
@@ -817,4 +818,15 @@ fn stats_account_for_every_permit() {
     assert_eq!(s.ignored, 66);
     assert_eq!(s.in_flight, 1);
     drop(held);
+}
+
+#[test]
+fn no_probe_while_application_limited() {
+    // 3 in flight of a limit of 20: the limit does not bind, so a stale
+    // baseline is not worth a probe's sheds.
+    let l = Limiter::try_new(config(2, 20, 40)).unwrap();
+    succeed_beside(&l, 0, 1, 10);
+    succeed_beside(&l, 2, 4 * YOUNG_PROBE_AFTER, 10);
+    let s = l.stats();
+    assert_eq!((s.probes, s.decreases, s.limit), (0, 0, 20));
 }
