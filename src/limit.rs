@@ -35,9 +35,9 @@
 //! slower for good, every sample is slow, the limit falls to `min_limit`,
 //! and there every request is queue-free and re-teaches the baseline within
 //! some 20–35 samples, whatever the request rate. When no queue-free sample
-//! has arrived for 2^16 successes (256 while the baseline has seen fewer
-//! than 32), and the success closing a window shows the limit binding (it is
-//! not application-limited, below), the limiter *probes*: it cuts the limit to `min_limit` once, so that fresh
+//! has arrived for 2^16 successes and the success closing a window shows
+//! the limit binding (it is not application-limited, below), the limiter
+//! *probes*: it cuts the limit to `min_limit` once, so that fresh
 //! queue-free samples can correct a baseline that is too high (a dependency
 //! that got faster under load), and after 8 successes of that epoch puts the
 //! old limit back.
@@ -259,12 +259,8 @@ const PROBE_AFTER: usize = 1 << 16;
 /// was before the probe.
 const PROBE_SAMPLES: usize = 8;
 /// Queue-free samples before the baseline is grown up: until then it is the
-/// samples' running mean, and a probe comes after `YOUNG_PROBE_AFTER`
-/// successes without one.
+/// samples' running mean.
 const YOUNG: usize = 32;
-/// Successes without a queue-free sample after which a young baseline is
-/// probed.
-const YOUNG_PROBE_AFTER: usize = 256;
 
 /// What an admission above its class's threshold does.
 enum Beyond {
@@ -339,7 +335,7 @@ struct Track {
     /// before the first queue-free success (nothing is slow then).
     slow_above: AtomicUsize,
     /// Success count of the last queue-free success (to 1/64 of
-    /// `PROBE_AFTER` once the baseline is grown up).
+    /// `PROBE_AFTER`).
     last_free: AtomicUsize,
     /// Queue-free successes seen, up to `YOUNG` (then no longer written).
     free_seen: AtomicUsize,
@@ -934,10 +930,9 @@ impl Limiter {
             t.slow_above
                 .store(above.min(usize::MAX as u64) as usize, Ordering::Relaxed);
         }
-        // Staleness is judged at 2^16 successes (`YOUNG_PROBE_AFTER` while
-        // young); 1/64 of that is precision enough.
-        let grain = if seen < YOUNG { 1 } else { PROBE_AFTER / 64 };
-        if n.wrapping_sub(t.last_free.load(Ordering::Relaxed)) >= grain {
+        // Staleness is judged at 2^16 successes; 1/64 of that is precision
+        // enough.
+        if n.wrapping_sub(t.last_free.load(Ordering::Relaxed)) >= PROBE_AFTER / 64 {
             t.last_free.store(n, Ordering::Relaxed);
         }
     }
@@ -964,13 +959,7 @@ impl Limiter {
     /// successes (up to the `n`th).
     #[inline]
     fn stale(&self, n: usize) -> bool {
-        let t = &*self.track;
-        let after = if t.free_seen.load(Ordering::Relaxed) < YOUNG {
-            YOUNG_PROBE_AFTER
-        } else {
-            PROBE_AFTER
-        };
-        n.wrapping_sub(t.last_free.load(Ordering::Relaxed)) > after
+        n.wrapping_sub(self.track.last_free.load(Ordering::Relaxed)) > PROBE_AFTER
     }
 
     /// Probes: cuts the limit to `min_limit` in a new epoch so that

