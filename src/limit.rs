@@ -35,12 +35,12 @@
 //! slower for good, every sample is slow, the limit falls to `min_limit`,
 //! and there every request is queue-free and re-teaches the baseline within
 //! some 20–35 samples, whatever the request rate. When no queue-free sample
-//! has arrived for 2^16 successes and the success closing a window shows
-//! the limit binding (it is not application-limited, below), the limiter
-//! *probes*: it cuts the limit to `min_limit` once, so that fresh
+//! has arrived for 2^16 successes (1024 while the baseline has seen fewer
+//! than 32) and the limit binds (work was refused with the whole limit in
+//! use since the last window closed), the limiter *probes*: it cuts the limit to `min_limit` once, so that fresh
 //! queue-free samples can correct a baseline that is too high (a dependency
-//! that got faster under load), and after 8 successes of that epoch puts the
-//! old limit back.
+//! that got faster under load), and after 8 successes of that epoch (32 for
+//! a young baseline) puts the old limit back.
 //!
 //! A success is *slow* when its latency exceeds all of `tolerance ×
 //! baseline`, `baseline + 1 tick` (a clock whose tick is close to the
@@ -259,8 +259,12 @@ const PROBE_AFTER: usize = 1 << 16;
 /// was before the probe.
 const PROBE_SAMPLES: usize = 8;
 /// Queue-free samples before the baseline is grown up: until then it is the
-/// samples' running mean.
+/// samples' running mean, and a probe comes after `YOUNG_PROBE_AFTER`
+/// successes without one and lasts until it has `YOUNG` of them.
 const YOUNG: usize = 32;
+/// Successes without a queue-free sample after which a young baseline is
+/// probed.
+const YOUNG_PROBE_AFTER: usize = 1024;
 
 /// What an admission above its class's threshold does.
 enum Beyond {
@@ -335,7 +339,7 @@ struct Track {
     /// before the first queue-free success (nothing is slow then).
     slow_above: AtomicUsize,
     /// Success count of the last queue-free success (to 1/64 of
-    /// `PROBE_AFTER`).
+    /// `PROBE_AFTER` once the baseline is grown up).
     last_free: AtomicUsize,
     /// Queue-free successes seen, up to `YOUNG` (then no longer written).
     free_seen: AtomicUsize,
@@ -346,6 +350,11 @@ struct Track {
     decreases: SharedCounter,
     increases: SharedCounter,
     probes: SharedCounter,
+    /// Requests shed with the whole limit in use (not only their class's
+    /// share): the limit binds.
+    at_limit: SharedCounter,
+    /// `at_limit` when a probe was last considered.
+    at_limit_seen: AtomicUsize,
     shed: [SharedCounter; CLASSES],
 }
 
@@ -483,6 +492,8 @@ impl Limiter {
                     decreases: SharedCounter::new(),
                     increases: SharedCounter::new(),
                     probes: SharedCounter::new(),
+                    at_limit: SharedCounter::new(),
+                    at_limit_seen: AtomicUsize::new(0),
                     shed: [SharedCounter::new(), SharedCounter::new(), SharedCounter::new()],
                 }),
                 holding: Padded::new([AtomicUsize::new(0), AtomicUsize::new(0)]),
@@ -672,6 +683,9 @@ impl Limiter {
             return Beyond::Retry;
         }
         self.track.shed[class].add(1);
+        if in_flight >= limit {
+            self.track.at_limit.add(1);
+        }
         Beyond::Shed
     }
 
@@ -930,9 +944,10 @@ impl Limiter {
             t.slow_above
                 .store(above.min(usize::MAX as u64) as usize, Ordering::Relaxed);
         }
-        // Staleness is judged at 2^16 successes; 1/64 of that is precision
-        // enough.
-        if n.wrapping_sub(t.last_free.load(Ordering::Relaxed)) >= PROBE_AFTER / 64 {
+        // Staleness is judged at 2^16 successes (`YOUNG_PROBE_AFTER` while
+        // young); 1/64 of that is precision enough.
+        let grain = if seen < YOUNG { 1 } else { PROBE_AFTER / 64 };
+        if n.wrapping_sub(t.last_free.load(Ordering::Relaxed)) >= grain {
             t.last_free.store(n, Ordering::Relaxed);
         }
     }
@@ -959,7 +974,35 @@ impl Limiter {
     /// successes (up to the `n`th).
     #[inline]
     fn stale(&self, n: usize) -> bool {
-        n.wrapping_sub(self.track.last_free.load(Ordering::Relaxed)) > PROBE_AFTER
+        let t = &*self.track;
+        let after = if t.free_seen.load(Ordering::Relaxed) < YOUNG {
+            YOUNG_PROBE_AFTER
+        } else {
+            PROBE_AFTER
+        };
+        n.wrapping_sub(t.last_free.load(Ordering::Relaxed)) > after
+    }
+
+    /// Whether the limit refused work (with all of it in use) since this was
+    /// last asked: a probe is worth its sheds only then.
+    #[cold]
+    fn binds(&self) -> bool {
+        let t = &*self.track;
+        let now = t.at_limit.get();
+        now != t.at_limit_seen.swap(now, Ordering::Relaxed)
+    }
+
+    /// Successes a probe's window lasts: `PROBE_SAMPLES`; for a young
+    /// baseline, until it has grown up (the window is then `YOUNG` long
+    /// until the sample that makes it `YOUNG`, then `PROBE_SAMPLES`, which
+    /// has passed).
+    #[cold]
+    fn probe_samples(&self) -> usize {
+        if self.track.free_seen.load(Ordering::Relaxed) < YOUNG {
+            YOUNG
+        } else {
+            PROBE_SAMPLES
+        }
     }
 
     /// Probes: cuts the limit to `min_limit` in a new epoch so that
@@ -969,7 +1012,7 @@ impl Limiter {
         self.track.last_free.store(n, Ordering::Relaxed);
         if self.cut(epoch, Some(self.min_limit)) {
             self.track.probes.add(1);
-            // After `PROBE_SAMPLES` successes of the probe's epoch, back to
+            // After `probe_samples()` successes of the probe's epoch, back to
             // the old limit.
             self.track.resume.store(limit, Ordering::Relaxed);
         }

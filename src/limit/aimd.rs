@@ -13,7 +13,7 @@
 //! with a sample more or less, or a step is lost.
 
 use super::word::{epoch_of, limit_of};
-use super::{Limiter, Priority, PROBE_SAMPLES, WINDOW_MIN};
+use super::{Limiter, Priority, WINDOW_MIN};
 use crate::sync::Ordering;
 
 impl Limiter {
@@ -31,9 +31,10 @@ impl Limiter {
         }
         let limit = limit_of(now);
         let resume = t.resume.load(Ordering::Relaxed);
-        // A probe's window: `PROBE_SAMPLES` queue-free successes, then back.
+        // A probe's window: `probe_samples()` queue-free successes, then
+        // back.
         let window = if resume > limit {
-            PROBE_SAMPLES
+            self.probe_samples()
         } else {
             limit.max(WINDOW_MIN)
         };
@@ -58,9 +59,9 @@ impl Limiter {
             return;
         }
         let s = t.window.swap(0, Ordering::Relaxed).max(slow_seen);
-        // A probe only while the limit binds: an application-limited
-        // caller's queue-free samples will come by themselves.
-        if self.stale(n) && !self.app_limited(admitted, priority, limit) {
+        // A probe only while the limit binds: otherwise queue-free samples
+        // will come by themselves.
+        if self.stale(n) && self.binds() {
             self.probe(epoch, n, limit);
             return;
         }

@@ -17,7 +17,7 @@
 //! its CAS makes that CAS fail and closes the window itself.
 
 use super::word::{epoch_of, limit_of};
-use super::{Limiter, Priority, PROBE_SAMPLES, WINDOW_MIN};
+use super::{Limiter, Priority, WINDOW_MIN};
 use crate::sync::Ordering;
 
 /// Bits of the window word that hold the sum.
@@ -51,7 +51,7 @@ impl Limiter {
         let limit = limit_of(now);
         let resume = t.resume.load(Ordering::Relaxed);
         let window = if resume > limit {
-            PROBE_SAMPLES
+            self.probe_samples()
         } else {
             limit.clamp(WINDOW_MIN, WINDOW_MAX)
         };
@@ -70,9 +70,9 @@ impl Limiter {
             return;
         }
         let n = self.hot.released.success.load(Ordering::Relaxed);
-        // A probe only while the limit binds: an application-limited
-        // caller's queue-free samples will come by themselves.
-        if self.stale(n) && !self.app_limited(admitted, priority, limit) {
+        // A probe only while the limit binds: otherwise queue-free samples
+        // will come by themselves.
+        if self.stale(n) && self.binds() {
             self.probe(epoch, n, limit);
             return;
         }

@@ -54,6 +54,13 @@ fn succeed_beside(l: &Limiter, beside: usize, n: usize, ticks: u32) {
     drop(held);
 }
 
+/// Fills the limit and asks once more: a request refused at the limit.
+fn refuse_at_the_limit(l: &Limiter) {
+    let held: Vec<_> = (0..l.limit()).map(|_| l.try_acquire().unwrap()).collect();
+    assert!(l.try_acquire().is_none());
+    drop(held);
+}
+
 /// Feeds `YOUNG` queue-free successes of `ticks`: a grown-up baseline.
 fn mature(l: &Limiter, ticks: u32) {
     succeed_beside(l, 0, YOUNG, ticks);
@@ -333,7 +340,6 @@ fn aimd_grows_once_per_window_by_a_step_that_doubles() {
     // of the limit.
     let l = Limiter::try_new(config(1, 40, 200)).unwrap();
     mature(&l, 10); // (and the first window: 32 app-limited successes)
-    let mut limit = 40;
     succeed_beside(&l, 20, 8, 10); // the window's 40 successes so far
     assert_eq!(l.limit(), 41);
     let mut limit = 41;
@@ -346,7 +352,6 @@ fn aimd_grows_once_per_window_by_a_step_that_doubles() {
         assert_eq!(l.limit(), expect);
         limit = expect;
     }
-    let _ = limit;
     assert_eq!(l.stats().increases, 6);
     // A cut puts the step back to 1.
     overload(&l);
@@ -635,11 +640,12 @@ fn a_slower_dependency_is_relearnt_at_the_minimum() {
 #[test]
 #[cfg_attr(miri, ignore = "2^16 sequential successes per law; minutes under Miri")]
 fn a_stale_baseline_is_probed_and_the_limit_restored() {
-    // A limit of 6 with 3 in flight: the limit binds (not application-limited)
-    // and cannot grow past its maximum.
+    // A limit of 6 that cannot grow; a request refused at the limit shows it
+    // binds.
     for c in [config(2, 6, 6), gradient(2, 6, 6)] {
         let l = Limiter::try_new(c).unwrap();
         mature(&l, 10);
+        refuse_at_the_limit(&l);
         // Never queue-free again (3 in flight): no probe for PROBE_AFTER
         // successes (less the 1/64 to which the last queue-free one is
         // kept), then one at the next window's end.
@@ -804,12 +810,44 @@ fn stats_account_for_every_permit() {
 }
 
 #[test]
-fn no_probe_while_application_limited() {
-    // 3 in flight of a limit of 20: the limit does not bind, so a stale
-    // baseline is not worth a probe's sheds.
-    let l = Limiter::try_new(config(2, 20, 40)).unwrap();
-    succeed_beside(&l, 0, 1, 10);
+fn no_probe_while_the_limit_does_not_bind() {
+    // Nothing refused at the limit: a stale baseline is not worth a probe's
+    // sheds (queue-free samples come when the load falls).
+    let l = Limiter::try_new(config(2, 6, 6)).unwrap();
+    mature(&l, 10);
     succeed_beside(&l, 2, PROBE_AFTER + 100, 10);
     let s = l.stats();
-    assert_eq!((s.probes, s.decreases, s.limit), (0, 0, 20));
+    assert_eq!((s.probes, s.decreases, s.limit), (0, 0, 6));
+}
+
+#[test]
+fn a_young_baseline_is_probed_early_once() {
+    // One queue-free sample, then load that never leaves one and a limit
+    // that binds: a probe after 1024 successes, not 2^16, which lasts until
+    // the baseline has its 32 samples; then no more early probes.
+    let l = Limiter::try_new(config(2, 6, 6)).unwrap();
+    succeed_beside(&l, 0, 1, 10);
+    refuse_at_the_limit(&l);
+    let held: Vec<_> = (0..2).map(|_| l.try_acquire().unwrap()).collect();
+    let mut n = 0;
+    while l.stats().probes == 0 {
+        l.try_acquire().unwrap().success(10);
+        n += 1;
+        assert!(n <= YOUNG_PROBE_AFTER + 20, "no early probe");
+    }
+    assert!(n > YOUNG_PROBE_AFTER - 20, "probed after {n}");
+    assert_eq!(l.limit(), 2);
+    drop(held);
+    // It ends once the baseline has its 32 queue-free samples (31 more).
+    let mut more = 0;
+    while l.limit() == 2 {
+        succeed_beside(&l, 0, 1, 10);
+        more += 1;
+        assert!(more <= YOUNG + 2, "not restored");
+    }
+    assert!(more >= YOUNG - 1, "ended after {more}");
+    assert_eq!(l.limit(), 6);
+    refuse_at_the_limit(&l);
+    succeed_beside(&l, 2, 4 * YOUNG_PROBE_AFTER, 10);
+    assert_eq!(l.stats().probes, 1);
 }
