@@ -36,4 +36,4 @@ pub mod limit;
 pub mod mpmc;
 pub mod spsc;
 
-pub use outcome::{Full, Insufficient, Overwritten, RingStats};
+pub use outcome::{Closed, Full, Insufficient, Overwritten, RingStats, TryPopError, TryPushError};

@@ -156,3 +156,161 @@ pub struct RingStats {
     /// to the caller ([`Overwritten::Evicted`]).
     pub overwritten: usize,
 }
+
+/// The ring was closed: the item that could not be pushed, handed back.
+///
+/// Returned by the waiting pushes of a closed MPMC ring (and by a push into
+/// an SPSC ring whose consumer is gone). `Debug` does not need `T: Debug`.
+///
+/// ```
+/// use sluicegate::Closed;
+///
+/// let ring: sluicegate::mpmc::Ring<&str, 2> = sluicegate::mpmc::Ring::new();
+/// ring.close();
+/// let Closed(back) = ring.push_blocking("late").unwrap_err();
+/// assert_eq!(back, "late"); // handed back, not dropped
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct Closed<T>(pub T);
+
+impl<T> Closed<T> {
+    /// The item that was not pushed.
+    ///
+    /// ```
+    /// assert_eq!(sluicegate::Closed(3).into_inner(), 3);
+    /// ```
+    #[inline]
+    pub fn into_inner(self) -> T {
+        self.0
+    }
+}
+
+impl<T> fmt::Debug for Closed<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Closed(..)")
+    }
+}
+
+impl<T> fmt::Display for Closed<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("ring is closed")
+    }
+}
+
+impl<T> core::error::Error for Closed<T> {}
+
+/// Why a `try_push` on an MPMC ring did not push: the ring was full, or
+/// closed. The item is handed back either way.
+///
+/// `Debug` does not need `T: Debug`.
+///
+/// ```
+/// use sluicegate::TryPushError;
+///
+/// let ring: sluicegate::mpmc::Ring<u8, 1> = sluicegate::mpmc::Ring::new();
+/// ring.try_push(1).unwrap();
+/// assert_eq!(ring.try_push(2), Err(TryPushError::Full(2)));
+/// ring.close();
+/// assert_eq!(ring.try_push(3), Err(TryPushError::Closed(3)));
+/// ```
+#[derive(Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum TryPushError<T> {
+    /// Every slot was taken (counted in [`RingStats::rejected`]).
+    Full(T),
+    /// The ring was closed (not counted).
+    Closed(T),
+}
+
+impl<T> TryPushError<T> {
+    /// The item that was not pushed.
+    ///
+    /// ```
+    /// # use sluicegate::TryPushError;
+    /// assert_eq!(TryPushError::Full(1).into_inner(), 1);
+    /// assert_eq!(TryPushError::Closed(2).into_inner(), 2);
+    /// ```
+    #[inline]
+    pub fn into_inner(self) -> T {
+        match self {
+            TryPushError::Full(item) | TryPushError::Closed(item) => item,
+        }
+    }
+
+    /// Whether the push failed because the ring was closed.
+    ///
+    /// ```
+    /// # use sluicegate::TryPushError;
+    /// assert!(TryPushError::Closed(1).is_closed());
+    /// assert!(!TryPushError::Full(1).is_closed());
+    /// ```
+    #[inline]
+    pub fn is_closed(&self) -> bool {
+        matches!(self, TryPushError::Closed(_))
+    }
+}
+
+impl<T> From<Full<T>> for TryPushError<T> {
+    fn from(full: Full<T>) -> Self {
+        TryPushError::Full(full.0)
+    }
+}
+
+impl<T> From<Closed<T>> for TryPushError<T> {
+    fn from(closed: Closed<T>) -> Self {
+        TryPushError::Closed(closed.0)
+    }
+}
+
+impl<T> fmt::Debug for TryPushError<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            TryPushError::Full(_) => "Full(..)",
+            TryPushError::Closed(_) => "Closed(..)",
+        })
+    }
+}
+
+impl<T> fmt::Display for TryPushError<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            TryPushError::Full(_) => "ring is full",
+            TryPushError::Closed(_) => "ring is closed",
+        })
+    }
+}
+
+impl<T> core::error::Error for TryPushError<T> {}
+
+/// Why a pop on a closable ring returned no item.
+///
+/// ```
+/// use sluicegate::TryPopError;
+///
+/// let ring: sluicegate::mpmc::Ring<u8, 2> = sluicegate::mpmc::Ring::new();
+/// assert_eq!(ring.try_pop_or_closed(), Err(TryPopError::Empty));
+/// ring.try_push(1).unwrap();
+/// ring.close();
+/// assert_eq!(ring.try_pop_or_closed(), Ok(1)); // what was inside drains first
+/// assert_eq!(ring.try_pop_or_closed(), Err(TryPopError::Closed));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum TryPopError {
+    /// Nothing to pop now; more may come.
+    Empty,
+    /// The ring is closed and drained: nothing will ever come again.
+    Closed,
+}
+
+impl fmt::Display for TryPopError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            TryPopError::Empty => "ring is empty",
+            TryPopError::Closed => "ring is closed and drained",
+        })
+    }
+}
+
+impl core::error::Error for TryPopError {}

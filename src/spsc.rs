@@ -161,9 +161,9 @@
 //! # Memory
 //!
 //! `N` slots of `T`, plus four words: `head`, `tail` and the two counters of
-//! [`RingStats`], plus, where compare-and-swap exists, the one-byte flag of
-//! [`Ring::try_split`]. On bare-metal Arm nothing is padded: a
-//! `Ring<u32, 8>` takes 48 bytes on thumbv6m (no flag) and 52 on thumbv7em.
+//! [`RingStats`], plus which handles are alive (a word where
+//! compare-and-swap exists, two bytes without). On bare-metal Arm nothing is
+//! padded: a `Ring<u32, 8>` takes 52 bytes on thumbv6m and thumbv7em.
 //! On hosts `head` and the producer's words each take a 128-byte line, so
 //! the same ring takes 384 bytes on x86-64.
 //!
@@ -201,7 +201,7 @@ use core::marker::PhantomData;
 use core::mem::MaybeUninit;
 
 #[cfg(sluicegate_cas)]
-use crate::sync::AtomicBool;
+use crate::sync::AtomicUsize;
 use crate::sync::{
     const_fn, pause, pause_point, slots, LoadStoreUsize, Ordering, Padded, Slot, SoloCounter,
 };
@@ -286,9 +286,8 @@ pub struct Ring<T, const N: usize, P: Policy = Reject> {
     /// Under `Overwrite` every concurrent access goes through `rmw_view`.
     head: Padded<LoadStoreUsize>,
     producer: Padded<ProducerSide>,
-    /// Set once `try_split` has handed out the handles.
-    #[cfg(sluicegate_cas)]
-    split_done: AtomicBool,
+    /// Which handles are alive.
+    live: Live,
     slots: [Slot<T>; N],
     _policy: PhantomData<P>,
 }
@@ -347,8 +346,7 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
                     rejected: SoloCounter::new(),
                     overwritten: SoloCounter::new(),
                 }),
-                #[cfg(sluicegate_cas)]
-                split_done: AtomicBool::new(false),
+                live: Live::new(),
                 slots: slots::<T, N>(),
                 _policy: PhantomData,
             }
@@ -367,7 +365,8 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     }
 
     /// Splits the ring into its two handles. The `&mut` borrow guarantees no
-    /// other handle is alive; after both are dropped the ring can be split again.
+    /// other handle is alive; after both are dropped the ring can be split
+    /// again, and the items they left are still inside.
     /// Loads and stores only: available on every target, Cortex-M0 included.
     ///
     /// ```
@@ -381,21 +380,27 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     /// assert_eq!(rx.try_pop(), Some(1));
     /// ```
     pub fn split(&mut self) -> (Producer<'_, T, N, P>, Consumer<'_, T, N, P>) {
+        self.live.set_both();
         self.handles()
     }
 
-    /// Splits a shared (e.g. `static`) ring, once: the first call returns the
-    /// handles, every later call `None`. Needs an atomic swap (native, or the
-    /// `portable-atomic` feature on targets such as thumbv6m).
+    /// Splits a shared (e.g. `static`) ring: returns the two handles if
+    /// neither is alive, else `None`. Once both handles are dropped the ring
+    /// can be split again, and the items they left are still inside (a
+    /// restarted task gets fresh handles); a handle that is leaked
+    /// (`mem::forget`) keeps the ring split for good. Needs compare-and-swap
+    /// (native, or the `portable-atomic` feature on targets such as thumbv6m).
     ///
     /// ```
     /// use sluicegate::spsc::Ring;
     ///
     /// static RING: Ring<u32, 8> = Ring::new();
-    /// let (mut tx, mut rx) = RING.try_split().expect("first split");
-    /// assert!(RING.try_split().is_none()); // ever after
+    /// let (mut tx, rx) = RING.try_split().expect("first split");
+    /// assert!(RING.try_split().is_none()); // while a handle lives
     /// tx.try_push(7).unwrap();
-    /// assert_eq!(rx.try_pop(), Some(7));
+    /// drop((tx, rx));
+    /// let (_tx, mut rx) = RING.try_split().expect("both handles were dropped");
+    /// assert_eq!(rx.try_pop(), Some(7)); // left by the first handles
     /// ```
     #[cfg(sluicegate_cas)]
     #[cfg_attr(
@@ -403,12 +408,10 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         doc(cfg(any(target_has_atomic = "ptr", feature = "portable-atomic")))
     )]
     pub fn try_split(&self) -> Option<(Producer<'_, T, N, P>, Consumer<'_, T, N, P>)> {
-        // Relaxed: the flag only has to pick one winner (the swap is atomic);
-        // the handles synchronise their data accesses through head and tail.
-        if self.split_done.swap(true, Ordering::Relaxed) {
-            None
-        } else {
+        if self.live.try_take() {
             Some(self.handles())
+        } else {
+            None
         }
     }
 
@@ -545,6 +548,85 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
             .cast::<MaybeUninit<T>>()
             .cast_mut()
             .wrapping_add(i)
+    }
+}
+
+/// Which of a ring's handles are alive.
+///
+/// Where compare-and-swap exists, one word: bit [`Live::PRODUCER`] and bit
+/// [`Live::CONSUMER`]. A split sets both (by CAS from `0` for
+/// [`Ring::try_split`], so only one caller wins); each handle's `Drop` clears
+/// its own bit with one `fetch_and`, so the word returns to `0` exactly when
+/// the second handle goes, and a new split can win. The `Release` half of
+/// that `fetch_and` orders the handle's last index store before it, and the
+/// `Acquire` of the split's CAS (and of [`Live::alive`]) orders it before
+/// what the new handle or the other side reads next.
+///
+/// Without compare-and-swap (only `split(&mut)` exists there), one flag per
+/// side, each stored only by its own handle.
+struct Live {
+    #[cfg(sluicegate_cas)]
+    word: AtomicUsize,
+    #[cfg(not(sluicegate_cas))]
+    flags: [core::sync::atomic::AtomicBool; 2],
+}
+
+impl Live {
+    const PRODUCER: usize = 1;
+    const CONSUMER: usize = 2;
+    #[cfg(sluicegate_cas)]
+    const BOTH: usize = Self::PRODUCER | Self::CONSUMER;
+
+    const_fn! {
+        fn new() -> Self {
+            Self {
+                #[cfg(sluicegate_cas)]
+                word: AtomicUsize::new(0),
+                #[cfg(not(sluicegate_cas))]
+                flags: [
+                    core::sync::atomic::AtomicBool::new(false),
+                    core::sync::atomic::AtomicBool::new(false),
+                ],
+            }
+        }
+    }
+
+    /// Both handles are being made by `split(&mut)` (no handle is alive).
+    fn set_both(&self) {
+        #[cfg(sluicegate_cas)]
+        self.word.store(Self::BOTH, Ordering::Relaxed);
+        #[cfg(not(sluicegate_cas))]
+        for f in &self.flags {
+            f.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Marks both handles alive if neither is; whether it did.
+    #[cfg(sluicegate_cas)]
+    fn try_take(&self) -> bool {
+        self.word
+            .compare_exchange(0, Self::BOTH, Ordering::Acquire, Ordering::Relaxed)
+            .is_ok()
+    }
+
+    /// The handle `side` ([`Self::PRODUCER`] or [`Self::CONSUMER`]) is gone.
+    fn drop_side(&self, side: usize) {
+        #[cfg(sluicegate_cas)]
+        self.word.fetch_and(!side, Ordering::AcqRel);
+        #[cfg(not(sluicegate_cas))]
+        self.flags[side - 1].store(false, Ordering::Release);
+    }
+
+    /// Whether the handle `side` is alive.
+    fn alive(&self, side: usize) -> bool {
+        #[cfg(sluicegate_cas)]
+        {
+            self.word.load(Ordering::Acquire) & side != 0
+        }
+        #[cfg(not(sluicegate_cas))]
+        {
+            self.flags[side - 1].load(Ordering::Acquire)
+        }
     }
 }
 

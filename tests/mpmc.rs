@@ -225,11 +225,11 @@ fn blocking_push_and_pop_move_everything_without_rejections() {
             let ring = &ring;
             s.spawn(move || {
                 for i in 0..n {
-                    ring.push_blocking(p * n + i);
+                    ring.push_blocking(p * n + i).unwrap();
                 }
             });
         }
-        let mut seen: Vec<u32> = (0..2 * n).map(|_| ring.pop_blocking()).collect();
+        let mut seen: Vec<u32> = (0..2 * n).map(|_| ring.pop_blocking().unwrap()).collect();
         seen.sort_unstable();
         assert!(seen.iter().copied().eq(0..2 * n));
     });

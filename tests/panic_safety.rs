@@ -192,6 +192,7 @@ fn ring_drop_with_panicking_item<P: Policy>(start: usize) {
             assert!(tx.try_push(ledger.item(id, id == 5)).is_ok());
         }
         drop(rx.try_pop());
+        drop((tx, rx));
         drop(ring);
     });
     ledger.assert_dropped_exactly(0..8);

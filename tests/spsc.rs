@@ -300,12 +300,15 @@ fn blocking_push_waits_for_room_and_counts_no_rejection() {
     std::thread::scope(|s| {
         s.spawn(move || {
             for i in 0..n {
-                tx.push_blocking(i);
+                tx.push_blocking(i).unwrap();
             }
         });
         for i in 0..n {
-            assert_eq!(rx.pop_blocking(), i);
+            assert_eq!(rx.pop_blocking(), Some(i));
         }
+        // The producer's thread has ended: gone, and the ring drained.
+        assert_eq!(rx.pop_blocking(), None);
+        drop(rx);
     });
     assert_eq!(ring.stats(), Default::default());
 }

@@ -90,8 +90,8 @@ impl<'l> Door<'_, 'l> {
                     g = q.1.wait(g).expect("lock");
                 }
             }
-            Door::Ring(r) => r.pop_blocking(),
-            Door::Gate(_, r) => r.pop_blocking(),
+            Door::Ring(r) => r.pop_blocking().expect("the demo never closes its ring"),
+            Door::Gate(_, r) => r.pop_blocking().expect("the demo never closes its ring"),
         }
     }
 
@@ -185,7 +185,9 @@ fn run(kind: Kind, load_pct: u64, seed: u64) -> Tally {
                     Kind::DropOldest => {
                         t.shed += usize::from(r.push_overwrite(req).into_item().is_some())
                     }
-                    _ => r.push_blocking(req),
+                    _ => r
+                        .push_blocking(req)
+                        .expect("the demo never closes its ring"),
                 },
                 Door::Gate(l, q) => match l.try_acquire() {
                     Some(p) => {
@@ -218,8 +220,12 @@ fn run(kind: Kind, load_pct: u64, seed: u64) -> Tally {
                     q.0.lock().expect("lock").push_front(stop);
                     q.1.notify_one();
                 }
-                Door::Ring(r) => r.push_blocking(stop),
-                Door::Gate(_, q) => q.push_blocking(stop),
+                Door::Ring(r) => r
+                    .push_blocking(stop)
+                    .expect("the demo never closes its ring"),
+                Door::Gate(_, q) => q
+                    .push_blocking(stop)
+                    .expect("the demo never closes its ring"),
             }
         }
     });

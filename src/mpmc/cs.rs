@@ -78,11 +78,12 @@
 //!
 //! # Memory
 //!
-//! `N` slots of `T` plus four words (`head`, `len`, `rejected`,
-//! `overwritten`), nothing padded: a `Ring<u32, 8>` takes 48 bytes on
-//! thumbv6m and thumbv7em, 64 on x86-64 (`tests/ram.rs` pins these).
+//! `N` slots of `T` plus five words (`head`, `len`, `rejected`,
+//! `overwritten`, and `limit`: `N` while open, `0` once closed), nothing
+//! padded: a `Ring<u32, 8>` takes 52 bytes on thumbv6m and thumbv7em, 72 on
+//! x86-64 (`tests/ram.rs` pins these).
 
-use crate::{Full, Overwritten, RingStats};
+use crate::{Closed, Overwritten, RingStats, TryPopError, TryPushError};
 use core::cell::UnsafeCell;
 use core::fmt;
 use core::mem::MaybeUninit;
@@ -115,6 +116,9 @@ struct State<T, const N: usize> {
     len: usize,
     rejected: usize,
     overwritten: usize,
+    /// `N` while the ring is open, `0` once it is closed: pushes compare
+    /// `len` with it, so the open ring's full test is also its closed test.
+    limit: usize,
     /// Slot `(head + k) % N` is initialised exactly for `k` in `0..len`.
     slots: [MaybeUninit<T>; N],
 }
@@ -128,11 +132,14 @@ impl<T, const N: usize> State<T, N> {
     }
 
     #[inline(always)]
-    fn push(&mut self, item: T) -> Result<(), Full<T>> {
+    fn push(&mut self, item: T) -> Result<(), TryPushError<T>> {
         debug_assert!(self.head < N && self.len <= N);
-        if self.len == N {
+        if self.len >= self.limit {
+            if self.limit == 0 {
+                return Err(TryPushError::Closed(item));
+            }
             self.rejected = self.rejected.wrapping_add(1);
-            return Err(Full(item));
+            return Err(TryPushError::Full(item));
         }
         let i = self.at(self.len);
         self.slots[i].write(item);
@@ -143,11 +150,15 @@ impl<T, const N: usize> State<T, N> {
     #[inline(always)]
     fn push_overwrite(&mut self, item: T) -> Overwritten<T> {
         debug_assert!(self.head < N && self.len <= N);
-        if self.len < N {
+        if self.len < self.limit {
             let i = self.at(self.len);
             self.slots[i].write(item);
             self.len += 1;
             return Overwritten::Stored;
+        }
+        if self.limit == 0 {
+            // Closed: nothing is evicted from a closed ring.
+            return Overwritten::Rejected(item);
         }
         // Full: the free end is the head. Move the oldest out, the new one in.
         let h = self.at(0);
@@ -202,6 +213,7 @@ impl<T, const N: usize> Ring<T, N> {
                 len: 0,
                 rejected: 0,
                 overwritten: 0,
+                limit: N,
                 slots: [const { MaybeUninit::uninit() }; N],
             })),
         }
@@ -227,25 +239,29 @@ impl<T, const N: usize> Ring<T, N> {
         unsafe { &mut *self.state.borrow(cs).get() }
     }
 
-    /// Pushes `item`, or hands it back in [`Full`] if the ring holds `N`
-    /// items (counted in [`RingStats::rejected`]). One critical section.
+    /// Pushes `item`, or hands it back: in [`TryPushError::Full`] if the
+    /// ring holds `N` items (counted in [`RingStats::rejected`]), in
+    /// [`TryPushError::Closed`] once it is closed. One critical section.
     ///
     /// ```
+    /// use sluicegate::TryPushError;
+    ///
     /// let ring: sluicegate::mpmc::cs::Ring<u8, 1> = sluicegate::mpmc::cs::Ring::new();
     /// assert_eq!(ring.try_push(1), Ok(()));
-    /// assert_eq!(ring.try_push(2).unwrap_err().into_inner(), 2);
+    /// assert_eq!(ring.try_push(2), Err(TryPushError::Full(2)));
     /// ```
     #[inline]
-    pub fn try_push(&self, item: T) -> Result<(), Full<T>> {
+    pub fn try_push(&self, item: T) -> Result<(), TryPushError<T>> {
         self.with(|s| s.push(item))
     }
 
     /// Pushes `item`; if the ring is full, evicts the oldest item to make
     /// room and hands it back in [`Overwritten::Evicted`] (counted in
     /// [`RingStats::overwritten`]); [`Overwritten::Stored`] if there was
-    /// room. Never returns [`Overwritten::Rejected`]: no slot is ever held by
-    /// an operation in progress. One critical section; the evicted item is
-    /// dropped by the caller, after it.
+    /// room. Returns [`Overwritten::Rejected`] (uncounted) only once the
+    /// ring is closed: no slot is ever held by an operation in progress.
+    /// One critical section; the evicted item is dropped by the caller,
+    /// after it.
     ///
     /// ```
     /// use sluicegate::Overwritten;
@@ -275,10 +291,70 @@ impl<T, const N: usize> Ring<T, N> {
         self.with(|s| s.pop())
     }
 
+    /// Closes the ring: from now on every push fails and hands its item
+    /// back ([`TryPushError::Closed`], [`Closed`], or
+    /// [`Overwritten::Rejected`] uncounted), while pops go on taking what
+    /// is inside; once it is drained,
+    /// [`try_pop_or_closed`](Self::try_pop_or_closed) answers
+    /// [`TryPopError::Closed`] and [`pop_blocking`](Self::pop_blocking)
+    /// `None`, and every waiting push and pop returns. Returns whether this
+    /// call closed it. One critical section, so every push is before or
+    /// after it and nothing is lost around it.
+    ///
+    /// ```
+    /// use sluicegate::{TryPopError, TryPushError};
+    ///
+    /// let ring: sluicegate::mpmc::cs::Ring<u8, 4> = sluicegate::mpmc::cs::Ring::new();
+    /// ring.try_push(1).unwrap();
+    /// assert!(ring.close());
+    /// assert!(ring.is_closed() && !ring.close());
+    /// assert_eq!(ring.try_push(2), Err(TryPushError::Closed(2)));
+    /// assert_eq!(ring.try_pop_or_closed(), Ok(1));
+    /// assert_eq!(ring.try_pop_or_closed(), Err(TryPopError::Closed));
+    /// ```
+    pub fn close(&self) -> bool {
+        self.with(|s| core::mem::replace(&mut s.limit, 0) != 0)
+    }
+
+    /// Whether [`close`](Self::close) has been called.
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::cs::Ring<u8, 2> = sluicegate::mpmc::cs::Ring::new();
+    /// assert!(!ring.is_closed());
+    /// ring.close();
+    /// assert!(ring.is_closed());
+    /// ```
+    pub fn is_closed(&self) -> bool {
+        self.with(|s| s.limit == 0)
+    }
+
+    /// Pops the oldest item; without one, says whether more may come
+    /// ([`TryPopError::Empty`]) or the ring is closed and drained
+    /// ([`TryPopError::Closed`]). One critical section.
+    ///
+    /// ```
+    /// use sluicegate::TryPopError;
+    ///
+    /// let ring: sluicegate::mpmc::cs::Ring<u8, 2> = sluicegate::mpmc::cs::Ring::new();
+    /// assert_eq!(ring.try_pop_or_closed(), Err(TryPopError::Empty));
+    /// ring.try_push(7).unwrap();
+    /// ring.close();
+    /// assert_eq!(ring.try_pop_or_closed(), Ok(7));
+    /// assert_eq!(ring.try_pop_or_closed(), Err(TryPopError::Closed));
+    /// ```
+    pub fn try_pop_or_closed(&self) -> Result<T, TryPopError> {
+        self.with(|s| match s.pop() {
+            Some(item) => Ok(item),
+            None if s.limit == 0 => Err(TryPopError::Closed),
+            None => Err(TryPopError::Empty),
+        })
+    }
+
     /// Pushes `item`, waiting for a free slot: pressure travels upstream
-    /// instead of being shed. Spins with [`crossbeam_utils::Backoff`] between
-    /// attempts, outside the critical section; a wait is not counted as a
-    /// rejection.
+    /// instead of being shed. Hands the item back in [`Closed`] if the ring
+    /// is closed before it finds room. Spins with
+    /// [`crossbeam_utils::Backoff`] between attempts, outside the critical
+    /// section; a wait is not counted as a rejection.
     ///
     /// **Never call this from an interrupt handler** (or any context that
     /// can preempt a consumer on the same core): the consumer could not run
@@ -287,47 +363,54 @@ impl<T, const N: usize> Ring<T, N> {
     /// ```
     /// let ring: sluicegate::mpmc::cs::Ring<u32, 2> = sluicegate::mpmc::cs::Ring::new();
     /// std::thread::scope(|s| {
-    ///     s.spawn(|| (0..100).for_each(|i| ring.push_blocking(i)));
-    ///     let got: u32 = (0..100).map(|_| ring.pop_blocking()).sum();
+    ///     s.spawn(|| {
+    ///         (0..100).for_each(|i| ring.push_blocking(i).unwrap());
+    ///         ring.close();
+    ///     });
+    ///     let got: u32 = std::iter::from_fn(|| ring.pop_blocking()).sum();
     ///     assert_eq!(got, (0..100).sum());
     /// });
     /// ```
-    pub fn push_blocking(&self, item: T) {
+    pub fn push_blocking(&self, item: T) -> Result<(), Closed<T>> {
         let backoff = crossbeam_utils::Backoff::new();
         let mut item = item;
         loop {
             // Not `try_push`: a wait is not a rejection.
             match self.with(|s| {
-                if s.len == N {
-                    Err(item)
+                if s.limit != 0 && s.len == N {
+                    Err(TryPushError::Full(item))
                 } else {
-                    s.push(item).map_err(Full::into_inner)
+                    s.push(item)
                 }
             }) {
-                Ok(()) => return,
-                Err(back) => item = back,
+                Ok(()) => return Ok(()),
+                Err(TryPushError::Closed(back)) => return Err(Closed(back)),
+                Err(TryPushError::Full(back)) => item = back,
             }
             backoff.snooze();
         }
     }
 
-    /// Pops the oldest item, waiting until there is one (spinning with
-    /// [`crossbeam_utils::Backoff`] outside the critical section). **Never
-    /// call this from an interrupt handler** that can preempt a producer: the
-    /// wait would never end.
+    /// Pops the oldest item, waiting until there is one; `None` once the
+    /// ring is closed and drained. Spins with [`crossbeam_utils::Backoff`]
+    /// outside the critical section. **Never call this from an interrupt
+    /// handler** that can preempt a producer: the wait would never end.
     ///
     /// ```
     /// let ring: sluicegate::mpmc::cs::Ring<u8, 2> = sluicegate::mpmc::cs::Ring::new();
     /// ring.try_push(4).unwrap();
-    /// assert_eq!(ring.pop_blocking(), 4);
+    /// assert_eq!(ring.pop_blocking(), Some(4));
+    /// ring.close();
+    /// assert_eq!(ring.pop_blocking(), None);
     /// ```
-    pub fn pop_blocking(&self) -> T {
+    pub fn pop_blocking(&self) -> Option<T> {
         let backoff = crossbeam_utils::Backoff::new();
         loop {
-            if let Some(item) = self.try_pop() {
-                return item;
+            match self.try_pop_or_closed() {
+                Ok(item) => return Some(item),
+                Err(TryPopError::Closed) => return None,
+                Err(TryPopError::Empty) => backoff.snooze(),
             }
-            backoff.snooze();
         }
     }
 

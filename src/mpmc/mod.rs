@@ -143,9 +143,10 @@
 //! Memory: `N` slots of `T`, plus `2 × 2N` words of entries, plus six index
 //! counters (`head`, `tail` and `threshold` of each index ring; each on its
 //! own 128-byte line on hosts, unpadded on bare-metal Arm), plus the two
-//! statistics counters `rejected` and `overwritten` (never padded). On
-//! thumbv7em a `Ring<u32, 8>` takes 192 bytes: 32 of slots, 128 of entries
-//! and 32 of counters; on x86-64 the padding brings it to 1152.
+//! statistics counters `rejected` and `overwritten` and the `state` word
+//! (closed, evictions in progress), never padded. On thumbv7em a
+//! `Ring<u32, 8>` takes 196 bytes: 32 of slots, 128 of entries and 36 of
+//! counters; on x86-64 the padding brings it to 1152.
 //!
 //! `head`/`tail` positions wrap at `2^W` (`W = usize::BITS`) and the cycle
 //! field of an entry has `W - log2(4N)` bits. All comparisons are of wrapping
@@ -179,13 +180,15 @@ mod pause_tests;
 mod scq;
 
 #[cfg(sluicegate_cas)]
-use crate::sync::{const_fn, pause, pause_point, slots, SharedCounter, Slot};
+use crate::sync::{
+    const_fn, pause, pause_point, slots, AtomicUsize, Ordering, SharedCounter, Slot,
+};
 #[cfg(sluicegate_cas)]
-use crate::{Full, Overwritten, RingStats};
+use crate::{Closed, Overwritten, RingStats, TryPopError, TryPushError};
 #[cfg(sluicegate_cas)]
 use core::fmt;
 #[cfg(sluicegate_cas)]
-use scq::IndexRing;
+use scq::{IndexRing, Settle};
 
 /// A bounded MPMC ring of `N` items of `T`; see the [module documentation](self).
 ///
@@ -207,7 +210,18 @@ pub struct Ring<T, const N: usize> {
     slots: [Slot<T>; N],
     rejected: SharedCounter,
     overwritten: SharedCounter,
+    /// [`CLOSED`] once [`Ring::close`] ran, plus [`EVICTING`] for each
+    /// eviction in progress (between taking the oldest index from `aq` and
+    /// appending it again).
+    state: AtomicUsize,
 }
+
+/// The bit of `state` set by [`Ring::close`].
+#[cfg(sluicegate_cas)]
+const CLOSED: usize = 1;
+/// One eviction in progress, in `state`.
+#[cfg(sluicegate_cas)]
+const EVICTING: usize = 2;
 
 // SAFETY: items move between contexts through the ring by value (so
 // `T: Send`), and each slot is accessed only by the one context holding
@@ -249,33 +263,52 @@ impl<T, const N: usize> Ring<T, N> {
                 slots: slots::<T, N>(),
                 rejected: SharedCounter::new(),
                 overwritten: SharedCounter::new(),
+                state: AtomicUsize::new(0),
             }
         }
     }
 
-    /// Pushes `item`, or hands it back in [`Full`] if no slot is free
-    /// (counted in [`RingStats::rejected`]). Lock-free.
+    /// Pushes `item`, or hands it back: in [`TryPushError::Full`] if no slot
+    /// is free (counted in [`RingStats::rejected`]), in
+    /// [`TryPushError::Closed`] once the ring is closed. Lock-free.
     ///
     /// ```
+    /// use sluicegate::TryPushError;
+    ///
     /// let ring: sluicegate::mpmc::Ring<u8, 1> = sluicegate::mpmc::Ring::new();
     /// assert_eq!(ring.try_push(1), Ok(()));
-    /// assert_eq!(ring.try_push(2).unwrap_err().into_inner(), 2);
+    /// assert_eq!(ring.try_push(2), Err(TryPushError::Full(2)));
     /// ```
     #[inline]
-    pub fn try_push(&self, item: T) -> Result<(), Full<T>> {
+    pub fn try_push(&self, item: T) -> Result<(), TryPushError<T>> {
         match self.fq.dequeue() {
             Some(i) => {
                 pause_point(pause::MPMC_PUSH_CLAIMED);
                 // SAFETY: we took `i` from `fq`, so the slot is free and ours.
                 unsafe { self.write(i, item) };
                 pause_point(pause::MPMC_PUSH_WRITTEN);
-                self.aq.enqueue(i);
-                Ok(())
+                self.publish(i)
+                    .map_err(|Closed(item)| TryPushError::Closed(item))
             }
+            None if self.is_closed() => Err(TryPushError::Closed(item)),
             None => {
                 self.rejected.add(1);
-                Err(Full(item))
+                Err(TryPushError::Full(item))
             }
+        }
+    }
+
+    /// Appends index `i`, whose slot we hold and wrote, to `aq`, unless the
+    /// ring is closed: then takes the item back and keeps the index out of
+    /// both index rings for good, so that each slot leaves at most one
+    /// unused position in `aq` after the close.
+    #[inline(always)]
+    fn publish(&self, i: usize) -> Result<(), Closed<T>> {
+        if self.aq.enqueue_unless_closed(i, Some(&self.state)) {
+            Ok(())
+        } else {
+            // SAFETY: we hold `i` and wrote its slot; nobody else can reach it.
+            Err(Closed(unsafe { self.read(i) }))
         }
     }
 
@@ -283,8 +316,9 @@ impl<T, const N: usize> Ring<T, N> {
     /// room and hands it back in [`Overwritten::Evicted`]. Returns
     /// [`Overwritten::Stored`] if there was room. In the corner case
     /// described in the module docs (every slot held by operations in
-    /// progress) it hands the new item back in [`Overwritten::Rejected`].
-    /// Lock-free.
+    /// progress) it hands the new item back in [`Overwritten::Rejected`];
+    /// on a closed ring too, but without counting it (nothing is evicted
+    /// from a closed ring). Lock-free.
     ///
     /// ```
     /// use sluicegate::Overwritten;
@@ -294,6 +328,8 @@ impl<T, const N: usize> Ring<T, N> {
     /// assert_eq!(ring.push_overwrite(2), Overwritten::Stored);
     /// assert_eq!(ring.push_overwrite(3), Overwritten::Evicted(1));
     /// assert_eq!(ring.try_pop(), Some(2));
+    /// ring.close();
+    /// assert_eq!(ring.push_overwrite(4), Overwritten::Rejected(4));
     /// ```
     #[inline]
     pub fn push_overwrite(&self, item: T) -> Overwritten<T> {
@@ -302,8 +338,17 @@ impl<T, const N: usize> Ring<T, N> {
                 pause_point(pause::MPMC_OVERWRITE_CLAIMED);
                 // SAFETY: we took `i` from `fq`, so the slot is free and ours.
                 unsafe { self.write(i, item) };
-                self.aq.enqueue(i);
-                return Overwritten::Stored;
+                return match self.publish(i) {
+                    Ok(()) => Overwritten::Stored,
+                    Err(Closed(item)) => Overwritten::Rejected(item),
+                };
+            }
+            // Announce the eviction before taking an item out, and give up
+            // if the ring is closed: see `close` for why a pop can then
+            // trust "closed and drained".
+            if self.state.fetch_add(EVICTING, Ordering::SeqCst) & CLOSED != 0 {
+                self.state.fetch_sub(EVICTING, Ordering::SeqCst);
+                return Overwritten::Rejected(item);
             }
             if let Some(i) = self.aq.dequeue() {
                 pause_point(pause::MPMC_OVERWRITE_EVICTED);
@@ -313,17 +358,119 @@ impl<T, const N: usize> Ring<T, N> {
                 // SAFETY: as above; the slot is now logically empty.
                 unsafe { self.write(i, item) };
                 pause_point(pause::MPMC_OVERWRITE_WRITTEN);
+                // Even if the ring was closed meanwhile: this eviction
+                // started before the close, and the pops that answer
+                // "drained" wait for it (`EVICTING`).
                 self.aq.enqueue(i);
+                self.state.fetch_sub(EVICTING, Ordering::SeqCst);
                 self.overwritten.add(1);
                 return Overwritten::Evicted(old);
             }
+            self.state.fetch_sub(EVICTING, Ordering::SeqCst);
         }
-        self.rejected.add(1);
+        if !self.is_closed() {
+            self.rejected.add(1);
+        }
         Overwritten::Rejected(item)
     }
 
+    /// Closes the ring: from now on every push fails and hands its item
+    /// back ([`TryPushError::Closed`], [`Closed`], or
+    /// [`Overwritten::Rejected`] uncounted), while pops go on taking what
+    /// is inside; once it is drained, [`try_pop_or_closed`](Self::try_pop_or_closed)
+    /// answers [`TryPopError::Closed`] and [`pop_blocking`](Self::pop_blocking)
+    /// `None`, and every waiting push and pop returns. Returns whether this
+    /// call closed it (`false` if it was closed already). Lock-free; a
+    /// closed ring stays closed.
+    ///
+    /// Nothing is lost around a close: every push either succeeds, and its
+    /// item is popped or still inside, or fails and hands its item back.
+    ///
+    /// ```
+    /// use sluicegate::{TryPopError, TryPushError};
+    ///
+    /// let ring: sluicegate::mpmc::Ring<u8, 4> = sluicegate::mpmc::Ring::new();
+    /// ring.try_push(1).unwrap();
+    /// assert!(ring.close());
+    /// assert!(ring.is_closed() && !ring.close());
+    /// assert_eq!(ring.try_push(2), Err(TryPushError::Closed(2)));
+    /// assert_eq!(ring.pop_blocking(), Some(1));
+    /// assert_eq!(ring.pop_blocking(), None); // closed and drained: no wait
+    /// assert_eq!(ring.try_pop_or_closed(), Err(TryPopError::Closed));
+    /// ```
+    ///
+    /// Why "closed and drained" is final. A push publishes its item by
+    /// taking a position in `aq` and only then loading the flag, refusing if
+    /// it is set; an eviction announces itself in `state` (`EVICTING`) and
+    /// gives up if the flag is set. The drained answer loads `state` (closed,
+    /// no eviction in progress), then `aq`'s `head`, then its `tail`, and
+    /// requires `head >= tail`; all of these are `SeqCst`. A push whose
+    /// position is at or past the `tail` read took it after that load, so it
+    /// sees the flag and refuses. A position below `tail` is below `head`:
+    /// a dequeuer holds it, and either takes the index there (its pop
+    /// returns the item) or closes the entry first, so that the push's
+    /// placing fails and it takes a new position, which it refuses. An
+    /// eviction not counted in the `state` read announced itself after it,
+    /// so it sees the flag and gives up.
+    pub fn close(&self) -> bool {
+        self.state.fetch_or(CLOSED, Ordering::SeqCst) & CLOSED == 0
+    }
+
+    /// Whether [`close`](Self::close) has been called.
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::Ring<u8, 2> = sluicegate::mpmc::Ring::new();
+    /// assert!(!ring.is_closed());
+    /// ring.close();
+    /// assert!(ring.is_closed());
+    /// ```
+    pub fn is_closed(&self) -> bool {
+        self.state.load(Ordering::SeqCst) & CLOSED != 0
+    }
+
+    /// Pops the oldest item; without one, says whether more may come
+    /// ([`TryPopError::Empty`]) or the ring is closed and drained, so that
+    /// nothing ever will ([`TryPopError::Closed`]). Lock-free.
+    ///
+    /// After a close, prefer this to [`try_pop`](Self::try_pop): pushes
+    /// refused by the close leave unused positions behind, and `try_pop`,
+    /// which stops after `3N-1` misses, may answer `None` while an item
+    /// waits past them; this call steps past them.
+    ///
+    /// ```
+    /// use sluicegate::TryPopError;
+    ///
+    /// let ring: sluicegate::mpmc::Ring<u8, 2> = sluicegate::mpmc::Ring::new();
+    /// ring.try_push(7).unwrap();
+    /// ring.close();
+    /// assert_eq!(ring.try_pop_or_closed(), Ok(7));
+    /// assert_eq!(ring.try_pop_or_closed(), Err(TryPopError::Closed));
+    /// ```
+    pub fn try_pop_or_closed(&self) -> Result<T, TryPopError> {
+        // Each refused push uses up its slot for good, so a closed ring
+        // has at most `N` unused positions beyond SCQ's own.
+        for _ in 0..2 * N + 2 {
+            if let Some(item) = self.try_pop() {
+                return Ok(item);
+            }
+            if self.state.load(Ordering::SeqCst) != CLOSED {
+                // Open, or an eviction in progress will put an item back.
+                return Err(TryPopError::Empty);
+            }
+            match self.aq.settle() {
+                Settle::Drained => return Err(TryPopError::Closed),
+                // SAFETY: we took `i` from `aq`, so the slot holds an item
+                // and is ours.
+                Settle::Took(i) => return Ok(unsafe { self.take(i) }),
+                Settle::Moved => {}
+            }
+        }
+        Err(TryPopError::Empty)
+    }
+
     /// Pushes `item`, waiting for a free slot: pressure travels upstream
-    /// instead of being shed. Waits by spinning with
+    /// instead of being shed. Hands the item back in [`Closed`] if the ring
+    /// is closed before it finds room. Waits by spinning with
     /// [`crossbeam_utils::Backoff`]; a wait is not counted as a rejection.
     ///
     /// **Never call this from an interrupt handler** (or any context that
@@ -333,40 +480,49 @@ impl<T, const N: usize> Ring<T, N> {
     /// ```
     /// let ring: sluicegate::mpmc::Ring<u32, 2> = sluicegate::mpmc::Ring::new();
     /// std::thread::scope(|s| {
-    ///     s.spawn(|| (0..100).for_each(|i| ring.push_blocking(i)));
-    ///     let got: u32 = (0..100).map(|_| ring.pop_blocking()).sum();
+    ///     s.spawn(|| {
+    ///         (0..100).for_each(|i| ring.push_blocking(i).unwrap());
+    ///         ring.close();
+    ///     });
+    ///     let got: u32 = std::iter::from_fn(|| ring.pop_blocking()).sum();
     ///     assert_eq!(got, (0..100).sum());
     /// });
     /// ```
-    pub fn push_blocking(&self, item: T) {
+    pub fn push_blocking(&self, item: T) -> Result<(), Closed<T>> {
         let backoff = crossbeam_utils::Backoff::new();
         loop {
             if let Some(i) = self.fq.dequeue() {
                 // SAFETY: we took `i` from `fq`, so the slot is free and ours.
                 unsafe { self.write(i, item) };
-                self.aq.enqueue(i);
-                return;
+                return self.publish(i);
+            }
+            if self.is_closed() {
+                return Err(Closed(item));
             }
             backoff.snooze();
         }
     }
 
-    /// Pops the oldest item, waiting until there is one (spinning with
-    /// [`crossbeam_utils::Backoff`]). **Never call this from an interrupt
-    /// handler** that can preempt a producer: the wait would never end.
+    /// Pops the oldest item, waiting until there is one; `None` once the
+    /// ring is closed and drained. Spins with [`crossbeam_utils::Backoff`].
+    /// **Never call this from an interrupt handler** that can preempt a
+    /// producer: the wait would never end.
     ///
     /// ```
     /// let ring: sluicegate::mpmc::Ring<u8, 2> = sluicegate::mpmc::Ring::new();
     /// ring.try_push(4).unwrap();
-    /// assert_eq!(ring.pop_blocking(), 4);
+    /// assert_eq!(ring.pop_blocking(), Some(4));
+    /// ring.close();
+    /// assert_eq!(ring.pop_blocking(), None);
     /// ```
-    pub fn pop_blocking(&self) -> T {
+    pub fn pop_blocking(&self) -> Option<T> {
         let backoff = crossbeam_utils::Backoff::new();
         loop {
-            if let Some(item) = self.try_pop() {
-                return item;
+            match self.try_pop_or_closed() {
+                Ok(item) => return Some(item),
+                Err(TryPopError::Closed) => return None,
+                Err(TryPopError::Empty) => backoff.snooze(),
             }
-            backoff.snooze();
         }
     }
 
@@ -381,12 +537,22 @@ impl<T, const N: usize> Ring<T, N> {
     #[inline]
     pub fn try_pop(&self) -> Option<T> {
         let i = self.aq.dequeue()?;
-        pause_point(pause::MPMC_POP_CLAIMED);
         // SAFETY: we took `i` from `aq`, so the slot holds an item and is ours.
+        Some(unsafe { self.take(i) })
+    }
+
+    /// Moves the item out of slot `i` and frees the slot.
+    ///
+    /// # Safety
+    /// The caller took `i` from `aq` (the slot holds an item and is ours).
+    #[inline(always)]
+    unsafe fn take(&self, i: usize) -> T {
+        pause_point(pause::MPMC_POP_CLAIMED);
+        // SAFETY: per the contract.
         let item = unsafe { self.read(i) };
         pause_point(pause::MPMC_POP_READ);
         self.fq.enqueue(i);
-        Some(item)
+        item
     }
 
     /// Number of items, as a snapshot: exact when no operation is in
@@ -507,7 +673,22 @@ impl<T, const N: usize> Drop for Ring<T, N> {
             // panics, unwinding drops `left`, which pops and drops the
             // rest (a second panic then aborts, as in `Vec`).
             let left = Leftovers(self);
-            while left.0.try_pop().is_some() {}
+            while left.0.pop_left().is_some() {}
+        }
+    }
+}
+
+#[cfg(sluicegate_cas)]
+impl<T, const N: usize> Ring<T, N> {
+    /// Pops for `Drop` (no operation in progress): on a closed ring, until
+    /// every position is passed.
+    fn pop_left(&self) -> Option<T> {
+        loop {
+            match self.try_pop_or_closed() {
+                Ok(item) => return Some(item),
+                Err(TryPopError::Empty) if self.is_closed() => {}
+                Err(_) => return None,
+            }
         }
     }
 }
@@ -519,7 +700,7 @@ struct Leftovers<'r, T, const N: usize>(&'r Ring<T, N>);
 #[cfg(sluicegate_cas)]
 impl<T, const N: usize> Drop for Leftovers<'_, T, N> {
     fn drop(&mut self) {
-        while self.0.try_pop().is_some() {}
+        while self.0.pop_left().is_some() {}
     }
 }
 

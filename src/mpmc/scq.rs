@@ -69,6 +69,16 @@ const fn before(a: usize, b: usize) -> bool {
     (a.wrapping_sub(b) as isize) < 0
 }
 
+/// What one [`IndexRing::settle`] step found.
+pub(super) enum Settle {
+    /// Every position taken so far has a dequeuer.
+    Drained,
+    /// The index enqueued at the position this step took.
+    Took(usize),
+    /// The position held nothing; `head` moved on by one.
+    Moved,
+}
+
 /// One SCQ ring of indices.
 ///
 /// `FREE` only names the pause points (`fq` for the ring of free slots,
@@ -201,10 +211,27 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
     /// the entry (took it for an earlier cycle, or passed it).
     #[inline]
     pub(super) fn enqueue(&self, index: usize) {
+        self.enqueue_unless_closed(index, None);
+    }
+
+    /// Appends `index` unless `closed` (if given) has its low bit set when
+    /// this call holds a position; returns whether it appended. The flag is
+    /// loaded after each position is taken, never before: so every position
+    /// taken after a `SeqCst` load of `tail` that followed the close sees the
+    /// flag (the ring's close argument rests on this; see
+    /// [`super::Ring::close`]). A refused call leaves the position it took
+    /// unused, which dequeuers pass like one an enqueuer abandoned.
+    #[inline(always)]
+    pub(super) fn enqueue_unless_closed(&self, index: usize, closed: Option<&AtomicUsize>) -> bool {
         debug_assert!(index < N);
         loop {
             let t = self.tail.fetch_add(1, Ordering::SeqCst);
             pause_point(Self::P_ENQ_TICKET);
+            if let Some(state) = closed {
+                if state.load(Ordering::SeqCst) & 1 != 0 {
+                    return false;
+                }
+            }
             let t_cycle = Self::cycle_word(t);
             let entry = self.entry(t);
             // No load first: guess that the entry is in the state the last
@@ -227,7 +254,7 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
                         if self.threshold.load(Ordering::SeqCst) != Self::THRESHOLD {
                             self.threshold.store(Self::THRESHOLD, Ordering::SeqCst);
                         }
-                        return;
+                        return true;
                     }
                     Err(now) => e = now,
                 }
@@ -265,32 +292,8 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
         loop {
             let h = self.head.fetch_add(1, Ordering::SeqCst);
             pause_point(Self::P_DEQ_TICKET);
-            let h_cycle = Self::cycle_word(h);
-            let entry = self.entry(h);
-            let mut e = entry.load(Ordering::SeqCst);
-            loop {
-                let e_cycle = e | Self::LOW;
-                if e_cycle == h_cycle {
-                    // Enqueued at our position: only we take it.
-                    debug_assert!(e & Self::BOT != Self::BOT, "own-cycle entry without index");
-                    entry.fetch_or(Self::BOT, Ordering::SeqCst);
-                    return Some(e & Self::BOT);
-                }
-                if !before(e_cycle, h_cycle) {
-                    break; // a later cycle already owns the entry: we are late
-                }
-                let new = if e & Self::BOT != Self::BOT {
-                    e & !Self::SAFE // an older index still waits for its dequeuer
-                } else {
-                    (h_cycle & !Self::SAFE) | (e & Self::SAFE) // close our cycle here
-                };
-                if new == e {
-                    break;
-                }
-                match entry.compare_exchange(e, new, Ordering::SeqCst, Ordering::SeqCst) {
-                    Ok(_) => break,
-                    Err(now) => e = now,
-                }
+            if let Some(index) = self.take_at(h) {
+                return Some(index);
             }
             pause_point(Self::P_DEQ_MISSED);
             // Nothing at our position.
@@ -306,6 +309,63 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
                 return None;
             }
         }
+    }
+
+    /// The dequeuer's step at position `h`, which it holds: takes the index
+    /// enqueued there, or leaves the entry so that no late enqueuer of that
+    /// position can use it, and returns `None`.
+    #[inline(always)]
+    fn take_at(&self, h: usize) -> Option<usize> {
+        let h_cycle = Self::cycle_word(h);
+        let entry = self.entry(h);
+        let mut e = entry.load(Ordering::SeqCst);
+        loop {
+            let e_cycle = e | Self::LOW;
+            if e_cycle == h_cycle {
+                // Enqueued at our position: only we take it.
+                debug_assert!(e & Self::BOT != Self::BOT, "own-cycle entry without index");
+                entry.fetch_or(Self::BOT, Ordering::SeqCst);
+                return Some(e & Self::BOT);
+            }
+            if !before(e_cycle, h_cycle) {
+                return None; // a later cycle already owns the entry: we are late
+            }
+            let new = if e & Self::BOT != Self::BOT {
+                e & !Self::SAFE // an older index still waits for its dequeuer
+            } else {
+                (h_cycle & !Self::SAFE) | (e & Self::SAFE) // close our cycle here
+            };
+            if new == e {
+                return None;
+            }
+            match entry.compare_exchange(e, new, Ordering::SeqCst, Ordering::SeqCst) {
+                Ok(_) => return None,
+                Err(now) => e = now,
+            }
+        }
+    }
+
+    /// One step towards "every position ever taken has a dequeuer", for a
+    /// closed ring, whose refused pushes leave positions that `dequeue`'s
+    /// `threshold` may stop short of. [`Settle::Drained`] if `head` is at or
+    /// past `tail` (read in that order), else takes one position as a
+    /// dequeuer would, ignoring `threshold`.
+    pub(super) fn settle(&self) -> Settle {
+        let h = self.head.load(Ordering::SeqCst);
+        let t = self.tail.load(Ordering::SeqCst);
+        if !before(h, t) {
+            return Settle::Drained;
+        }
+        let h = self.head.fetch_add(1, Ordering::SeqCst);
+        if let Some(index) = self.take_at(h) {
+            return Settle::Took(index);
+        }
+        let t = self.tail.load(Ordering::SeqCst);
+        let next = h.wrapping_add(1);
+        if !before(next, t) {
+            self.catch_up(t, next);
+        }
+        Settle::Moved
     }
 
     /// Moves `tail` up to `head` after dequeuers overtook it, so that

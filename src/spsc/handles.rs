@@ -6,10 +6,10 @@
 use super::Overwrite;
 #[cfg(not(sluicegate_loom))]
 use super::Peek;
-use super::{Policy, Reject, Ring};
+use super::{Live, Policy, Reject, Ring};
 use super::{ReadChunk, WriteChunkUninit};
 use crate::sync::Ordering;
-use crate::{Full, Insufficient, RingStats};
+use crate::{Closed, Full, Insufficient, RingStats};
 
 /// The producing half of a [`Ring`].
 pub struct Producer<'a, T, const N: usize, P: Policy = Reject> {
@@ -42,6 +42,18 @@ pub struct Consumer<'a, T, const N: usize, P: Policy = Reject> {
 // accessor to an item, were one added, could not share `!Sync` items between
 // threads. `Send` stays automatic.
 unsafe impl<T: Send + Sync, const N: usize, P: Policy> Sync for Consumer<'_, T, N, P> {}
+
+impl<T, const N: usize, P: Policy> Drop for Producer<'_, T, N, P> {
+    fn drop(&mut self) {
+        self.ring.live.drop_side(Live::PRODUCER);
+    }
+}
+
+impl<T, const N: usize, P: Policy> Drop for Consumer<'_, T, N, P> {
+    fn drop(&mut self) {
+        self.ring.live.drop_side(Live::CONSUMER);
+    }
+}
 
 impl<T, const N: usize, P: Policy> core::fmt::Debug for Producer<'_, T, N, P> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -96,7 +108,9 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
     /// being shed. Waits by spinning with [`crossbeam_utils::Backoff`] (which
     /// yields the thread only if some crate in the build enables
     /// crossbeam-utils' `std` feature); a wait is not a rejection and is not
-    /// counted.
+    /// counted. If the ring is full and the consumer is gone
+    /// ([`is_abandoned`](Self::is_abandoned)), nobody can make room: the item
+    /// comes back in [`Closed`] instead of waiting for ever.
     ///
     /// **Never call this from an interrupt handler** (or any context that can
     /// preempt the consumer on the same core): the consumer could not run to
@@ -107,20 +121,39 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
     /// let mut ring: sluicegate::spsc::Ring<u32, 2> = sluicegate::spsc::Ring::new();
     /// let (mut tx, mut rx) = ring.split();
     /// std::thread::scope(|s| {
-    ///     s.spawn(move || (0..100).for_each(|i| tx.push_blocking(i)));
+    ///     s.spawn(move || (0..100).for_each(|i| tx.push_blocking(i).unwrap()));
     ///     for i in 0..100 {
-    ///         assert_eq!(rx.pop_blocking(), i);
+    ///         assert_eq!(rx.pop_blocking(), Some(i));
     ///     }
+    ///     assert_eq!(rx.pop_blocking(), None); // the producer is gone, the ring drained
     /// });
     /// ```
-    pub fn push_blocking(&mut self, item: T) {
+    pub fn push_blocking(&mut self, item: T) -> Result<(), Closed<T>> {
         let backoff = crossbeam_utils::Backoff::new();
         while self.ring.free_for(self.tail, &mut self.head, 1) == 0 {
+            if self.is_abandoned() {
+                return Err(Closed(item));
+            }
             backoff.snooze();
         }
         // SAFETY: `free_for` saw the slot at tail free.
         unsafe { self.write_slot(self.tail, item) };
         self.ring.publish(&mut self.tail, 1);
+        Ok(())
+    }
+
+    /// Whether the consumer has been dropped. Items pushed now stay in the
+    /// ring for the consumer of a later split.
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+    /// let (tx, rx) = ring.split();
+    /// assert!(!tx.is_abandoned());
+    /// drop(rx);
+    /// assert!(tx.is_abandoned());
+    /// ```
+    pub fn is_abandoned(&self) -> bool {
+        !self.ring.live.alive(Live::CONSUMER)
     }
 
     /// Items in the ring now; the consumer may take some at any moment
@@ -286,7 +319,8 @@ impl<T, const N: usize, P: Policy> Consumer<'_, T, N, P> {
     }
 
     /// Pops the oldest item, waiting until there is one (spinning with
-    /// [`crossbeam_utils::Backoff`], as [`Producer::push_blocking`] does).
+    /// [`crossbeam_utils::Backoff`], as [`Producer::push_blocking`] does);
+    /// `None` once the producer is gone and the ring is drained.
     /// **Never call this from an interrupt handler** that can preempt the
     /// producer: the wait would never end.
     ///
@@ -294,16 +328,47 @@ impl<T, const N: usize, P: Policy> Consumer<'_, T, N, P> {
     /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
     /// let (mut tx, mut rx) = ring.split();
     /// tx.try_push(5).unwrap();
-    /// assert_eq!(rx.pop_blocking(), 5);
+    /// assert_eq!(rx.pop_blocking(), Some(5));
+    /// drop(tx);
+    /// assert_eq!(rx.pop_blocking(), None);
     /// ```
-    pub fn pop_blocking(&mut self) -> T {
+    pub fn pop_blocking(&mut self) -> Option<T> {
         let backoff = crossbeam_utils::Backoff::new();
         loop {
             if let Some(item) = self.try_pop() {
-                return item;
+                return Some(item);
+            }
+            if self.is_abandoned() {
+                // Acquired after the producer's last publish: what it left
+                // is visible to this last pop.
+                return self.try_pop();
             }
             backoff.snooze();
         }
+    }
+
+    /// Whether the producer has been dropped. Checked *before* a pop that
+    /// finds the ring empty, it says that nothing will ever come: the
+    /// producer's last push is visible to every pop after this call.
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, mut rx) = ring.split();
+    /// tx.try_push(1).unwrap();
+    /// drop(tx);
+    /// let mut got = Vec::new();
+    /// loop {
+    ///     let finished = rx.is_abandoned(); // first the flag, then the pop
+    ///     match rx.try_pop() {
+    ///         Some(item) => got.push(item),
+    ///         None if finished => break, // producer gone and ring drained
+    ///         None => std::hint::spin_loop(),
+    ///     }
+    /// }
+    /// assert_eq!(got, [1]);
+    /// ```
+    pub fn is_abandoned(&self) -> bool {
+        !self.ring.live.alive(Live::PRODUCER)
     }
 
     /// Items in the ring now; the producer may add some at any moment

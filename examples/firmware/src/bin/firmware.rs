@@ -155,7 +155,7 @@ impl Event {
 
 /// The two MPMC rings, seen the same way by the phase.
 trait EventRing: Sync {
-    fn try_push(&self, e: Event) -> Result<(), sluicegate::Full<Event>>;
+    fn try_push(&self, e: Event) -> Result<(), sluicegate::TryPushError<Event>>;
     fn push_overwrite(&self, e: Event) -> Overwritten<Event>;
     fn try_pop(&self) -> Option<Event>;
     fn stats(&self) -> sluicegate::RingStats;
@@ -165,7 +165,7 @@ trait EventRing: Sync {
 macro_rules! event_ring {
     ($ring:ty) => {
         impl EventRing for $ring {
-            fn try_push(&self, e: Event) -> Result<(), sluicegate::Full<Event>> {
+            fn try_push(&self, e: Event) -> Result<(), sluicegate::TryPushError<Event>> {
                 <$ring>::try_push(self, e)
             }
             fn push_overwrite(&self, e: Event) -> Overwritten<Event> {
