@@ -13,14 +13,14 @@
 //! models build rings on the heap instead.
 
 #[cfg(sluicegate_loom)]
-pub(crate) use loom::sync::atomic::{AtomicBool, AtomicUsize};
+pub(crate) use loom::sync::atomic::AtomicUsize;
 
 #[cfg(all(not(sluicegate_loom), feature = "portable-atomic"))]
-pub(crate) use portable_atomic::{AtomicBool, AtomicUsize};
+pub(crate) use portable_atomic::AtomicUsize;
 
 #[cfg(all(not(sluicegate_loom), not(feature = "portable-atomic")))]
-#[allow(unused_imports)] // AtomicBool is unused on targets without CAS
-pub(crate) use core::sync::atomic::{AtomicBool, AtomicUsize};
+#[allow(unused_imports)] // unused on targets without CAS
+pub(crate) use core::sync::atomic::AtomicUsize;
 
 pub(crate) use core::sync::atomic::Ordering;
 

@@ -212,3 +212,67 @@ fn loom_mpmc_pops_overtake_pushes() {
         assert_eq!(seen, vec![1, 2], "lost, duplicated or reordered");
     });
 }
+
+/// Pops with `try_pop_or_closed` until "closed and drained" (the ring must
+/// be closed, and no operation in progress).
+fn drain_closed<const M: usize>(r: &Ring<u32, M>) -> Vec<u32> {
+    let mut out = Vec::new();
+    loop {
+        match r.try_pop_or_closed() {
+            Ok(v) => out.push(v),
+            Err(sluicegate::TryPopError::Closed) => return out,
+            Err(sluicegate::TryPopError::Empty) => panic!("closed, quiet ring not drained"),
+        }
+    }
+}
+
+/// A push, a close and a pop race: a pop that answers "closed and drained"
+/// is never followed by the push landing; a refused push hands its item
+/// back; nothing is lost.
+#[test]
+fn loom_mpmc_close_vs_push_and_pop() {
+    loom::model(|| {
+        let r = Arc::new(R::new());
+        r.try_push(1).unwrap();
+        let (r2, r3) = (r.clone(), r.clone());
+        let p = thread::spawn(move || r2.try_push(2).map_err(|e| e.into_inner()));
+        let c = thread::spawn(move || assert!(r3.close()));
+        let first = r.try_pop_or_closed();
+        let second = r.try_pop_or_closed();
+        let pushed = p.join().unwrap();
+        c.join().unwrap();
+        let mut seen: Vec<u32> = [first, second].into_iter().flatten().collect();
+        if second == Err(sluicegate::TryPopError::Closed) {
+            assert!(pushed.is_err(), "an item landed after 'closed and drained'");
+        }
+        seen.extend(drain_closed(&r));
+        seen.extend(pushed.err());
+        assert_exactly(seen, vec![1, 2]);
+    });
+}
+
+/// An eviction (`push_overwrite` on a full ring), a close and a pop race:
+/// the evicted item comes back to the evicting caller, the new one is in
+/// the ring or handed back, and a pop that answered "closed and drained"
+/// is never followed by the new item landing.
+#[test]
+fn loom_mpmc_close_vs_eviction() {
+    loom::model(|| {
+        let r = Arc::new(Ring::<u32, 1>::new());
+        r.try_push(1).unwrap();
+        let (r2, r3) = (r.clone(), r.clone());
+        let p = thread::spawn(move || r2.push_overwrite(2));
+        let c = thread::spawn(move || assert!(r3.close()));
+        let popped = r.try_pop_or_closed();
+        let back = p.join().unwrap();
+        c.join().unwrap();
+        let rest = drain_closed(&r);
+        if popped == Err(sluicegate::TryPopError::Closed) {
+            assert!(rest.is_empty(), "an item landed after 'closed and drained'");
+        }
+        let mut seen: Vec<u32> = popped.into_iter().collect();
+        seen.extend(rest);
+        seen.extend(back.into_item());
+        assert_exactly(seen, vec![1, 2]);
+    });
+}

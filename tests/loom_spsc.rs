@@ -179,11 +179,15 @@ fn loom_spsc_try_push_against_pop_on_overwrite_ring() {
 fn loom_spsc_try_split_race() {
     loom::model(|| {
         let ring: &'static Ring<u32, 2> = ring::<Reject, 2>(0);
-        let other =
-            thread::spawn(move || ring.try_split().map(|(mut tx, _)| tx.try_push(7)).is_some());
-        let here = ring.try_split().is_some();
+        // Each side keeps the handles it won until both have tried (a ring
+        // whose handles are all dropped splits again).
+        let other = thread::spawn(move || ring.try_split());
+        let here = ring.try_split();
         let there = other.join().unwrap();
-        assert!(here ^ there, "exactly one split must succeed");
+        assert!(
+            here.is_some() ^ there.is_some(),
+            "exactly one split must succeed"
+        );
     });
 }
 
@@ -263,5 +267,56 @@ fn loom_spsc_claim_fails_after_evictions_past_cached_tail() {
         let mut all: Vec<u32> = got.iter().chain(&back).copied().collect();
         all.sort_unstable();
         assert_eq!(all, [0, 1, 2, 3], "popped {got:?}, handed back {back:?}");
+    });
+}
+
+/// The producer pushes and is dropped while the consumer pops: a consumer
+/// that reads "abandoned" before a pop that finds nothing has seen every
+/// item (nothing arrives after "producer gone and ring drained").
+#[test]
+fn loom_spsc_abandoned_then_drained() {
+    fn model<P: Policy + 'static>() {
+        let (mut tx, mut rx) = ring::<P, 2>(usize::MAX).split();
+        let producer = thread::spawn(move || {
+            tx.try_push(1).unwrap();
+            tx.try_push(2).unwrap();
+        });
+        let mut got = Vec::new();
+        loop {
+            let finished = rx.is_abandoned();
+            match rx.try_pop() {
+                Some(v) => got.push(v),
+                None if finished => break,
+                None => thread::yield_now(),
+            }
+        }
+        producer.join().unwrap();
+        assert_eq!(got, [1, 2]);
+    }
+    loom::model(model::<Reject>);
+    loom::model(model::<Overwrite>);
+}
+
+/// Both handles dropped on different threads while two threads try to
+/// split the ring again: exactly one split wins once both are gone, never
+/// while one lives, and the new handles see the item the old ones left.
+#[test]
+fn loom_spsc_resplit_after_both_drops() {
+    loom::model(|| {
+        let r: &'static Ring<u32, 2> = ring::<Reject, 2>(0);
+        let (mut tx, rx) = r.try_split().unwrap();
+        tx.try_push(7).unwrap();
+        let a = thread::spawn(move || drop(tx));
+        let b = thread::spawn(move || drop(rx));
+        let c = thread::spawn(move || r.try_split().map(|(_, mut rx)| rx.try_pop()));
+        a.join().unwrap();
+        b.join().unwrap();
+        let raced = c.join().unwrap();
+        let here = r.try_split().map(|(_, mut rx)| rx.try_pop());
+        // The racing split won only if both handles were gone; then the
+        // main thread's split, after every handle is dropped, wins too.
+        assert!(here.is_some(), "both handles are gone: the ring splits");
+        let popped: Vec<u32> = [raced, here].into_iter().flatten().flatten().collect();
+        assert_eq!(popped, [7], "the item left behind is popped exactly once");
     });
 }

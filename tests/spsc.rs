@@ -331,3 +331,65 @@ fn empty_read_chunk_commit_does_not_move_head_back() {
     assert_eq!(tx.push_overwrite(10).into_item(), Some(2));
     assert_eq!(rx.try_pop(), Some(3));
 }
+
+#[test]
+fn each_handle_sees_the_other_go() {
+    let mut ring: Ring<u32, 2> = Ring::new();
+    {
+        let (tx, rx) = ring.split();
+        assert!(!tx.is_abandoned() && !rx.is_abandoned());
+        drop(rx);
+        assert!(tx.is_abandoned());
+    }
+    let (tx, mut rx) = ring.split();
+    assert!(!tx.is_abandoned(), "a new split has both handles alive");
+    drop(tx);
+    assert!(rx.is_abandoned());
+    assert_eq!(
+        rx.pop_blocking(),
+        None,
+        "producer gone, ring empty: no wait"
+    );
+}
+
+#[test]
+fn push_blocking_hands_the_item_back_when_nobody_can_make_room() {
+    let mut ring: Ring<u32, 1> = Ring::new();
+    let (mut tx, rx) = ring.split();
+    tx.push_blocking(1).unwrap();
+    drop(rx);
+    assert_eq!(tx.push_blocking(2), Err(sluicegate::Closed(2)));
+    assert_eq!(tx.stats().rejected, 0, "a refused wait is not a rejection");
+}
+
+#[test]
+fn static_ring_splits_again_once_both_handles_are_gone() {
+    use sluicegate::spsc::Overwrite;
+    static RING: Ring<u32, 4, Overwrite> = Ring::new();
+    let (mut tx, rx) = RING.try_split().unwrap();
+    tx.try_push(1).unwrap();
+    tx.try_push(2).unwrap();
+    drop(tx);
+    assert!(RING.try_split().is_none(), "the consumer still lives");
+    drop(rx);
+    // A restarted task: fresh handles, the items still inside, in order.
+    let (mut tx, mut rx) = RING.try_split().expect("both handles are gone");
+    assert!(!rx.is_abandoned() && !tx.is_abandoned());
+    tx.try_push(3).unwrap();
+    assert_eq!(rx.try_pop(), Some(1));
+    drop(tx);
+    assert_eq!(
+        std::iter::from_fn(|| rx.pop_blocking()).collect::<Vec<_>>(),
+        [2, 3]
+    );
+}
+
+/// A leaked handle keeps the ring split: no second producer can appear.
+#[test]
+fn leaked_handle_keeps_the_ring_split() {
+    static RING: Ring<u32, 2> = Ring::new();
+    let (tx, rx) = RING.try_split().unwrap();
+    core::mem::forget(tx);
+    drop(rx);
+    assert!(RING.try_split().is_none());
+}

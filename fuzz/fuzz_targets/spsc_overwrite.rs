@@ -153,9 +153,9 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
         assert_eq!(tx.stats().rejected, m.rejected);
         assert_eq!(tx.stats().overwritten, m.overwritten);
     }
-    // The handles' borrows of the ring end here (they have no Drop of their
-    // own). The ring's Drop frees what is left, all of it even if an item
-    // panics.
+    // Dropping the handles ends their borrows of the ring. The ring's Drop
+    // frees what is left, all of it even if an item panics.
+    drop((tx, rx));
     let bombs = m.items.iter().any(|&v| Item::is_bomb(v));
     assert_eq!(bombed(|| drop(ring)), bombs);
     assert_eq!(Item::live(), 0, "an item leaked");

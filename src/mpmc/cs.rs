@@ -44,7 +44,7 @@
 //!
 //! On a single core this is a stronger property than [`mpmc::Ring`](super::Ring)'s,
 //! where a suspended context holds at most its one slot: here nothing is
-//! ever held, so `try_push` says [`Full`] only when `N` items are in the ring
+//! ever held, so `try_push` says [`TryPushError::Full`] only when `N` items are in the ring
 //! and `push_overwrite` never returns [`Overwritten::Rejected`]. The price is
 //! interrupt latency: interrupts are masked for one operation, which moves one
 //! `T` (two for an eviction), plus a few instructions of index arithmetic. No

@@ -88,7 +88,7 @@
 //! claiming a slot and finishing makes the others fail or spin.
 //!
 //! **No spurious failures.** SCQ is linearizable: `try_push` reports
-//! [`Full`] only if every slot is occupied or held by an operation in progress,
+//! [`TryPushError::Full`] only if every slot is occupied or held by an operation in progress,
 //! and `try_pop` returns `None` only if no pushed item is waiting to be popped
 //! (an item pushed to the position of a suspended pop counts as that pop's).
 //! Two threads doing pop-then-push on a full ring never see `Full`.
@@ -400,18 +400,21 @@ impl<T, const N: usize> Ring<T, N> {
     /// ```
     ///
     /// Why "closed and drained" is final. A push publishes its item by
-    /// taking a position in `aq` and only then loading the flag, refusing if
-    /// it is set; an eviction announces itself in `state` (`EVICTING`) and
-    /// gives up if the flag is set. The drained answer loads `state` (closed,
-    /// no eviction in progress), then `aq`'s `head`, then its `tail`, and
-    /// requires `head >= tail`; all of these are `SeqCst`. A push whose
-    /// position is at or past the `tail` read took it after that load, so it
-    /// sees the flag and refuses. A position below `tail` is below `head`:
+    /// taking a position in `aq` (fetch-and-add on `tail`) and only then
+    /// loading the flag, refusing if it is set; an eviction announces itself
+    /// in `state` (`EVICTING`, a fetch-and-add) and gives up if the flag is
+    /// set. The drained answer loads `state` (closed, no eviction in
+    /// progress), then `aq`'s `head`, then reads its `tail` by adding 0, and
+    /// requires `head >= tail`. A push whose fetch-and-add comes after that
+    /// read in `tail`'s order reads from it, so the close (acquired by the
+    /// drained answer's first load) happens before the push's load of the
+    /// flag: it refuses. A position below the `tail` read is below `head`:
     /// a dequeuer holds it, and either takes the index there (its pop
     /// returns the item) or closes the entry first, so that the push's
-    /// placing fails and it takes a new position, which it refuses. An
-    /// eviction not counted in the `state` read announced itself after it,
-    /// so it sees the flag and gives up.
+    /// placing fails and it takes a new position, which it refuses. Every
+    /// change of `state` is a read-modify-write, so the value the drained
+    /// answer read includes every eviction announced before the close; one
+    /// announced after it reads the flag and gives up.
     pub fn close(&self) -> bool {
         self.state.fetch_or(CLOSED, Ordering::SeqCst) & CLOSED == 0
     }

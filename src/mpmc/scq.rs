@@ -350,9 +350,16 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
     /// `threshold` may stop short of. [`Settle::Drained`] if `head` is at or
     /// past `tail` (read in that order), else takes one position as a
     /// dequeuer would, ignoring `threshold`.
+    ///
+    /// `tail` is read with a read-modify-write (adding 0), which reads the
+    /// latest value in its modification order: an enqueuer whose
+    /// fetch-and-add comes after it reads from it, so the caller's earlier
+    /// acquire of the close happens before that enqueuer's load of the flag
+    /// (the argument then holds with acquire/release alone, as loom checks
+    /// it, not only under sequential consistency).
     pub(super) fn settle(&self) -> Settle {
         let h = self.head.load(Ordering::SeqCst);
-        let t = self.tail.load(Ordering::SeqCst);
+        let t = self.tail.fetch_add(0, Ordering::SeqCst);
         if !before(h, t) {
             return Settle::Drained;
         }
