@@ -350,6 +350,66 @@ impl<T, const N: usize> Ring<T, N> {
         })
     }
 
+    /// An iterator that pops until the ring is empty, or closed and drained
+    /// (each `next` is one critical section).
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::cs::Ring<u8, 4> = sluicegate::mpmc::cs::Ring::new();
+    /// ring.push_iter([1, 2, 3]);
+    /// assert_eq!(ring.drain().collect::<Vec<_>>(), [1, 2, 3]);
+    /// ```
+    pub fn drain(&self) -> impl Iterator<Item = T> + use<'_, T, N> {
+        core::iter::from_fn(move || self.try_pop())
+    }
+
+    /// Pops and drops every item in the ring and returns how many; each
+    /// `Drop` runs outside the critical sections, after its pop.
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::cs::Ring<String, 4> = sluicegate::mpmc::cs::Ring::new();
+    /// ring.push_iter(["a".to_string(), "b".to_string()]);
+    /// assert_eq!(ring.clear(), 2);
+    /// assert!(ring.is_empty());
+    /// ```
+    pub fn clear(&self) -> usize {
+        self.drain().count()
+    }
+
+    /// Pushes items from `iter` until it ends, the ring is full or it is
+    /// closed; returns how many it pushed. It looks for room before taking
+    /// each item from `iter`, so on a full ring the rest stay in it (pass
+    /// `&mut iter` to keep them). The iterator runs outside the critical
+    /// sections, so another context may take the room meanwhile: that one
+    /// item is then dropped. Where that matters, use `try_push`.
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::cs::Ring<u8, 4> = sluicegate::mpmc::cs::Ring::new();
+    /// let mut items = 1..=6;
+    /// assert_eq!(ring.push_iter(&mut items), 4);
+    /// assert_eq!(items.next(), Some(5));
+    /// ```
+    pub fn push_iter<I: IntoIterator<Item = T>>(&self, iter: I) -> usize {
+        let mut iter = iter.into_iter();
+        let mut n = 0;
+        while self.with(|s| s.len < s.limit) {
+            let Some(item) = iter.next() else { break };
+            // Not `try_push`: a lost race for the room is not a rejection.
+            let pushed = self.with(|s| {
+                if s.len < s.limit {
+                    s.push(item).map_err(TryPushError::into_inner)
+                } else {
+                    Err(item)
+                }
+            });
+            if let Err(lost) = pushed {
+                drop(lost); // here, outside the critical section
+                break;
+            }
+            n += 1;
+        }
+        n
+    }
+
     /// Pushes `item`, waiting for a free slot: pressure travels upstream
     /// instead of being shed. Hands the item back in [`Closed`] if the ring
     /// is closed before it finds room. Spins with

@@ -471,6 +471,66 @@ impl<T, const N: usize> Ring<T, N> {
         Err(TryPopError::Empty)
     }
 
+    /// An iterator that pops until the ring is empty, or closed and drained
+    /// (each `next` is a [`try_pop_or_closed`](Self::try_pop_or_closed)).
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::Ring<u8, 4> = sluicegate::mpmc::Ring::new();
+    /// ring.push_iter([1, 2, 3]);
+    /// assert_eq!(ring.drain().collect::<Vec<_>>(), [1, 2, 3]);
+    /// ```
+    pub fn drain(&self) -> impl Iterator<Item = T> + use<'_, T, N> {
+        core::iter::from_fn(move || self.try_pop_or_closed().ok())
+    }
+
+    /// Pops and drops every item in the ring and returns how many. Each
+    /// item is popped before it is dropped, so a panicking `Drop` leaves the
+    /// rest in the ring.
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::Ring<String, 4> = sluicegate::mpmc::Ring::new();
+    /// ring.push_iter(["a".to_string(), "b".to_string()]);
+    /// assert_eq!(ring.clear(), 2);
+    /// assert!(ring.is_empty());
+    /// ```
+    pub fn clear(&self) -> usize {
+        self.drain().count()
+    }
+
+    /// Pushes items from `iter` until it ends, the ring is full or it is
+    /// closed; returns how many it pushed. A free slot is taken before each
+    /// item is taken from `iter`, so on a full ring the rest stay in it
+    /// (pass `&mut iter` to keep them); what does not fit is not counted as
+    /// rejected. If a close lands between taking an item from `iter` and
+    /// publishing it, that one item is dropped: check
+    /// [`is_closed`](Self::is_closed) and use `try_push` where that matters.
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::Ring<u8, 4> = sluicegate::mpmc::Ring::new();
+    /// let mut items = 1..=6;
+    /// assert_eq!(ring.push_iter(&mut items), 4);
+    /// assert_eq!(items.next(), Some(5));
+    /// assert_eq!(ring.try_pop(), Some(1));
+    /// ```
+    pub fn push_iter<I: IntoIterator<Item = T>>(&self, iter: I) -> usize {
+        let mut iter = iter.into_iter();
+        let mut n = 0;
+        while !self.is_closed() {
+            let Some(i) = self.fq.dequeue() else { break };
+            // Gives the slot back if `next` panics or the iterator ends.
+            let slot = FreeSlot { ring: self, i };
+            let Some(item) = iter.next() else { break };
+            core::mem::forget(slot);
+            // SAFETY: we took `i` from `fq`, so the slot is free and ours.
+            unsafe { self.write(i, item) };
+            if self.publish(i).is_err() {
+                break;
+            }
+            n += 1;
+        }
+        n
+    }
+
     /// Pushes `item`, waiting for a free slot: pressure travels upstream
     /// instead of being shed. Hands the item back in [`Closed`] if the ring
     /// is closed before it finds room. Waits by spinning with
@@ -693,6 +753,21 @@ impl<T, const N: usize> Ring<T, N> {
                 Err(_) => return None,
             }
         }
+    }
+}
+
+/// A free slot taken by `push_iter` before it asks the iterator for an
+/// item; dropped (the iterator ended or panicked), it goes back to `fq`.
+#[cfg(sluicegate_cas)]
+struct FreeSlot<'r, T, const N: usize> {
+    ring: &'r Ring<T, N>,
+    i: usize,
+}
+
+#[cfg(sluicegate_cas)]
+impl<T, const N: usize> Drop for FreeSlot<'_, T, N> {
+    fn drop(&mut self) {
+        self.ring.fq.enqueue(self.i);
     }
 }
 

@@ -142,6 +142,23 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
         Ok(())
     }
 
+    /// Pushes items from `iter` until it ends or the ring is full; returns
+    /// how many it pushed, all published at once. Takes from `iter` only
+    /// what fits, so the rest stay in it (pass `&mut iter` to keep them).
+    /// Never evicts, and what does not fit is not counted as rejected.
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, mut rx) = ring.split();
+    /// let mut items = 1..=6;
+    /// assert_eq!(tx.push_iter(&mut items), 4); // full after four
+    /// assert_eq!(items.next(), Some(5)); // the rest are still there
+    /// assert_eq!(rx.drain().collect::<Vec<_>>(), [1, 2, 3, 4]);
+    /// ```
+    pub fn push_iter<I: IntoIterator<Item = T>>(&mut self, iter: I) -> usize {
+        self.write_chunk_uninit_up_to(N).fill_from_iter(iter)
+    }
+
     /// Whether the consumer has been dropped. Items pushed now stay in the
     /// ring for the consumer of a later split.
     ///
@@ -279,7 +296,7 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
     }
 }
 
-impl<T, const N: usize, P: Policy> Consumer<'_, T, N, P> {
+impl<'a, T, const N: usize, P: Policy> Consumer<'a, T, N, P> {
     /// Moves the item at stored position `stored` out of its slot.
     ///
     /// # Safety
@@ -345,6 +362,39 @@ impl<T, const N: usize, P: Policy> Consumer<'_, T, N, P> {
             }
             backoff.snooze();
         }
+    }
+
+    /// An iterator that pops until the ring is empty (each `next` is a
+    /// [`try_pop`](Self::try_pop)); items pushed while it runs come out too.
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, mut rx) = ring.split();
+    /// tx.push_burst(&[1, 2, 3]);
+    /// let sum: u32 = rx.drain().map(u32::from).sum();
+    /// assert_eq!(sum, 6);
+    /// assert!(rx.is_empty());
+    /// ```
+    pub fn drain(&mut self) -> impl Iterator<Item = T> + use<'_, 'a, T, N, P> {
+        core::iter::from_fn(move || self.try_pop())
+    }
+
+    /// Drops every item in the ring now and returns how many (one claim,
+    /// one release). If an item's `Drop` panics, the items up to it are
+    /// gone and the rest stay in the ring.
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::Ring<String, 4> = sluicegate::spsc::Ring::new();
+    /// let (mut tx, mut rx) = ring.split();
+    /// tx.push_iter(["a".to_string(), "b".to_string()]);
+    /// assert_eq!(rx.clear(), 2);
+    /// assert!(rx.is_empty());
+    /// ```
+    pub fn clear(&mut self) -> usize {
+        let chunk = self.read_chunk_up_to(N);
+        let n = chunk.len();
+        chunk.commit_all();
+        n
     }
 
     /// Whether the producer has been dropped. Checked *before* a pop that
