@@ -426,6 +426,9 @@ impl Limiter {
         /// use sluicegate::limit::{Limiter, LimiterConfig};
         /// static BAD: Limiter = Limiter::new(LimiterConfig { min_limit: 0, ..LimiterConfig::DEFAULT });
         /// ```
+        ///
+        /// The run-time panic names the caller's line (`#[track_caller]`).
+        #[track_caller]
         pub fn new(config: LimiterConfig) -> Self {
             match config.validate() {
                 Ok(()) => Self::build(config, 0, 0, 0),

@@ -646,6 +646,20 @@ impl<T, const N: usize, P: Policy> core::fmt::Debug for Ring<T, N, P> {
     }
 }
 
+/// The same summary as `Debug`: capacity, length and counters.
+#[cfg(feature = "defmt")]
+impl<T, const N: usize, P: Policy> defmt::Format for Ring<T, N, P> {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(
+            f,
+            "Ring {{ capacity: {=usize}, len: {=usize}, stats: {} }}",
+            N,
+            self.len(),
+            self.stats()
+        )
+    }
+}
+
 impl<T, const N: usize, P: Policy> Drop for Ring<T, N, P> {
     fn drop(&mut self) {
         if !core::mem::needs_drop::<T>() {

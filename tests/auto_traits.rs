@@ -173,3 +173,23 @@ fn shared_read_chunk_while_the_producer_sheds() {
         .collect();
     assert_eq!(got, [2 * rounds, 100 + 2 * rounds]);
 }
+
+/// With the `defmt` feature, every ring, handle and outcome is
+/// `defmt::Format` (with any item type: the summaries show no items).
+#[cfg(feature = "defmt")]
+#[test]
+fn rings_handles_and_outcomes_are_defmt_format() {
+    fn is_format<T: defmt::Format + ?Sized>() {}
+    struct NotFormat;
+    is_format::<Ring<NotFormat, 4>>();
+    is_format::<Ring<NotFormat, 4, Overwrite>>();
+    is_format::<Producer<'static, NotFormat, 4>>();
+    is_format::<Consumer<'static, NotFormat, 4, Overwrite>>();
+    is_format::<mpmc::Ring<NotFormat, 4>>();
+    #[cfg(feature = "critical-section")]
+    is_format::<mpmc::cs::Ring<NotFormat, 4>>();
+    is_format::<sluicegate::Closed<u8>>();
+    is_format::<sluicegate::TryPushError<u8>>();
+    is_format::<sluicegate::TryPopError>();
+    is_format::<RingStats>();
+}

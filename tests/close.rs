@@ -283,3 +283,15 @@ fn stress_close_exact_accounting_cs() {
         stress(&sluicegate::mpmc::cs::Ring::<u64, 1>::new(), close_after);
     }
 }
+
+/// `Debug` says whether the ring is closed.
+#[test]
+fn debug_shows_closed() {
+    let ring = sluicegate::mpmc::Ring::<u32, 2>::new();
+    ring.try_push(1).unwrap();
+    ring.close();
+    assert_eq!(
+        format!("{ring:?}"),
+        "Ring { capacity: 2, len: 1, closed: true, stats: RingStats { rejected: 0, overwritten: 0 } }"
+    );
+}

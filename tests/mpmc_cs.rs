@@ -247,6 +247,6 @@ fn debug_shows_capacity_len_and_counters() {
     let _ = r.push_overwrite(3);
     assert_eq!(
         format!("{r:?}"),
-        "Ring { capacity: 2, len: 2, stats: RingStats { rejected: 0, overwritten: 1 } }"
+        "Ring { capacity: 2, len: 2, closed: false, stats: RingStats { rejected: 0, overwritten: 1 } }"
     );
 }

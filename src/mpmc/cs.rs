@@ -580,11 +580,28 @@ impl<T, const N: usize> Drop for Leftovers<'_, T, N> {
 
 impl<T, const N: usize> fmt::Debug for Ring<T, N> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (len, stats) = self.with(|s| (s.len, s.stats()));
+        let (len, closed, stats) = self.with(|s| (s.len, s.limit == 0, s.stats()));
         f.debug_struct("Ring")
             .field("capacity", &N)
             .field("len", &len)
+            .field("closed", &closed)
             .field("stats", &stats)
             .finish()
+    }
+}
+
+/// The same summary as `Debug`, read in one critical section.
+#[cfg(feature = "defmt")]
+impl<T, const N: usize> defmt::Format for Ring<T, N> {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        let (len, closed, stats) = self.with(|s| (s.len, s.limit == 0, s.stats()));
+        defmt::write!(
+            f,
+            "Ring {{ capacity: {=usize}, len: {=usize}, closed: {=bool}, stats: {} }}",
+            N,
+            len,
+            closed,
+            stats
+        )
     }
 }

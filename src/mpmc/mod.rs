@@ -788,7 +788,23 @@ impl<T, const N: usize> fmt::Debug for Ring<T, N> {
         f.debug_struct("Ring")
             .field("capacity", &N)
             .field("len", &self.len())
+            .field("closed", &self.is_closed())
             .field("stats", &self.stats())
             .finish()
+    }
+}
+
+/// The same summary as `Debug`: capacity, length, closed, counters.
+#[cfg(all(sluicegate_cas, feature = "defmt"))]
+impl<T, const N: usize> defmt::Format for Ring<T, N> {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(
+            f,
+            "Ring {{ capacity: {=usize}, len: {=usize}, closed: {=bool}, stats: {} }}",
+            N,
+            self.len(),
+            self.is_closed(),
+            self.stats()
+        )
     }
 }

@@ -55,6 +55,32 @@ impl<T, const N: usize, P: Policy> Drop for Consumer<'_, T, N, P> {
     }
 }
 
+/// The ring's summary, and whether the consumer is gone.
+#[cfg(feature = "defmt")]
+impl<T, const N: usize, P: Policy> defmt::Format for Producer<'_, T, N, P> {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(
+            f,
+            "Producer {{ ring: {}, abandoned: {=bool} }}",
+            self.ring,
+            self.is_abandoned()
+        )
+    }
+}
+
+/// The ring's summary, and whether the producer is gone.
+#[cfg(feature = "defmt")]
+impl<T, const N: usize, P: Policy> defmt::Format for Consumer<'_, T, N, P> {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(
+            f,
+            "Consumer {{ ring: {}, abandoned: {=bool} }}",
+            self.ring,
+            self.is_abandoned()
+        )
+    }
+}
+
 impl<T, const N: usize, P: Policy> core::fmt::Debug for Producer<'_, T, N, P> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("Producer").field("ring", self.ring).finish()
