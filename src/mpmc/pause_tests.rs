@@ -192,3 +192,46 @@ fn suspended_consumer_on_empty_ring() {
     );
     scenario(Start::Drained, Op::Pop, pause::MPMC_AQ_DEQ_MISSED);
 }
+
+/// A push stopped after taking its `aq` position, before it loads the
+/// closed flag; meanwhile the ring is closed and a pop steps past that
+/// position and answers "closed and drained". Resumed, the push must refuse
+/// and hand its item back: nothing lands after the drained answer.
+#[test]
+fn push_holding_its_position_across_a_close_is_refused() {
+    use crate::{TryPopError, TryPushError};
+    let r = R::new();
+    r.try_push(1).unwrap();
+    assert_eq!(r.try_pop(), Some(1));
+    let pushed = stop_at(
+        pause::MPMC_AQ_ENQ_TICKET,
+        || r.try_push(SUSPENDED_ITEM),
+        || {
+            assert!(r.close());
+            assert_eq!(r.try_pop_or_closed(), Err(TryPopError::Closed));
+        },
+    );
+    assert_eq!(pushed, Err(TryPushError::Closed(SUSPENDED_ITEM)));
+    assert_eq!(r.try_pop_or_closed(), Err(TryPopError::Closed));
+}
+
+/// An eviction stopped holding the evicted item's slot; meanwhile the ring
+/// is closed: pops answer "empty" (not "closed and drained") until the
+/// eviction has put its new item in, which then drains.
+#[test]
+fn eviction_in_progress_across_a_close_is_waited_for() {
+    use crate::{Overwritten, TryPopError};
+    let r = Ring::<u32, 1>::new();
+    r.try_push(1).unwrap();
+    let back = stop_at(
+        pause::MPMC_OVERWRITE_EVICTED,
+        || r.push_overwrite(SUSPENDED_ITEM),
+        || {
+            assert!(r.close());
+            assert_eq!(r.try_pop_or_closed(), Err(TryPopError::Empty));
+        },
+    );
+    assert_eq!(back, Overwritten::Evicted(1));
+    assert_eq!(r.try_pop_or_closed(), Ok(SUSPENDED_ITEM));
+    assert_eq!(r.try_pop_or_closed(), Err(TryPopError::Closed));
+}
