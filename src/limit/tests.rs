@@ -530,6 +530,7 @@ fn only_queue_free_successes_teach_the_baseline() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "thousands of sequential successes; minutes under Miri")]
 fn the_baseline_is_the_median_not_the_minimum() {
     // A queue-free service of 50..=150 ticks (uniform): the estimate
     // wanders around the median, 100 (a step is 1/32 of it), and so does
@@ -810,6 +811,7 @@ fn stats_account_for_every_permit() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "thousands of sequential successes; minutes under Miri")]
 fn no_probe_while_the_limit_does_not_bind() {
     // Nothing refused at the limit: a stale baseline is not worth a probe's
     // sheds (queue-free samples come when the load falls).
@@ -821,6 +823,7 @@ fn no_probe_while_the_limit_does_not_bind() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "thousands of sequential successes; minutes under Miri")]
 fn a_young_baseline_is_probed_early_once() {
     // One queue-free sample, then load that never leaves one and a limit
     // that binds: a probe after 1024 successes, not 2^16, which lasts until
