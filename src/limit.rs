@@ -608,7 +608,7 @@ impl Limiter {
                 return Some(self.admitted(class, priority, cur, in_flight, false));
             }
         }
-        self.acquire_slow(priority)
+        self.acquire_slow(priority, cur, in_flight)
     }
 
     /// The permit for an admission CAS that succeeded on `cur` with
@@ -638,17 +638,25 @@ impl Limiter {
     }
 
     /// `try_acquire_with` after its first attempt failed: the full loop.
+    /// `cur` and `in_flight` are the first attempt's reads, judged again
+    /// here before anything is read anew.
     #[cold]
     #[inline(never)]
-    fn acquire_slow(&self, priority: Priority) -> Option<Permit<'_>> {
+    fn acquire_slow(&self, priority: Priority, cur: usize, in_flight: usize) -> Option<Permit<'_>> {
         let class = priority as usize;
         let share = self.shares[class];
+        let mut first = Some((cur, in_flight));
         loop {
-            // Orderings as in `try_acquire_with`.
-            let cur = self.hot.state.load(Ordering::Acquire);
-            pause_point(pause::LIMIT_BETWEEN_LOADS);
-            let released = total(self.hot.released.load());
-            let in_flight = admitted_of(cur).wrapping_sub(released) & COUNT_MASK;
+            let (cur, in_flight) = match first.take() {
+                Some(read) => read,
+                None => {
+                    // Orderings as in `try_acquire_with`.
+                    let cur = self.hot.state.load(Ordering::Acquire);
+                    pause_point(pause::LIMIT_BETWEEN_LOADS);
+                    let released = total(self.hot.released.load());
+                    (cur, admitted_of(cur).wrapping_sub(released) & COUNT_MASK)
+                }
+            };
             if in_flight > self.max_limit {
                 // The counters count a permit admitted after `cur` was read:
                 // the word has moved on. Read them all again.
@@ -941,9 +949,9 @@ impl Limiter {
             } else {
                 m
             };
-            // Both terms < 2^32 · 16: u64. The result lies between the two,
-            // so it stays in range.
-            let mean = ((old_mean as u64 * 15 + x as u64) >> 4) as usize;
+            // mean · 15/16 + x/16 without a 64-bit multiply (thumbv6m has
+            // none); between the two, so in range.
+            let mean = old_mean - (old_mean >> 4) + (x >> 4);
             (m.min(u32::MAX as usize), mean.max(TICK))
         };
         // Written only when they change, so a steady latency writes nothing
