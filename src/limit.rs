@@ -126,8 +126,9 @@
 //! of its outcome, on the same cache line. The layout, the transition table
 //! and why one step keeps in flight under the limit are written down in
 //! `src/limit/word.rs`; the configuration and its validation in
-//! `src/limit/config.rs`; the two laws in `src/limit/aimd.rs` and
-//! `src/limit/gradient.rs`.
+//! `src/limit/config.rs`; admission in `src/limit/admit.rs`; the baseline,
+//! the probe and the limit's moves in `src/limit/adapt.rs`; the two laws in
+//! `src/limit/aimd.rs` and `src/limit/gradient.rs`.
 //!
 //! A [`Limiter`] is 35 words in four groups: the admission word and the
 //! release counters; the adaptation words every success reads; the words
@@ -234,7 +235,11 @@
 
 use core::fmt;
 
+mod adapt;
+mod admit;
 mod aimd;
+#[cfg(all(test, not(sluicegate_loom)))]
+mod baseline_tests;
 mod config;
 mod gradient;
 #[cfg(all(test, not(sluicegate_loom)))]
@@ -248,7 +253,7 @@ pub use config::{ConfigError, Law, LimiterConfig, Priority, CLASSES, ONE};
 pub use permit::Permit;
 pub use word::MAX_LIMIT;
 
-use crate::sync::{const_fn, pause, pause_point, AtomicUsize, Ordering, Padded, SharedCounter};
+use crate::sync::{const_fn, AtomicUsize, Ordering, Padded, SharedCounter};
 use word::*;
 
 /// Bits of fraction in latencies kept by the limiter (1/16 tick).
@@ -272,14 +277,6 @@ const YOUNG: usize = 32;
 /// Successes without a queue-free sample after which a young baseline is
 /// probed.
 const YOUNG_PROBE_AFTER: usize = 1024;
-
-/// What an admission above its class's threshold does.
-enum Beyond {
-    Admit,
-    Shadow,
-    Shed,
-    Retry,
-}
 
 /// A snapshot of a [`Limiter`]'s state and counters.
 ///
@@ -533,181 +530,6 @@ impl Limiter {
         }
     }
 
-    /// Admits a [`Priority::Critical`] request if in flight < limit; else
-    /// sheds it (returns `None` and counts it).
-    ///
-    /// ```
-    /// use sluicegate::limit::{Limiter, LimiterConfig};
-    ///
-    /// let gate = Limiter::new(LimiterConfig { min_limit: 2, initial_limit: 2, ..LimiterConfig::DEFAULT });
-    /// let a = gate.try_acquire().unwrap();
-    /// let b = gate.try_acquire().unwrap();
-    /// assert!(gate.try_acquire().is_none()); // 2 in flight: at the limit, shed
-    /// a.success(10);
-    /// assert!(gate.try_acquire().is_some()); // room again (dropped at once: ignored)
-    /// b.ignore();
-    /// assert_eq!(gate.stats().shed[0], 1);
-    /// ```
-    #[inline]
-    pub fn try_acquire(&self) -> Option<Permit<'_>> {
-        self.try_acquire_with(Priority::Critical)
-    }
-
-    /// Admits a request of class `priority` if in flight is below the class's
-    /// share of the limit, or the class holds less than its reserve (see
-    /// [Priority classes](self#priority-classes)); else sheds it (returns
-    /// `None` and counts it).
-    ///
-    /// Lock-free; when uncontended, four loads (the word, then the three
-    /// release counters, all from the word's cache line) and one CAS, plus a
-    /// load and a `fetch_add` of its count for a class with a reserve.
-    ///
-    /// With a limit of 4 and the default shares, `Background` is admitted
-    /// while fewer than 2 are in flight (or while it holds no permit: its
-    /// reserve), `Normal` while fewer than 3, and `Critical` while fewer than
-    /// 4:
-    ///
-    /// ```
-    /// use sluicegate::limit::{Limiter, LimiterConfig, Priority};
-    ///
-    /// let gate = Limiter::new(LimiterConfig { min_limit: 4, initial_limit: 4, ..LimiterConfig::DEFAULT });
-    /// let _c1 = gate.try_acquire_with(Priority::Critical).unwrap();
-    /// let _c2 = gate.try_acquire_with(Priority::Critical).unwrap();
-    /// let _b = gate.try_acquire_with(Priority::Background).unwrap(); // its reserve
-    /// assert!(gate.try_acquire_with(Priority::Background).is_none()); // 3 in flight
-    /// assert!(gate.try_acquire_with(Priority::Normal).is_none()); // 3 in flight
-    /// let _c3 = gate.try_acquire_with(Priority::Critical).unwrap();
-    /// assert!(gate.try_acquire_with(Priority::Critical).is_none()); // 4: the limit
-    /// assert_eq!(gate.stats().shed, [1, 1, 1]); // per class, `Priority as usize`
-    /// ```
-    #[inline(always)]
-    pub fn try_acquire_with(&self, priority: Priority) -> Option<Permit<'_>> {
-        // The common case in one attempt, inlined; anything else (a race, a
-        // class at its threshold) in `acquire_slow`, a tail call that leaves
-        // this path free of register saves.
-        let class = priority as usize;
-        // Acquire: synchronises with the last admission (its AcqRel CAS heads
-        // a release sequence every later RMW of the word continues), so each
-        // release counter we read next is at least the one it judged by (see
-        // "Orderings").
-        let cur = self.hot.state.load(Ordering::Acquire);
-        pause_point(pause::LIMIT_BETWEEN_LOADS);
-        // Acquire, each: pairs with the Release of each release.
-        let released = total(self.hot.released.load());
-        let in_flight = admitted_of(cur).wrapping_sub(released) & COUNT_MASK;
-        // (A count above `max_limit` means the counters saw a permit admitted
-        // after `cur` was read: the slow path reads again.)
-        if in_flight < threshold(limit_of(cur), self.shares[class]) && in_flight <= self.max_limit {
-            pause_point(pause::LIMIT_ADMIT);
-            // AcqRel: Release hands what we saw of the counters to the next
-            // admission; Acquire gives semaphore semantics. The CAS compares
-            // the admitted count, limit and epoch it checked.
-            if self
-                .hot
-                .state
-                .compare_exchange_weak(cur, bump_admitted(cur), Ordering::AcqRel, Ordering::Relaxed)
-                .is_ok()
-            {
-                return Some(self.admitted(class, priority, cur, in_flight, false));
-            }
-        }
-        self.acquire_slow(priority)
-    }
-
-    /// The permit for an admission CAS that succeeded on `cur` with
-    /// `in_flight` before it.
-    #[inline(always)]
-    fn admitted(
-        &self,
-        class: usize,
-        priority: Priority,
-        cur: usize,
-        in_flight: usize,
-        shadow: bool,
-    ) -> Permit<'_> {
-        // Critical (class 0) never has a reserve.
-        if class != 0 && self.reserves[class] != 0 {
-            // Relaxed: a fairness heuristic (see "Orderings").
-            self.side.holding[class - 1].fetch_add(1, Ordering::Relaxed);
-        }
-        if shadow {
-            self.side.shed[class].add(1);
-        }
-        Permit {
-            limiter: self,
-            admitted: (cur & !COUNT_MASK) | (in_flight + 1),
-            priority,
-        }
-    }
-
-    /// `try_acquire_with` after its first attempt failed: the full loop.
-    #[cold]
-    #[inline(never)]
-    fn acquire_slow(&self, priority: Priority) -> Option<Permit<'_>> {
-        let class = priority as usize;
-        let share = self.shares[class];
-        loop {
-            // Orderings as in `try_acquire_with`.
-            let cur = self.hot.state.load(Ordering::Acquire);
-            pause_point(pause::LIMIT_BETWEEN_LOADS);
-            let released = total(self.hot.released.load());
-            let in_flight = admitted_of(cur).wrapping_sub(released) & COUNT_MASK;
-            if in_flight > self.max_limit {
-                // The counters count a permit admitted after `cur` was read:
-                // the word has moved on. Read them all again.
-                continue;
-            }
-            let mut shadow = false;
-            if in_flight >= threshold(limit_of(cur), share) {
-                match self.beyond_threshold(class, cur, in_flight) {
-                    Beyond::Admit => {}
-                    Beyond::Shadow => shadow = true,
-                    Beyond::Shed => return None,
-                    Beyond::Retry => continue,
-                }
-            }
-            pause_point(pause::LIMIT_ADMIT);
-            if self
-                .hot
-                .state
-                .compare_exchange_weak(cur, bump_admitted(cur), Ordering::AcqRel, Ordering::Relaxed)
-                .is_ok()
-            {
-                return Some(self.admitted(class, priority, cur, in_flight, shadow));
-            }
-        }
-    }
-
-    /// A request of `class` found `in_flight` at or above its threshold in
-    /// the word `cur`: admitted on its reserve, admitted in shadow mode,
-    /// shed (and counted), or the word moved (retry).
-    fn beyond_threshold(&self, class: usize, cur: usize, in_flight: usize) -> Beyond {
-        let limit = limit_of(cur);
-        let reserve = self.reserves[class];
-        // Relaxed: a fairness heuristic; the CAS that follows still checks
-        // the limit.
-        if reserve != 0
-            && in_flight < limit
-            && self.side.holding[class - 1].load(Ordering::Relaxed) < reserved(limit, reserve)
-        {
-            return Beyond::Admit;
-        }
-        if !self.enforce && in_flight < self.max_limit {
-            return Beyond::Shadow;
-        }
-        // Shed only if the word did not move while the counters were read,
-        // so the count judged was the one in force at some instant in
-        // between (see "Why three release counters").
-        if self.hot.state.load(Ordering::Relaxed) != cur {
-            return Beyond::Retry;
-        }
-        self.side.shed[class].add(1);
-        if in_flight >= limit {
-            self.side.at_limit.add(1);
-        }
-        Beyond::Shed
-    }
-
     /// The current limit.
     ///
     /// ```
@@ -913,216 +735,6 @@ impl Limiter {
         match self.law {
             Law::Aimd => self.aimd_success(admitted, priority, x, n),
             Law::Gradient => self.gradient_success(admitted, priority, x),
-        }
-    }
-
-    /// Teaches the baseline one queue-free sample `x` (1/16 tick), the `n`th
-    /// success. Relaxed loads and stores: a racing update is a lost step.
-    #[inline]
-    fn learn(&self, x: usize, n: usize) {
-        let t = &*self.track;
-        let old_m = t.baseline.load(Ordering::Relaxed);
-        let old_mean = t.mean.load(Ordering::Relaxed);
-        let seen = t.free_seen.load(Ordering::Relaxed);
-        let (m, mean) = if seen < YOUNG {
-            // A young baseline: the running mean of the samples so far (both
-            // estimates), so a few early samples are not taken as the truth.
-            // `seen` is 0 only before the first sample (then `old_m` is 0
-            // and the result is `x`). Terms < 2^32 · 16 · YOUNG: u64.
-            let k = seen as u64;
-            let m = ((old_m as u64 * k + x as u64) / (k + 1)) as usize;
-            t.free_seen.store(seen + 1, Ordering::Relaxed);
-            (m.max(TICK), m.max(TICK))
-        } else {
-            // Robbins–Monro step toward the median: ±1/32 of the estimate.
-            let m = old_m;
-            let step = (m >> 5).max(1);
-            let m = if x > m {
-                m + step
-            } else if x < m {
-                m - step
-            } else {
-                m
-            };
-            // Both terms < 2^32 · 16: u64. The result lies between the two,
-            // so it stays in range.
-            let mean = ((old_mean as u64 * 15 + x as u64) >> 4) as usize;
-            (m.min(u32::MAX as usize), mean.max(TICK))
-        };
-        // Written only when they change, so a steady latency writes nothing
-        // (the line stays shared between the cores that read it).
-        if m != old_m || mean != old_mean {
-            t.baseline.store(m, Ordering::Relaxed);
-            t.mean.store(mean, Ordering::Relaxed);
-            let above = match self.law {
-                Law::Aimd => self.target(m, mean),
-                Law::Gradient => self.target(mean, mean),
-            };
-            // Saturated to fit a 32-bit word (a latency that long is slow
-            // whatever the baseline).
-            t.slow_above
-                .store(above.min(usize::MAX as u64) as usize, Ordering::Relaxed);
-        }
-        // Staleness is judged at 2^16 successes (`YOUNG_PROBE_AFTER` while
-        // young); 1/64 of that is precision enough.
-        let grain = if seen < YOUNG { 1 } else { PROBE_AFTER / 64 };
-        if n.wrapping_sub(t.last_free.load(Ordering::Relaxed)) >= grain {
-            t.last_free.store(n, Ordering::Relaxed);
-        }
-    }
-
-    /// The latency above which a sample is slow, for a baseline `base` and
-    /// a mean `mean` (both 1/16 tick, non-zero): the largest of `base +
-    /// (tolerance − 1) × mean` (the queueing accepted scales with the mean
-    /// service time), `base + 1 tick` and the floor.
-    #[inline]
-    fn target(&self, base: usize, mean: usize) -> u64 {
-        let queueing = (mean as u64 * (self.tolerance - ONE as usize) as u64) >> 8;
-        (base as u64 + queueing.max(TICK as u64)).max(self.floor as u64)
-    }
-
-    /// Whether the permit was admitted with less than half of its class's
-    /// threshold (of the limit then) in use: an application-limited caller,
-    /// whose success says nothing about room for more.
-    #[inline(always)]
-    fn app_limited(&self, admitted: usize, priority: Priority, limit: usize) -> bool {
-        in_flight_of(admitted) * 2 < threshold(limit, self.shares[priority as usize])
-    }
-
-    /// Whether no queue-free success came in the last `PROBE_AFTER`
-    /// successes (up to the `n`th).
-    #[inline]
-    fn stale(&self, n: usize) -> bool {
-        let t = &*self.track;
-        let after = if t.free_seen.load(Ordering::Relaxed) < YOUNG {
-            YOUNG_PROBE_AFTER
-        } else {
-            PROBE_AFTER
-        };
-        n.wrapping_sub(t.last_free.load(Ordering::Relaxed)) > after
-    }
-
-    /// Whether the limit refused work (with all of it in use) since this was
-    /// last asked: a probe is worth its sheds only then.
-    #[cold]
-    fn binds(&self) -> bool {
-        let side = &*self.side;
-        let now = side.at_limit.get();
-        now != side.at_limit_seen.swap(now, Ordering::Relaxed)
-    }
-
-    /// Successes a probe's window lasts: `PROBE_SAMPLES`; for a young
-    /// baseline, until it has grown up (the window is then `YOUNG` long
-    /// until the sample that makes it `YOUNG`, then `PROBE_SAMPLES`, which
-    /// has passed).
-    #[cold]
-    fn probe_samples(&self) -> usize {
-        if self.track.free_seen.load(Ordering::Relaxed) < YOUNG {
-            YOUNG
-        } else {
-            PROBE_SAMPLES
-        }
-    }
-
-    /// Probes: cuts the limit to `min_limit` in a new epoch so that
-    /// queue-free samples arrive again.
-    fn probe(&self, epoch: usize, n: usize, limit: usize) {
-        // The next probe no sooner than `PROBE_AFTER` successes from now.
-        self.track.last_free.store(n, Ordering::Relaxed);
-        if self.cut(epoch, Some(self.min_limit)) {
-            self.side.probes.add(1);
-            // After `probe_samples()` successes of the probe's epoch, back to
-            // the old limit.
-            self.track.resume.store(limit, Ordering::Relaxed);
-        }
-    }
-
-    /// Sets the limit to `to` in a new epoch, or (`None`) cuts it by
-    /// `backoff`, at most once per epoch: only a permit admitted in the
-    /// current epoch can cut, and the cut starts a new one. Returns whether
-    /// this call cut.
-    fn cut(&self, epoch: usize, to: Option<usize>) -> bool {
-        let mut cur = self.hot.state.load(Ordering::Relaxed);
-        loop {
-            if epoch_of(cur) != epoch {
-                return false; // admitted before the last change
-            }
-            let limit = limit_of(cur);
-            let lower = match to {
-                Some(l) => l,
-                None => (limit * self.backoff) >> 8,
-            }
-            .max(self.min_limit);
-            if lower >= limit {
-                return false; // already at the floor
-            }
-            let next = pack(admitted_of(cur), lower, epoch + 1);
-            pause_point(pause::LIMIT_CUT);
-            // Relaxed: the word's own modification order is all that matters
-            // (an RMW continues the admissions' release sequence).
-            match self.hot.state.compare_exchange_weak(
-                cur,
-                next,
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => break,
-                Err(w) => cur = w,
-            }
-        }
-        let t = &*self.track;
-        self.side.decreases.add(1);
-        t.step.store(1, Ordering::Relaxed);
-        t.resume.store(0, Ordering::Relaxed);
-        t.window.store(0, Ordering::Relaxed);
-        // The next window starts `in_flight` successes from now: the permits
-        // still in flight are all from the old epoch, and their successes
-        // must not count under the new limit. (If some of them end
-        // otherwise, as many successes of the new epoch are skipped instead:
-        // a window is delayed by at most `in_flight` successes.)
-        let (_, [succeeded, _, _], in_flight) = self.snapshot();
-        t.window_start
-            .store(succeeded.wrapping_add(in_flight), Ordering::Relaxed);
-        true
-    }
-
-    /// Ends a probe of epoch `epoch`: back to the limit `to` it started from.
-    fn resume(&self, epoch: usize, to: usize) {
-        if self.raise(epoch, to, true) {
-            self.track.resume.store(0, Ordering::Relaxed);
-            let (_, [succeeded, _, _], in_flight) = self.snapshot();
-            let t = &*self.track;
-            t.window.store(0, Ordering::Relaxed);
-            t.window_start
-                .store(succeeded.wrapping_add(in_flight), Ordering::Relaxed);
-        }
-    }
-
-    /// Sets the limit from `limit` to `to` (`to` > `limit`, ≤ `max_limit`) if
-    /// the epoch is still `epoch`; a new epoch starts when `new_epoch`.
-    /// Returns whether it did.
-    fn raise(&self, epoch: usize, to: usize, new_epoch: bool) -> bool {
-        let mut cur = self.hot.state.load(Ordering::Relaxed);
-        loop {
-            let limit = limit_of(cur);
-            if epoch_of(cur) != epoch || limit >= to {
-                return false;
-            }
-            let e = if new_epoch { epoch + 1 } else { epoch };
-            pause_point(pause::LIMIT_GROW);
-            // Relaxed: as in `cut`.
-            match self.hot.state.compare_exchange_weak(
-                cur,
-                pack(admitted_of(cur), to, e),
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            ) {
-                Ok(_) => {
-                    self.side.increases.add(1);
-                    return true;
-                }
-                Err(w) => cur = w,
-            }
         }
     }
 }

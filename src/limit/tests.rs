@@ -46,7 +46,7 @@ pub(super) fn overload(l: &Limiter) -> usize {
 
 /// Ends `n` successes of `ticks`, each admitted beside `beside` held
 /// permits (so with `beside + 1` in flight).
-fn succeed_beside(l: &Limiter, beside: usize, n: usize, ticks: u32) {
+pub(super) fn succeed_beside(l: &Limiter, beside: usize, n: usize, ticks: u32) {
     let held: Vec<_> = (0..beside).map(|_| l.try_acquire().unwrap()).collect();
     for _ in 0..n {
         l.try_acquire().unwrap().success(ticks);
@@ -55,14 +55,14 @@ fn succeed_beside(l: &Limiter, beside: usize, n: usize, ticks: u32) {
 }
 
 /// Fills the limit and asks once more: a request refused at the limit.
-fn refuse_at_the_limit(l: &Limiter) {
+pub(super) fn refuse_at_the_limit(l: &Limiter) {
     let held: Vec<_> = (0..l.limit()).map(|_| l.try_acquire().unwrap()).collect();
     assert!(l.try_acquire().is_none());
     drop(held);
 }
 
 /// Feeds `YOUNG` queue-free successes of `ticks`: a grown-up baseline.
-fn mature(l: &Limiter, ticks: u32) {
+pub(super) fn mature(l: &Limiter, ticks: u32) {
     succeed_beside(l, 0, YOUNG, ticks);
 }
 
@@ -503,205 +503,6 @@ fn extreme_latencies_neither_overflow_nor_panic() {
     }
 }
 
-#[test]
-fn only_queue_free_successes_teach_the_baseline() {
-    // min_limit 2: a success admitted with ≤ 2 in flight is queue-free.
-    let l = Limiter::try_new(config(2, 10, 20)).unwrap();
-    succeed_beside(&l, 1, 1, 100);
-    assert_eq!(l.baseline(), Some(100));
-    // Young (fewer than 32 queue-free samples): the running mean.
-    succeed_beside(&l, 0, 1, 200);
-    assert_eq!((l.baseline(), l.stats().mean), (Some(150), Some(150)));
-    succeed_beside(&l, 0, YOUNG - 2, 100);
-    // (100 + 200 + 30 × 100) / 32 = 103.1
-    assert_eq!(l.baseline(), Some(103));
-    // Queued successes (3 in flight), however many: the baseline stays.
-    succeed_beside(&l, 2, 500, 140);
-    assert_eq!(l.baseline(), Some(103));
-    // Grown up, queue-free samples move it 1/32 per sample toward them: a
-    // 3× slower dependency is learnt within 40 samples.
-    succeed_beside(&l, 0, 40, 300);
-    let b = l.baseline().unwrap();
-    assert!((290..=310).contains(&b), "baseline {b}");
-    // And back down.
-    succeed_beside(&l, 0, 40, 100);
-    let b = l.baseline().unwrap();
-    assert!((95..=110).contains(&b), "baseline {b}");
-}
-
-#[test]
-fn the_baseline_is_the_median_not_the_minimum() {
-    // A queue-free service of 50..=150 ticks (uniform): the estimate
-    // wanders around the median, 100 (a step is 1/32 of it), and so does
-    // the mean; averaged over the run both are within a few ticks of it.
-    let l = Limiter::try_new(config(2, 10, 20)).unwrap();
-    let mut x = 1u64;
-    let (mut sum_b, mut sum_m, mut n) = (0u64, 0u64, 0u64);
-    for i in 0..8000 {
-        x = x
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        l.try_acquire()
-            .unwrap()
-            .success(50 + ((x >> 33) % 101) as u32);
-        if i >= 1000 {
-            sum_b += l.baseline().unwrap() as u64;
-            sum_m += l.stats().mean.unwrap() as u64;
-            n += 1;
-        }
-    }
-    let (b, m) = (sum_b / n, sum_m / n);
-    assert!((94..=106).contains(&b), "baseline {b}");
-    assert!((96..=104).contains(&m), "mean {m}");
-}
-
-#[test]
-fn a_window_whose_median_is_slow_cuts_scattered_slow_samples_do_not() {
-    // Baseline and mean 100; target 100 + 0.5 × 100 = 150.
-    let l = Limiter::try_new(config(1, 10, 20)).unwrap();
-    l.try_acquire().unwrap().success(100);
-    // 8 of a window of 16 slow, beside a held permit (not queue-free).
-    let held = l.try_acquire().unwrap();
-    for i in 0..16 {
-        l.try_acquire()
-            .unwrap()
-            .success(if i % 2 == 0 { 151 } else { 150 });
-    }
-    assert_eq!(l.stats().decreases, 0);
-    // 9 of the next 16: cut.
-    for _ in 0..9 {
-        l.try_acquire().unwrap().success(1000);
-    }
-    assert_eq!(l.stats().decreases, 1);
-    assert_eq!(l.limit(), 8);
-    drop(held);
-    assert_eq!(l.baseline(), Some(100));
-}
-
-#[test]
-fn one_tick_above_the_baseline_is_not_slow() {
-    // A 1-tick baseline: 2 ticks (an operation that crossed a tick
-    // boundary) is within `baseline + 1 tick`.
-    let l = Limiter::try_new(config(1, 10, 20)).unwrap();
-    l.try_acquire().unwrap().success(1);
-    succeed_beside(&l, 1, 200, 2);
-    assert_eq!(l.stats().decreases, 0);
-    // 18 slow in a row hold the majority of some window of 16.
-    succeed_beside(&l, 1, 18, 3);
-    assert_eq!(l.stats().decreases, 1);
-}
-
-#[test]
-fn samples_within_the_latency_floor_are_never_slow() {
-    let c = LimiterConfig {
-        latency_floor: 1000,
-        ..config(1, 10, 20)
-    };
-    let l = Limiter::try_new(c).unwrap();
-    l.try_acquire().unwrap().success(10);
-    succeed_beside(&l, 1, 200, 1000);
-    assert_eq!(l.stats().decreases, 0);
-    succeed_beside(&l, 1, 18, 1001);
-    assert_eq!(l.stats().decreases, 1);
-}
-
-#[test]
-fn a_slower_dependency_is_relearnt_at_the_minimum() {
-    // 10 → 30 ticks for good: every window is slow, the limit falls to
-    // min_limit, where every success is queue-free and re-teaches the
-    // baseline; then the cuts stop.
-    let l = Limiter::try_new(config(2, 16, 32)).unwrap();
-    succeed_beside(&l, 0, 40, 10);
-    for _ in 0..200 {
-        let n = l.limit() as usize;
-        let ps: Vec<_> = (0..n).map(|_| l.try_acquire().unwrap()).collect();
-        for p in ps {
-            p.success(30);
-        }
-    }
-    let b = l.baseline().unwrap();
-    assert!((28..=32).contains(&b), "baseline {b}");
-    let cuts = l.stats().decreases;
-    for _ in 0..50 {
-        let n = l.limit() as usize;
-        let ps: Vec<_> = (0..n).map(|_| l.try_acquire().unwrap()).collect();
-        for p in ps {
-            p.success(30);
-        }
-    }
-    assert_eq!(
-        l.stats().decreases,
-        cuts,
-        "still cutting at the new latency"
-    );
-    assert!(l.limit() > 2, "grew back: {}", l.limit());
-}
-
-#[test]
-#[cfg_attr(miri, ignore = "2^16 sequential successes per law; minutes under Miri")]
-fn a_stale_baseline_is_probed_and_the_limit_restored() {
-    // A limit of 6 that cannot grow; a request refused at the limit shows it
-    // binds.
-    for c in [config(2, 6, 6), gradient(2, 6, 6)] {
-        let l = Limiter::try_new(c).unwrap();
-        mature(&l, 10);
-        refuse_at_the_limit(&l);
-        // Never queue-free again (3 in flight): no probe for PROBE_AFTER
-        // successes (less the 1/64 to which the last queue-free one is
-        // kept), then one at the next window's end.
-        succeed_beside(&l, 2, PROBE_AFTER - PROBE_AFTER / 64, 10);
-        assert_eq!(l.stats().probes, 0);
-        let held: Vec<_> = (0..2).map(|_| l.try_acquire().unwrap()).collect();
-        let mut more = 0;
-        while l.stats().probes == 0 {
-            l.try_acquire().unwrap().success(10);
-            more += 1;
-            assert!(more <= PROBE_AFTER / 32, "{:?}: no probe", c.law);
-        }
-        drop(held);
-        let s = l.stats();
-        assert_eq!((s.probes, s.decreases, s.limit), (1, 1, 2), "{:?}", c.law);
-        assert!(more > 0);
-        // The probe's queue-free samples (the dependency got faster), then
-        // the limit it had.
-        succeed_beside(&l, 0, PROBE_SAMPLES - 1, 4);
-        assert_eq!(l.limit(), 2);
-        // (Under AIMD the two permits held across the probe, which ended as
-        // ignored, make the window skip two more successes, see `cut`.)
-        let mut more = 0;
-        while l.limit() == 2 {
-            succeed_beside(&l, 0, 1, 4);
-            more += 1;
-            assert!(more <= 3, "{:?}: not restored", c.law);
-        }
-        assert_eq!(l.limit(), 6, "{:?}", c.law);
-        assert!(l.baseline().unwrap() < 10);
-    }
-}
-
-#[test]
-fn gradient_scales_by_target_over_mean() {
-    // Mean 100, tolerance 1.25: target 125.
-    let l = Limiter::try_new(gradient(1, 32, 100)).unwrap();
-    l.try_acquire().unwrap().success(100); // the first of the window
-    let e = epoch(&l);
-    // A window of 32 at the mean, not application-limited: ×1.25 = 40.
-    succeed_beside(&l, 20, 31, 100);
-    assert_eq!(l.limit(), 40);
-    assert_eq!(epoch(&l), e + 1, "every change starts an epoch");
-    // A window of 40 at twice the mean: ×0.625 = 25.
-    succeed_beside(&l, 20, 40, 200);
-    assert_eq!(l.limit(), 25);
-    // At 16× the mean or more, the ratio is capped and g clamps at 1/2.
-    succeed_beside(&l, 12, 25, 100_000);
-    assert_eq!(l.limit(), 12);
-    // Application-limited windows hold.
-    succeed_beside(&l, 0, 64, 100);
-    assert_eq!(l.limit(), 12);
-    let s = l.stats();
-    assert_eq!((s.increases, s.decreases), (1, 2));
-}
-
 /// Windows count successes: ignored permits (and drops) between them
 /// neither close a growth window early nor shift it.
 #[test]
@@ -807,47 +608,4 @@ fn stats_account_for_every_permit() {
     assert_eq!(s.ignored, 66);
     assert_eq!(s.in_flight, 1);
     drop(held);
-}
-
-#[test]
-fn no_probe_while_the_limit_does_not_bind() {
-    // Nothing refused at the limit: a stale baseline is not worth a probe's
-    // sheds (queue-free samples come when the load falls).
-    let l = Limiter::try_new(config(2, 6, 6)).unwrap();
-    mature(&l, 10);
-    succeed_beside(&l, 2, PROBE_AFTER + 100, 10);
-    let s = l.stats();
-    assert_eq!((s.probes, s.decreases, s.limit), (0, 0, 6));
-}
-
-#[test]
-fn a_young_baseline_is_probed_early_once() {
-    // One queue-free sample, then load that never leaves one and a limit
-    // that binds: a probe after 1024 successes, not 2^16, which lasts until
-    // the baseline has its 32 samples; then no more early probes.
-    let l = Limiter::try_new(config(2, 6, 6)).unwrap();
-    succeed_beside(&l, 0, 1, 10);
-    refuse_at_the_limit(&l);
-    let held: Vec<_> = (0..2).map(|_| l.try_acquire().unwrap()).collect();
-    let mut n = 0;
-    while l.stats().probes == 0 {
-        l.try_acquire().unwrap().success(10);
-        n += 1;
-        assert!(n <= YOUNG_PROBE_AFTER + 20, "no early probe");
-    }
-    assert!(n > YOUNG_PROBE_AFTER - 20, "probed after {n}");
-    assert_eq!(l.limit(), 2);
-    drop(held);
-    // It ends once the baseline has its 32 queue-free samples (31 more).
-    let mut more = 0;
-    while l.limit() == 2 {
-        succeed_beside(&l, 0, 1, 10);
-        more += 1;
-        assert!(more <= YOUNG + 2, "not restored");
-    }
-    assert!(more >= YOUNG - 1, "ended after {more}");
-    assert_eq!(l.limit(), 6);
-    refuse_at_the_limit(&l);
-    succeed_beside(&l, 2, 4 * YOUNG_PROBE_AFTER, 10);
-    assert_eq!(l.stats().probes, 1);
 }

@@ -29,9 +29,10 @@
 //!   waited, so queueing raises the latency and the limit has to follow the
 //!   service rate. Checks: every acquire sees the limit in
 //!   `min_limit..=max_limit` and an in-flight count at admission no higher than
-//!   the limit then; every change of the limit is +1 or one multiplicative cut
-//!   (the interrupt is the only context that ends permits, so it sees each
-//!   change); the cuts it saw equal `stats().decreases`; the limit went both
+//!   the limit then; every change of the limit is one the law allows (growth
+//!   by at most a quarter of it, one multiplicative cut, a probe to
+//!   `min_limit` and back) (the interrupt is the only context that ends
+//!   permits, so it sees each change); the cuts it saw equal `stats().decreases`; the limit went both
 //!   up and down; the shed counts per class, admitted, and each outcome match
 //!   `stats()`; admitted == succeeded + dropped + ignored; in flight is back
 //!   to 0.
@@ -400,7 +401,11 @@ struct LimitIsr {
     /// Changes of the limit seen across an outcome.
     ups: usize,
     downs: usize,
-    /// A change that was neither +1 nor one cut.
+    /// Probes seen (cuts to `min_limit` after long without a queue-free
+    /// sample), and the limit the one in progress started from.
+    probes: usize,
+    probe_from: Option<u32>,
+    /// A change that was none of the moves the law allows.
     errors: u32,
 }
 
@@ -444,18 +449,31 @@ impl LimitIsr {
         }
     }
 
-    /// Checks the limit's move across one outcome: none, +1 (up to
-    /// `max_limit`), or one cut to `max(min_limit, ⌊limit · backoff / 256⌋)`.
+    /// Checks the limit's move across one outcome: none; growth by at most
+    /// a quarter of the limit (at least 1), up to `max_limit`; one cut to
+    /// `max(min_limit, ⌊limit · backoff / 256⌋)`; or a probe (a cut to
+    /// `min_limit`, counted in `stats().probes`) and its end, back to the
+    /// limit it started from.
     fn check_move(&mut self, before: u32) {
         let after = LIMITER.limit();
         let c = &LIMIT_CONFIG;
         if after > before {
             self.ups += 1;
-            self.errors += (after != before + 1 || after > c.max_limit) as u32;
+            let back = self.probe_from.take() == Some(after);
+            let step = (before / 4).max(1);
+            self.errors += (after > c.max_limit || (!back && after > before + step)) as u32;
         } else if after < before {
             self.downs += 1;
             let cut = (before * c.backoff as u32 / 256).max(c.min_limit);
-            self.errors += (after != cut) as u32;
+            let probes = LIMITER.stats().probes;
+            if probes != self.probes {
+                self.probes = probes;
+                self.probe_from = Some(before);
+                self.errors += (after != c.min_limit) as u32;
+            } else {
+                self.probe_from = None;
+                self.errors += (after != cut) as u32;
+            }
         }
     }
 }
@@ -489,6 +507,8 @@ fn limit_phase() -> (bool, LimitSummary) {
             ignored: 0,
             ups: 0,
             downs: 0,
+            probes: 0,
+            probe_from: None,
             errors: 0,
         })
     });

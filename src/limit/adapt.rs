@@ -1,0 +1,222 @@
+//! The adaptation both laws share: the queue-free baseline, the slow
+//! threshold, the probe, and the moves of the limit (a cut, a raise, the
+//! end of a probe), each one CAS on the admission word that gives up once
+//! the epoch moved on.
+
+use super::word::*;
+use super::{
+    Law, Limiter, Priority, ONE, PROBE_AFTER, PROBE_SAMPLES, TICK, YOUNG, YOUNG_PROBE_AFTER,
+};
+use crate::sync::{pause, pause_point, Ordering};
+
+impl Limiter {
+    /// Teaches the baseline one queue-free sample `x` (1/16 tick), the `n`th
+    /// success. Relaxed loads and stores: a racing update is a lost step.
+    #[inline]
+    pub(super) fn learn(&self, x: usize, n: usize) {
+        let t = &*self.track;
+        let old_m = t.baseline.load(Ordering::Relaxed);
+        let old_mean = t.mean.load(Ordering::Relaxed);
+        let seen = t.free_seen.load(Ordering::Relaxed);
+        let (m, mean) = if seen < YOUNG {
+            // A young baseline: the running mean of the samples so far (both
+            // estimates), so a few early samples are not taken as the truth.
+            // `seen` is 0 only before the first sample (then `old_m` is 0
+            // and the result is `x`). Terms < 2^32 · 16 · YOUNG: u64.
+            let k = seen as u64;
+            let m = ((old_m as u64 * k + x as u64) / (k + 1)) as usize;
+            t.free_seen.store(seen + 1, Ordering::Relaxed);
+            (m.max(TICK), m.max(TICK))
+        } else {
+            // Robbins–Monro step toward the median: ±1/32 of the estimate.
+            let m = old_m;
+            let step = (m >> 5).max(1);
+            let m = if x > m {
+                m + step
+            } else if x < m {
+                m - step
+            } else {
+                m
+            };
+            // mean · 15/16 + x/16 without a 64-bit multiply (thumbv6m has
+            // none); between the two, so in range.
+            let mean = old_mean - (old_mean >> 4) + (x >> 4);
+            (m.min(u32::MAX as usize), mean.max(TICK))
+        };
+        // Written only when they change, so a steady latency writes nothing
+        // (the line stays shared between the cores that read it).
+        if m != old_m || mean != old_mean {
+            t.baseline.store(m, Ordering::Relaxed);
+            t.mean.store(mean, Ordering::Relaxed);
+            let above = match self.law {
+                Law::Aimd => self.target(m, mean),
+                Law::Gradient => self.target(mean, mean),
+            };
+            // Saturated to fit a 32-bit word (a latency that long is slow
+            // whatever the baseline).
+            t.slow_above
+                .store(above.min(usize::MAX as u64) as usize, Ordering::Relaxed);
+        }
+        // Staleness is judged at 2^16 successes (`YOUNG_PROBE_AFTER` while
+        // young); 1/64 of that is precision enough.
+        let grain = if seen < YOUNG { 1 } else { PROBE_AFTER / 64 };
+        if n.wrapping_sub(t.last_free.load(Ordering::Relaxed)) >= grain {
+            t.last_free.store(n, Ordering::Relaxed);
+        }
+    }
+
+    /// The latency above which a sample is slow, for a baseline `base` and
+    /// a mean `mean` (both 1/16 tick, non-zero): the largest of `base +
+    /// (tolerance − 1) × mean` (the queueing accepted scales with the mean
+    /// service time), `base + 1 tick` and the floor.
+    #[inline]
+    pub(super) fn target(&self, base: usize, mean: usize) -> u64 {
+        let queueing = (mean as u64 * (self.tolerance - ONE as usize) as u64) >> 8;
+        (base as u64 + queueing.max(TICK as u64)).max(self.floor as u64)
+    }
+
+    /// Whether the permit was admitted with less than half of its class's
+    /// threshold (of the limit then) in use: an application-limited caller,
+    /// whose success says nothing about room for more.
+    #[inline(always)]
+    pub(super) fn app_limited(&self, admitted: usize, priority: Priority, limit: usize) -> bool {
+        in_flight_of(admitted) * 2 < threshold(limit, self.shares[priority as usize])
+    }
+
+    /// Whether no queue-free success came in the last `PROBE_AFTER`
+    /// successes (up to the `n`th).
+    #[inline]
+    pub(super) fn stale(&self, n: usize) -> bool {
+        let t = &*self.track;
+        let after = if t.free_seen.load(Ordering::Relaxed) < YOUNG {
+            YOUNG_PROBE_AFTER
+        } else {
+            PROBE_AFTER
+        };
+        n.wrapping_sub(t.last_free.load(Ordering::Relaxed)) > after
+    }
+
+    /// Whether the limit refused work (with all of it in use) since this was
+    /// last asked: a probe is worth its sheds only then.
+    #[cold]
+    pub(super) fn binds(&self) -> bool {
+        let side = &*self.side;
+        let now = side.at_limit.get();
+        now != side.at_limit_seen.swap(now, Ordering::Relaxed)
+    }
+
+    /// Successes a probe's window lasts: `PROBE_SAMPLES`; for a young
+    /// baseline, until it has grown up (the window is then `YOUNG` long
+    /// until the sample that makes it `YOUNG`, then `PROBE_SAMPLES`, which
+    /// has passed).
+    #[cold]
+    pub(super) fn probe_samples(&self) -> usize {
+        if self.track.free_seen.load(Ordering::Relaxed) < YOUNG {
+            YOUNG
+        } else {
+            PROBE_SAMPLES
+        }
+    }
+
+    /// Probes: cuts the limit to `min_limit` in a new epoch so that
+    /// queue-free samples arrive again.
+    pub(super) fn probe(&self, epoch: usize, n: usize, limit: usize) {
+        // The next probe no sooner than `PROBE_AFTER` successes from now.
+        self.track.last_free.store(n, Ordering::Relaxed);
+        if self.cut(epoch, Some(self.min_limit)) {
+            self.side.probes.add(1);
+            // After `probe_samples()` successes of the probe's epoch, back to
+            // the old limit.
+            self.track.resume.store(limit, Ordering::Relaxed);
+        }
+    }
+
+    /// Sets the limit to `to` in a new epoch, or (`None`) cuts it by
+    /// `backoff`, at most once per epoch: only a permit admitted in the
+    /// current epoch can cut, and the cut starts a new one. Returns whether
+    /// this call cut.
+    pub(super) fn cut(&self, epoch: usize, to: Option<usize>) -> bool {
+        let mut cur = self.hot.state.load(Ordering::Relaxed);
+        loop {
+            if epoch_of(cur) != epoch {
+                return false; // admitted before the last change
+            }
+            let limit = limit_of(cur);
+            let lower = match to {
+                Some(l) => l,
+                None => (limit * self.backoff) >> 8,
+            }
+            .max(self.min_limit);
+            if lower >= limit {
+                return false; // already at the floor
+            }
+            let next = pack(admitted_of(cur), lower, epoch + 1);
+            pause_point(pause::LIMIT_CUT);
+            // Relaxed: the word's own modification order is all that matters
+            // (an RMW continues the admissions' release sequence).
+            match self.hot.state.compare_exchange_weak(
+                cur,
+                next,
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => break,
+                Err(w) => cur = w,
+            }
+        }
+        let t = &*self.track;
+        self.side.decreases.add(1);
+        t.step.store(1, Ordering::Relaxed);
+        t.resume.store(0, Ordering::Relaxed);
+        t.window.store(0, Ordering::Relaxed);
+        // The next window starts `in_flight` successes from now: the permits
+        // still in flight are all from the old epoch, and their successes
+        // must not count under the new limit. (If some of them end
+        // otherwise, as many successes of the new epoch are skipped instead:
+        // a window is delayed by at most `in_flight` successes.)
+        let (_, [succeeded, _, _], in_flight) = self.snapshot();
+        t.window_start
+            .store(succeeded.wrapping_add(in_flight), Ordering::Relaxed);
+        true
+    }
+
+    /// Ends a probe of epoch `epoch`: back to the limit `to` it started from.
+    pub(super) fn resume(&self, epoch: usize, to: usize) {
+        if self.raise(epoch, to, true) {
+            self.track.resume.store(0, Ordering::Relaxed);
+            let (_, [succeeded, _, _], in_flight) = self.snapshot();
+            let t = &*self.track;
+            t.window.store(0, Ordering::Relaxed);
+            t.window_start
+                .store(succeeded.wrapping_add(in_flight), Ordering::Relaxed);
+        }
+    }
+
+    /// Sets the limit from `limit` to `to` (`to` > `limit`, ≤ `max_limit`) if
+    /// the epoch is still `epoch`; a new epoch starts when `new_epoch`.
+    /// Returns whether it did.
+    pub(super) fn raise(&self, epoch: usize, to: usize, new_epoch: bool) -> bool {
+        let mut cur = self.hot.state.load(Ordering::Relaxed);
+        loop {
+            let limit = limit_of(cur);
+            if epoch_of(cur) != epoch || limit >= to {
+                return false;
+            }
+            let e = if new_epoch { epoch + 1 } else { epoch };
+            pause_point(pause::LIMIT_GROW);
+            // Relaxed: as in `cut`.
+            match self.hot.state.compare_exchange_weak(
+                cur,
+                pack(admitted_of(cur), to, e),
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            ) {
+                Ok(_) => {
+                    self.side.increases.add(1);
+                    return true;
+                }
+                Err(w) => cur = w,
+            }
+        }
+    }
+}

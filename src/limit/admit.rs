@@ -1,0 +1,201 @@
+//! Admission: one inlined attempt for the common case, the full loop (a
+//! race, a class at its threshold: reserve, shadow mode, shed) out of line.
+//! Why one CAS keeps in flight under the limit is in `word.rs`; the
+//! orderings are argued in the module docs ("Orderings").
+
+use super::word::*;
+use super::{Limiter, Permit, Priority};
+use crate::sync::{pause, pause_point, Ordering};
+
+impl Limiter {
+    /// Admits a [`Priority::Critical`] request if in flight < limit; else
+    /// sheds it (returns `None` and counts it).
+    ///
+    /// ```
+    /// use sluicegate::limit::{Limiter, LimiterConfig};
+    ///
+    /// let gate = Limiter::new(LimiterConfig { min_limit: 2, initial_limit: 2, ..LimiterConfig::DEFAULT });
+    /// let a = gate.try_acquire().unwrap();
+    /// let b = gate.try_acquire().unwrap();
+    /// assert!(gate.try_acquire().is_none()); // 2 in flight: at the limit, shed
+    /// a.success(10);
+    /// assert!(gate.try_acquire().is_some()); // room again (dropped at once: ignored)
+    /// b.ignore();
+    /// assert_eq!(gate.stats().shed[0], 1);
+    /// ```
+    #[inline]
+    pub fn try_acquire(&self) -> Option<Permit<'_>> {
+        self.try_acquire_with(Priority::Critical)
+    }
+
+    /// Admits a request of class `priority` if in flight is below the class's
+    /// share of the limit, or the class holds less than its reserve (see
+    /// [Priority classes](crate::limit#priority-classes)); else sheds it (returns
+    /// `None` and counts it).
+    ///
+    /// Lock-free; when uncontended, four loads (the word, then the three
+    /// release counters, all from the word's cache line) and one CAS, plus a
+    /// load and a `fetch_add` of its count for a class with a reserve.
+    ///
+    /// With a limit of 4 and the default shares, `Background` is admitted
+    /// while fewer than 2 are in flight (or while it holds no permit: its
+    /// reserve), `Normal` while fewer than 3, and `Critical` while fewer than
+    /// 4:
+    ///
+    /// ```
+    /// use sluicegate::limit::{Limiter, LimiterConfig, Priority};
+    ///
+    /// let gate = Limiter::new(LimiterConfig { min_limit: 4, initial_limit: 4, ..LimiterConfig::DEFAULT });
+    /// let _c1 = gate.try_acquire_with(Priority::Critical).unwrap();
+    /// let _c2 = gate.try_acquire_with(Priority::Critical).unwrap();
+    /// let _b = gate.try_acquire_with(Priority::Background).unwrap(); // its reserve
+    /// assert!(gate.try_acquire_with(Priority::Background).is_none()); // 3 in flight
+    /// assert!(gate.try_acquire_with(Priority::Normal).is_none()); // 3 in flight
+    /// let _c3 = gate.try_acquire_with(Priority::Critical).unwrap();
+    /// assert!(gate.try_acquire_with(Priority::Critical).is_none()); // 4: the limit
+    /// assert_eq!(gate.stats().shed, [1, 1, 1]); // per class, `Priority as usize`
+    /// ```
+    #[inline(always)]
+    pub fn try_acquire_with(&self, priority: Priority) -> Option<Permit<'_>> {
+        // The common case in one attempt, inlined; anything else (a race, a
+        // class at its threshold) in `acquire_slow`, a tail call that leaves
+        // this path free of register saves.
+        let class = priority as usize;
+        // Acquire: synchronises with the last admission (its AcqRel CAS heads
+        // a release sequence every later RMW of the word continues), so each
+        // release counter we read next is at least the one it judged by (see
+        // "Orderings").
+        let cur = self.hot.state.load(Ordering::Acquire);
+        pause_point(pause::LIMIT_BETWEEN_LOADS);
+        // Acquire, each: pairs with the Release of each release.
+        let released = total(self.hot.released.load());
+        let in_flight = admitted_of(cur).wrapping_sub(released) & COUNT_MASK;
+        // (A count above `max_limit` means the counters saw a permit admitted
+        // after `cur` was read: the slow path reads again.)
+        if in_flight < threshold(limit_of(cur), self.shares[class]) && in_flight <= self.max_limit {
+            pause_point(pause::LIMIT_ADMIT);
+            // AcqRel: Release hands what we saw of the counters to the next
+            // admission; Acquire gives semaphore semantics. The CAS compares
+            // the admitted count, limit and epoch it checked.
+            if self
+                .hot
+                .state
+                .compare_exchange_weak(cur, bump_admitted(cur), Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+            {
+                return Some(self.admitted(class, priority, cur, in_flight, false));
+            }
+        }
+        self.acquire_slow(priority, cur, in_flight)
+    }
+
+    /// The permit for an admission CAS that succeeded on `cur` with
+    /// `in_flight` before it.
+    #[inline(always)]
+    fn admitted(
+        &self,
+        class: usize,
+        priority: Priority,
+        cur: usize,
+        in_flight: usize,
+        shadow: bool,
+    ) -> Permit<'_> {
+        // Critical (class 0) never has a reserve.
+        if class != 0 && self.reserves[class] != 0 {
+            // Relaxed: a fairness heuristic (see "Orderings").
+            self.side.holding[class - 1].fetch_add(1, Ordering::Relaxed);
+        }
+        if shadow {
+            self.side.shed[class].add(1);
+        }
+        Permit {
+            limiter: self,
+            admitted: (cur & !COUNT_MASK) | (in_flight + 1),
+            priority,
+        }
+    }
+
+    /// `try_acquire_with` after its first attempt failed: the full loop.
+    /// `cur` and `in_flight` are the first attempt's reads, judged again
+    /// here before anything is read anew.
+    #[cold]
+    #[inline(never)]
+    fn acquire_slow(&self, priority: Priority, cur: usize, in_flight: usize) -> Option<Permit<'_>> {
+        let class = priority as usize;
+        let share = self.shares[class];
+        let mut first = Some((cur, in_flight));
+        loop {
+            let (cur, in_flight) = match first.take() {
+                Some(read) => read,
+                None => {
+                    // Orderings as in `try_acquire_with`.
+                    let cur = self.hot.state.load(Ordering::Acquire);
+                    pause_point(pause::LIMIT_BETWEEN_LOADS);
+                    let released = total(self.hot.released.load());
+                    (cur, admitted_of(cur).wrapping_sub(released) & COUNT_MASK)
+                }
+            };
+            if in_flight > self.max_limit {
+                // The counters count a permit admitted after `cur` was read:
+                // the word has moved on. Read them all again.
+                continue;
+            }
+            let mut shadow = false;
+            if in_flight >= threshold(limit_of(cur), share) {
+                match self.beyond_threshold(class, cur, in_flight) {
+                    Beyond::Admit => {}
+                    Beyond::Shadow => shadow = true,
+                    Beyond::Shed => return None,
+                    Beyond::Retry => continue,
+                }
+            }
+            pause_point(pause::LIMIT_ADMIT);
+            if self
+                .hot
+                .state
+                .compare_exchange_weak(cur, bump_admitted(cur), Ordering::AcqRel, Ordering::Relaxed)
+                .is_ok()
+            {
+                return Some(self.admitted(class, priority, cur, in_flight, shadow));
+            }
+        }
+    }
+
+    /// A request of `class` found `in_flight` at or above its threshold in
+    /// the word `cur`: admitted on its reserve, admitted in shadow mode,
+    /// shed (and counted), or the word moved (retry).
+    fn beyond_threshold(&self, class: usize, cur: usize, in_flight: usize) -> Beyond {
+        let limit = limit_of(cur);
+        let reserve = self.reserves[class];
+        // Relaxed: a fairness heuristic; the CAS that follows still checks
+        // the limit.
+        if reserve != 0
+            && in_flight < limit
+            && self.side.holding[class - 1].load(Ordering::Relaxed) < reserved(limit, reserve)
+        {
+            return Beyond::Admit;
+        }
+        if !self.enforce && in_flight < self.max_limit {
+            return Beyond::Shadow;
+        }
+        // Shed only if the word did not move while the counters were read,
+        // so the count judged was the one in force at some instant in
+        // between (see "Why three release counters").
+        if self.hot.state.load(Ordering::Relaxed) != cur {
+            return Beyond::Retry;
+        }
+        self.side.shed[class].add(1);
+        if in_flight >= limit {
+            self.side.at_limit.add(1);
+        }
+        Beyond::Shed
+    }
+}
+
+/// What an admission above its class's threshold does.
+enum Beyond {
+    Admit,
+    Shadow,
+    Shed,
+    Retry,
+}
