@@ -60,8 +60,9 @@
 //! # Algorithm and invariants
 //!
 //! `head` is the slot of the oldest item (`0..N`), `len` the number of items
-//! (`0..=N`); items are in slots `(head + k) % N` for `k` in `0..len`, and
-//! those slots, and only those, are initialised. A push writes slot
+//! (`0..=N`, plus a top bit once closed, see [`Ring::close`]); items are in
+//! slots `(head + k) % N` for `k` below that number, and those slots, and
+//! only those, are initialised. A push writes slot
 //! `(head + len) % N` and increments `len`; a pop moves slot `head` out and
 //! advances `head`; a `push_overwrite` on a full ring (where that slot *is*
 //! `head`) moves the oldest item out, writes the new one in its place and
@@ -78,10 +79,10 @@
 //!
 //! # Memory
 //!
-//! `N` slots of `T` plus five words (`head`, `len`, `rejected`,
-//! `overwritten`, and `limit`: `N` while open, `0` once closed), nothing
-//! padded: a `Ring<u32, 8>` takes 52 bytes on thumbv6m and thumbv7em, 72 on
-//! x86-64 (`tests/ram.rs` pins these).
+//! `N` slots of `T` plus four words (`head`, `len` with the closed flag in
+//! its top bit, `rejected`, `overwritten`), nothing padded: a
+//! `Ring<u32, 8>` takes 48 bytes on thumbv6m and thumbv7em, 64 on x86-64
+//! (`tests/ram.rs` pins these).
 
 use crate::{Closed, Overwritten, RingStats, TryPopError, TryPushError};
 use core::cell::UnsafeCell;
@@ -112,16 +113,22 @@ pub struct Ring<T, const N: usize> {
 struct State<T, const N: usize> {
     /// Slot of the oldest item, in `0..N`.
     head: usize,
-    /// Items in the ring, in `0..=N`.
+    /// The number of items (`0..=N`), plus [`CLOSED`] once the ring is
+    /// closed. A push refuses when `len >= N`, which is both the full test
+    /// of an open ring and the closed test, in one compare of a word it
+    /// loads anyway.
     len: usize,
     rejected: usize,
     overwritten: usize,
-    /// `N` while the ring is open, `0` once it is closed: pushes compare
-    /// `len` with it, so the open ring's full test is also its closed test.
-    limit: usize,
-    /// Slot `(head + k) % N` is initialised exactly for `k` in `0..len`.
+    /// Slot `(head + k) % N` is initialised exactly for `k` in
+    /// `0..len & !CLOSED`.
     slots: [MaybeUninit<T>; N],
 }
+
+/// The bit of `State::len` that says the ring is closed: the top bit, so
+/// that a closed ring's `len` is at least `N` whatever it holds, and the
+/// count below it still moves by plain increments and decrements.
+const CLOSED: usize = !(usize::MAX >> 1);
 
 impl<T, const N: usize> State<T, N> {
     /// The slot `k` places after `head`. The mask also tells the compiler
@@ -131,15 +138,27 @@ impl<T, const N: usize> State<T, N> {
         (self.head + k) & (N - 1)
     }
 
+    /// The number of items.
+    #[inline(always)]
+    fn count(&self) -> usize {
+        self.len & !CLOSED
+    }
+
+    #[inline(always)]
+    fn is_closed(&self) -> bool {
+        self.len & CLOSED != 0
+    }
+
+    #[inline(always)]
+    fn debug_check(&self) {
+        debug_assert!(self.head < N && self.count() <= N);
+    }
+
     #[inline(always)]
     fn push(&mut self, item: T) -> Result<(), TryPushError<T>> {
-        debug_assert!(self.head < N && self.len <= N);
-        if self.len >= self.limit {
-            if self.limit == 0 {
-                return Err(TryPushError::Closed(item));
-            }
-            self.rejected = self.rejected.wrapping_add(1);
-            return Err(TryPushError::Full(item));
+        self.debug_check();
+        if self.len >= N {
+            return Err(self.refuse(item));
         }
         let i = self.at(self.len);
         self.slots[i].write(item);
@@ -147,41 +166,64 @@ impl<T, const N: usize> State<T, N> {
         Ok(())
     }
 
+    /// The refused push: full (counted) or closed (uncounted). Past the
+    /// `len >= N` test, the ring is full exactly when `len == N` (a closed
+    /// one has the top bit set), so the compiler can reuse that compare's
+    /// flags.
+    #[cold]
+    #[inline(always)]
+    fn refuse(&mut self, item: T) -> TryPushError<T> {
+        if self.len == N {
+            self.rejected = self.rejected.wrapping_add(1);
+            TryPushError::Full(item)
+        } else {
+            TryPushError::Closed(item)
+        }
+    }
+
     #[inline(always)]
     fn push_overwrite(&mut self, item: T) -> Overwritten<T> {
-        debug_assert!(self.head < N && self.len <= N);
-        if self.len < self.limit {
+        self.debug_check();
+        if self.len < N {
             let i = self.at(self.len);
             self.slots[i].write(item);
             self.len += 1;
             return Overwritten::Stored;
         }
-        if self.limit == 0 {
-            // Closed: nothing is evicted from a closed ring.
-            return Overwritten::Rejected(item);
+        if self.len == N {
+            // Full: the free end is the head. Move the oldest out, the new
+            // one in.
+            let h = self.at(0);
+            // SAFETY: `len == N`, so slot `head` (k = 0) is initialised; the
+            // write below re-initialises it before anyone can look.
+            let old = unsafe { self.slots[h].assume_init_read() };
+            self.slots[h].write(item);
+            self.head = self.at(1);
+            self.overwritten = self.overwritten.wrapping_add(1);
+            return Overwritten::Evicted(old);
         }
-        // Full: the free end is the head. Move the oldest out, the new one in.
-        let h = self.at(0);
-        // SAFETY: `len == N`, so slot `head` (k = 0) is initialised; the
-        // write below re-initialises it before anyone can look.
-        let old = unsafe { self.slots[h].assume_init_read() };
-        self.slots[h].write(item);
-        self.head = self.at(1);
-        self.overwritten = self.overwritten.wrapping_add(1);
-        Overwritten::Evicted(old)
+        Self::closed_overwrite(item)
+    }
+
+    /// `push_overwrite` on a closed ring: nothing is evicted from it.
+    #[cold]
+    #[inline(always)]
+    fn closed_overwrite(item: T) -> Overwritten<T> {
+        Overwritten::Rejected(item)
     }
 
     #[inline(always)]
     fn pop(&mut self) -> Option<T> {
-        debug_assert!(self.head < N && self.len <= N);
-        if self.len == 0 {
+        self.debug_check();
+        if self.count() == 0 {
             return None;
         }
         let h = self.head;
         self.head = self.at(1);
-        self.len -= 1;
-        // SAFETY: `len` was at least 1, so slot `h` (k = 0) was initialised;
-        // `head` and `len` already exclude it, so it is read exactly once.
+        self.len -= 1; // the count is at least 1: `CLOSED` is untouched
+                       // SAFETY: the count was at least 1, so slot `h` (k = 0) was
+                       // initialised; `head` and `len` already exclude it, so it is read
+                       // exactly once.
         Some(unsafe { self.slots[h].assume_init_read() })
     }
 
@@ -213,7 +255,6 @@ impl<T, const N: usize> Ring<T, N> {
                 len: 0,
                 rejected: 0,
                 overwritten: 0,
-                limit: N,
                 slots: [const { MaybeUninit::uninit() }; N],
             })),
         }
@@ -313,7 +354,11 @@ impl<T, const N: usize> Ring<T, N> {
     /// assert_eq!(ring.try_pop_or_closed(), Err(TryPopError::Closed));
     /// ```
     pub fn close(&self) -> bool {
-        self.with(|s| core::mem::replace(&mut s.limit, 0) != 0)
+        self.with(|s| {
+            let was_open = !s.is_closed();
+            s.len |= CLOSED;
+            was_open
+        })
     }
 
     /// Whether [`close`](Self::close) has been called.
@@ -325,7 +370,7 @@ impl<T, const N: usize> Ring<T, N> {
     /// assert!(ring.is_closed());
     /// ```
     pub fn is_closed(&self) -> bool {
-        self.with(|s| s.limit == 0)
+        self.with(|s| s.is_closed())
     }
 
     /// Pops the oldest item; without one, says whether more may come
@@ -345,7 +390,7 @@ impl<T, const N: usize> Ring<T, N> {
     pub fn try_pop_or_closed(&self) -> Result<T, TryPopError> {
         self.with(|s| match s.pop() {
             Some(item) => Ok(item),
-            None if s.limit == 0 => Err(TryPopError::Closed),
+            None if s.is_closed() => Err(TryPopError::Closed),
             None => Err(TryPopError::Empty),
         })
     }
@@ -391,11 +436,11 @@ impl<T, const N: usize> Ring<T, N> {
     pub fn push_iter<I: IntoIterator<Item = T>>(&self, iter: I) -> usize {
         let mut iter = iter.into_iter();
         let mut n = 0;
-        while self.with(|s| s.len < s.limit) {
+        while self.with(|s| s.len < N) {
             let Some(item) = iter.next() else { break };
             // Not `try_push`: a lost race for the room is not a rejection.
             let pushed = self.with(|s| {
-                if s.len < s.limit {
+                if s.len < N {
                     s.push(item).map_err(TryPushError::into_inner)
                 } else {
                     Err(item)
@@ -437,7 +482,7 @@ impl<T, const N: usize> Ring<T, N> {
         loop {
             // Not `try_push`: a wait is not a rejection.
             match self.with(|s| {
-                if s.limit != 0 && s.len == N {
+                if s.len == N {
                     Err(TryPushError::Full(item))
                 } else {
                     s.push(item)
@@ -483,7 +528,7 @@ impl<T, const N: usize> Ring<T, N> {
     /// assert_eq!(ring.len(), 1);
     /// ```
     pub fn len(&self) -> usize {
-        self.with(|s| s.len)
+        self.with(|s| s.count())
     }
 
     /// `len() == 0`.
@@ -580,7 +625,7 @@ impl<T, const N: usize> Drop for Leftovers<'_, T, N> {
 
 impl<T, const N: usize> fmt::Debug for Ring<T, N> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (len, closed, stats) = self.with(|s| (s.len, s.limit == 0, s.stats()));
+        let (len, closed, stats) = self.with(|s| (s.count(), s.is_closed(), s.stats()));
         f.debug_struct("Ring")
             .field("capacity", &N)
             .field("len", &len)
@@ -594,7 +639,7 @@ impl<T, const N: usize> fmt::Debug for Ring<T, N> {
 #[cfg(feature = "defmt")]
 impl<T, const N: usize> defmt::Format for Ring<T, N> {
     fn format(&self, f: defmt::Formatter<'_>) {
-        let (len, closed, stats) = self.with(|s| (s.len, s.limit == 0, s.stats()));
+        let (len, closed, stats) = self.with(|s| (s.count(), s.is_closed(), s.stats()));
         defmt::write!(
             f,
             "Ring {{ capacity: {=usize}, len: {=usize}, closed: {=bool}, stats: {} }}",
