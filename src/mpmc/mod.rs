@@ -210,16 +210,19 @@ pub struct Ring<T, const N: usize> {
     slots: [Slot<T>; N],
     rejected: SharedCounter,
     overwritten: SharedCounter,
-    /// [`CLOSED`] once [`Ring::close`] ran, plus [`EVICTING`] for each
-    /// eviction in progress (between taking the oldest index from `aq` and
-    /// appending it again).
+    /// [`CLOSED`] once [`Ring::close`] ran, plus [`EVICTING`] times the
+    /// number of evictions started and not given up (wrapping). An eviction
+    /// is in progress from its announcement here until it adds 1 to
+    /// `overwritten` after appending its index to `aq` again, so the
+    /// evictions in progress number `(state >> 1) - overwritten` (modulo
+    /// `2^(W-1)`); see [`Ring::close`].
     state: AtomicUsize,
 }
 
 /// The bit of `state` set by [`Ring::close`].
 #[cfg(sluicegate_cas)]
 const CLOSED: usize = 1;
-/// One eviction in progress, in `state`.
+/// One eviction started, in `state`.
 #[cfg(sluicegate_cas)]
 const EVICTING: usize = 2;
 
@@ -287,10 +290,16 @@ impl<T, const N: usize> Ring<T, N> {
                 // SAFETY: we took `i` from `fq`, so the slot is free and ours.
                 unsafe { self.write(i, item) };
                 pause_point(pause::MPMC_PUSH_WRITTEN);
-                self.publish(i)
-                    .map_err(|Closed(item)| TryPushError::Closed(item))
+                match self.publish(i) {
+                    Ok(()) => Ok(()),
+                    Err(Closed(item)) => Err(TryPushError::Closed(item)),
+                }
             }
-            None if self.is_closed() => Err(TryPushError::Closed(item)),
+            // Relaxed: which answer a push racing a close gets is not
+            // ordered with anything else; no slot was taken either way.
+            None if self.state.load(Ordering::Relaxed) & CLOSED != 0 => {
+                Err(TryPushError::Closed(item))
+            }
             None => {
                 self.rejected.add(1);
                 Err(TryPushError::Full(item))
@@ -345,9 +354,10 @@ impl<T, const N: usize> Ring<T, N> {
             }
             // Announce the eviction before taking an item out, and give up
             // if the ring is closed: see `close` for why a pop can then
-            // trust "closed and drained".
-            if self.state.fetch_add(EVICTING, Ordering::SeqCst) & CLOSED != 0 {
-                self.state.fetch_sub(EVICTING, Ordering::SeqCst);
+            // trust "closed and drained". Relaxed: only the position of this
+            // change in `state`'s order matters (before or after the close).
+            if self.state.fetch_add(EVICTING, Ordering::Relaxed) & CLOSED != 0 {
+                self.state.fetch_sub(EVICTING, Ordering::Relaxed);
                 return Overwritten::Rejected(item);
             }
             if let Some(i) = self.aq.dequeue() {
@@ -360,13 +370,15 @@ impl<T, const N: usize> Ring<T, N> {
                 pause_point(pause::MPMC_OVERWRITE_WRITTEN);
                 // Even if the ring was closed meanwhile: this eviction
                 // started before the close, and the pops that answer
-                // "drained" wait for it (`EVICTING`).
+                // "drained" wait for it. Release: the count ends the
+                // eviction, and a pop that acquires it sees the index in
+                // `aq` again.
                 self.aq.enqueue(i);
-                self.state.fetch_sub(EVICTING, Ordering::SeqCst);
-                self.overwritten.add(1);
+                self.overwritten.add_release(1);
                 return Overwritten::Evicted(old);
             }
-            self.state.fetch_sub(EVICTING, Ordering::SeqCst);
+            // Nothing to evict: the eviction did not happen.
+            self.state.fetch_sub(EVICTING, Ordering::Relaxed);
         }
         if !self.is_closed() {
             self.rejected.add(1);
@@ -403,18 +415,24 @@ impl<T, const N: usize> Ring<T, N> {
     /// taking a position in `aq` (fetch-and-add on `tail`) and only then
     /// loading the flag, refusing if it is set; an eviction announces itself
     /// in `state` (`EVICTING`, a fetch-and-add) and gives up if the flag is
-    /// set. The drained answer loads `state` (closed, no eviction in
-    /// progress), then `aq`'s `head`, then reads its `tail` by adding 0, and
-    /// requires `head >= tail`. A push whose fetch-and-add comes after that
-    /// read in `tail`'s order reads from it, so the close (acquired by the
-    /// drained answer's first load) happens before the push's load of the
-    /// flag: it refuses. A position below the `tail` read is below `head`:
+    /// set, and ends by adding 1 to `overwritten` (release) once its index is
+    /// back in `aq`. The drained answer loads `state` (closed, `s`
+    /// evictions started), then `overwritten` (acquire; `s` evictions
+    /// ended, so none is in progress), then `aq`'s `head`, then reads its
+    /// `tail` by adding 0, and requires `head >= tail`. A push whose
+    /// fetch-and-add comes after that read in `tail`'s order reads from it,
+    /// so the close (acquired by the drained answer's first load) happens
+    /// before the push's load of the flag, which therefore sees it (even
+    /// relaxed, by coherence): it refuses. A position below the `tail` read is below `head`:
     /// a dequeuer holds it, and either takes the index there (its pop
     /// returns the item) or closes the entry first, so that the push's
     /// placing fails and it takes a new position, which it refuses. Every
     /// change of `state` is a read-modify-write, so the value the drained
-    /// answer read includes every eviction announced before the close; one
-    /// announced after it reads the flag and gives up.
+    /// answer read counts every eviction announced before the close, less
+    /// those that gave up; one announced after it reads the flag and gives
+    /// up, and never ends. So every ending counted in `overwritten` belongs
+    /// to an eviction counted in `s`, and equal counts mean each of them has
+    /// ended, its index back in `aq` before the drained answer looks there.
     pub fn close(&self) -> bool {
         self.state.fetch_or(CLOSED, Ordering::SeqCst) & CLOSED == 0
     }
@@ -456,7 +474,7 @@ impl<T, const N: usize> Ring<T, N> {
             if let Some(item) = self.try_pop() {
                 return Ok(item);
             }
-            if self.state.load(Ordering::SeqCst) != CLOSED {
+            if !self.closed_and_settled() {
                 // Open, or an eviction in progress will put an item back.
                 return Err(TryPopError::Empty);
             }
@@ -469,6 +487,16 @@ impl<T, const N: usize> Ring<T, N> {
             }
         }
         Err(TryPopError::Empty)
+    }
+
+    /// Closed, with no eviction in progress (see [`close`](Self::close)).
+    #[inline]
+    fn closed_and_settled(&self) -> bool {
+        let state = self.state.load(Ordering::SeqCst);
+        // `state` counts evictions in its `W - 1` high bits: compare modulo
+        // `2^(W-1)`.
+        let ended = self.overwritten.get_acquire() & (usize::MAX >> 1);
+        state & CLOSED != 0 && state >> 1 == ended
     }
 
     /// An iterator that pops until the ring is empty, or closed and drained

@@ -228,7 +228,10 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
             let t = self.tail.fetch_add(1, Ordering::SeqCst);
             pause_point(Self::P_ENQ_TICKET);
             if let Some(state) = closed {
-                if state.load(Ordering::SeqCst) & 1 != 0 {
+                // Relaxed is enough: a close that must be seen here happens
+                // before this load through the fetch-and-add above (see
+                // `super::Ring::close`), and coherence does the rest.
+                if state.load(Ordering::Relaxed) & 1 != 0 {
                     return false;
                 }
             }
