@@ -238,19 +238,15 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
             let t_cycle = Self::cycle_word(t);
             let entry = self.entry(t);
             // No load first: guess that the entry is in the state the last
-            // cycle leaves it in, `(cycle of t - 1, IsSafe, BOT)`, which is
-            // usable, and CAS from that. A failed CAS returns the real word,
-            // which the loop then checks as if it had been loaded (one
-            // transfer of the entry's cache line instead of two).
+            // cycle leaves it in, `(cycle of t - 1, IsSafe, BOT)`, and CAS
+            // from that. The guess passes the usability test below by
+            // construction (an older cycle, no index, safe), so the first
+            // CAS skips it. A failed CAS returns the real word, which the
+            // loop then tests as if it had been loaded (one transfer of the
+            // entry's cache line instead of two).
+            let new = (t_cycle & !Self::BOT) | index;
             let mut e = t_cycle.wrapping_sub(Self::CYCLE_UNIT);
             loop {
-                let usable = before(e | Self::LOW, t_cycle)
-                    && e & Self::BOT == Self::BOT
-                    && (e & Self::SAFE != 0 || !before(t, self.head.load(Ordering::SeqCst)));
-                if !usable {
-                    break; // next position
-                }
-                let new = (t_cycle & !Self::BOT) | index;
                 match entry.compare_exchange(e, new, Ordering::SeqCst, Ordering::SeqCst) {
                     Ok(_) => {
                         pause_point(Self::P_ENQ_PLACED);
@@ -260,6 +256,12 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
                         return true;
                     }
                     Err(now) => e = now,
+                }
+                let usable = before(e | Self::LOW, t_cycle)
+                    && e & Self::BOT == Self::BOT
+                    && (e & Self::SAFE != 0 || !before(t, self.head.load(Ordering::SeqCst)));
+                if !usable {
+                    break; // next position
                 }
             }
         }
