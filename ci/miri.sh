@@ -15,12 +15,12 @@ if ! cargo +nightly miri --version >/dev/null 2>&1; then
 fi
 
 MIRI_TESTS=(--lib --test spsc --test spsc_stress --test mpmc --test mpmc_stress --test limit_stress
-  --test panic_safety --test auto_traits --test close --test everyday)
+  --test panic_safety --test auto_traits --test close --test everyday --test stats)
 # timeout: a hang fails instead of blocking the gate.
 timeout 1200 cargo +nightly miri test "${MIRI_TESTS[@]}"
-timeout 900 cargo +nightly miri test --features critical-section --test mpmc_cs --test mpmc_cs_stress --test close --test everyday --test panic_safety
+timeout 900 cargo +nightly miri test --features critical-section --test mpmc_cs --test mpmc_cs_stress --test close --test everyday --test panic_safety --test stats
 # i686: Miri builds its own sysroot for it from rust-src, no rustup target needed.
-timeout 900 cargo +nightly miri test --target i686-unknown-linux-gnu --test spsc
+timeout 900 cargo +nightly miri test --target i686-unknown-linux-gnu --test spsc --test stats
 # Many interleavings of the overwrite stress test (Miri's scheduler and weak
 # memory emulation are seeded; seeds 3, 6 and 19 found an ordering bug once).
 MIRIFLAGS="-Zmiri-many-seeds=0..24" timeout 900 cargo +nightly miri test --test spsc_stress stress_overwrite

@@ -130,11 +130,14 @@ impl<T> fmt::Debug for Overwritten<T> {
     }
 }
 
-/// What happened to items that did not go through a ring, since it was made.
-/// The same for both rings.
+/// What happened to items that did not go through a ring, since it was made,
+/// and how full it has been. The same for every ring.
 ///
 /// Both counters wrap on overflow (at 2^32 on 32-bit targets). They change
 /// only when the event happens, so the success path pays nothing for them.
+/// For the counts of an interval, keep the stats read at its start and
+/// take [`since`](Self::since) at its end: that stays right across the
+/// wrap.
 ///
 /// ```
 /// use sluicegate::{mpmc, RingStats};
@@ -143,7 +146,8 @@ impl<T> fmt::Debug for Overwritten<T> {
 /// ring.try_push(1).unwrap();
 /// assert!(ring.try_push(2).is_err());
 /// let _ = ring.push_overwrite(3);
-/// assert_eq!(ring.stats(), RingStats { rejected: 1, overwritten: 1 });
+/// let stats = ring.stats();
+/// assert_eq!((stats.rejected, stats.overwritten, stats.peak), (1, 1, 1));
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -155,6 +159,44 @@ pub struct RingStats {
     /// Items evicted from inside the ring by `push_overwrite` and handed back
     /// to the caller ([`Overwritten::Evicted`]).
     pub overwritten: usize,
+    /// The high-water mark: the most items the ring has held, in `0..=N`.
+    /// Kept off the push path; how exact it is depends on the ring (each
+    /// ring's `stats` says): exact on [`mpmc::cs::Ring`](crate::mpmc::cs::Ring);
+    /// on the SPSC ring a lower bound within a factor of two; on
+    /// [`mpmc::Ring`](crate::mpmc::Ring) the largest length a pop found.
+    /// It never goes down.
+    pub peak: usize,
+}
+
+impl RingStats {
+    /// What happened between `earlier` (stats read before, from the same
+    /// ring) and `self`: the counters' differences, by wrapping
+    /// subtraction, so right across the counters' wrap as long as fewer
+    /// than `2^usize::BITS` events of each kind (2^32 on 32-bit targets)
+    /// happened between the two reads. `peak` is `self.peak`, the
+    /// high-water mark since the ring was made (it is a maximum, not a
+    /// count: there is no difference to take).
+    ///
+    /// ```
+    /// use sluicegate::mpmc::Ring;
+    ///
+    /// let ring: Ring<u8, 2> = Ring::new();
+    /// let _ = ring.push_iter([1, 2]);
+    /// let _ = ring.try_push(3); // rejected
+    /// let before = ring.stats();
+    /// let _ = ring.try_push(4); // rejected
+    /// let _ = ring.push_overwrite(5); // evicts 1
+    /// let interval = ring.stats().since(&before);
+    /// assert_eq!((interval.rejected, interval.overwritten, interval.peak), (1, 1, 2));
+    /// ```
+    #[must_use]
+    pub fn since(&self, earlier: &RingStats) -> RingStats {
+        RingStats {
+            rejected: self.rejected.wrapping_sub(earlier.rejected),
+            overwritten: self.overwritten.wrapping_sub(earlier.overwritten),
+            peak: self.peak,
+        }
+    }
 }
 
 /// The ring was closed: the item that could not be pushed, handed back.

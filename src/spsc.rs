@@ -160,10 +160,10 @@
 //!
 //! # Memory
 //!
-//! `N` slots of `T`, plus four words: `head`, `tail` and the two counters of
-//! [`RingStats`], plus which handles are alive (a word where
+//! `N` slots of `T`, plus five words: `head`, `tail`, the two counters of
+//! [`RingStats`] and its `peak`, plus which handles are alive (a word where
 //! compare-and-swap exists, two bytes without). On bare-metal Arm nothing is
-//! padded: a `Ring<u32, 8>` takes 52 bytes on thumbv6m and thumbv7em.
+//! padded: a `Ring<u32, 8>` takes 56 bytes on thumbv6m and thumbv7em.
 //! On hosts `head` and the producer's words each take a 128-byte line, so
 //! the same ring takes 384 bytes on x86-64.
 //!
@@ -288,6 +288,11 @@ pub struct Ring<T, const N: usize, P: Policy = Reject> {
     producer: Padded<ProducerSide>,
     /// Which handles are alive.
     live: Live,
+    /// The most items the consumer found when it looked at `tail` (see
+    /// [`Ring::stats`]). Stored only by the consumer (and by a split), and
+    /// only when it grows, so it shares a line with `live` on hosts: both
+    /// are written rarely.
+    peak: LoadStoreUsize,
     slots: [Slot<T>; N],
     _policy: PhantomData<P>,
 }
@@ -347,6 +352,7 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
                     overwritten: SoloCounter::new(),
                 }),
                 live: Live::new(),
+                peak: LoadStoreUsize::new(0),
                 slots: slots::<T, N>(),
                 _policy: PhantomData,
             }
@@ -420,6 +426,9 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         // earlier handles left (the `&mut` already orders it; this is cheap).
         let head = self.load_head(Ordering::Acquire) & !P::BUSY;
         let tail = self.producer.tail.load(Ordering::Acquire);
+        // The new consumer starts from this view of `tail` without looking
+        // again: count what it sees as a look.
+        self.note_peak(tail.wrapping_sub(head) >> P::SHIFT);
         (
             Producer {
                 ring: self,
@@ -493,8 +502,19 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         N - self.len()
     }
 
-    /// The counters of rejected and overwritten items (readable from any
-    /// context; see [`RingStats`] for what each counts).
+    /// The counters of rejected and overwritten items and the high-water
+    /// mark (readable from any context; see [`RingStats`] for what each
+    /// counts).
+    ///
+    /// `peak` is the most items the consumer found in the ring when it
+    /// looked at the producer's position (a pop or read that had used up
+    /// what it saw before, or a split), or the length now if that is more.
+    /// Every such figure is a length the ring had, so `peak` never exceeds
+    /// the true high-water mark; and since between two looks the consumer
+    /// takes only what it saw at the first, the true mark is at most twice
+    /// `peak` (under `Reject`; under `Overwrite` a consumer behind
+    /// evictions sees `N`, which the ring had when it evicted). Nothing is added to the push path; a pop pays a
+    /// load and a compare only when it looks at `tail`.
     ///
     /// ```
     /// use sluicegate::spsc::{Overwrite, Ring};
@@ -504,13 +524,22 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     /// let (mut tx, _rx) = RING.try_split().unwrap();
     /// tx.push_burst(&[1, 2, 3]); // 3 does not fit: rejected
     /// let _ = tx.push_overwrite(4); // evicts 1
-    /// assert_eq!(RING.stats(), RingStats { rejected: 1, overwritten: 1 });
+    /// assert_eq!(RING.stats(), RingStats { rejected: 1, overwritten: 1, peak: 2 });
     /// ```
     pub fn stats(&self) -> RingStats {
         RingStats {
             rejected: self.producer.rejected.get(),
             overwritten: self.producer.overwritten.get(),
+            peak: self.peak.load(Ordering::Relaxed).max(self.len()),
         }
+    }
+
+    /// Starts the counters at `rejected` and `overwritten`. For tests of
+    /// counter wrap-around only.
+    #[doc(hidden)]
+    pub fn preset_counters(&mut self, rejected: usize, overwritten: usize) {
+        self.producer.rejected.add(rejected);
+        self.producer.overwritten.add(overwritten);
     }
 
     #[inline(always)]
@@ -747,6 +776,11 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
             // the slot writes before it are visible to our reads.
             *tail = self.producer.tail.load(Ordering::Acquire);
             avail = tail.wrapping_sub(head) >> P::SHIFT;
+            // Not for an empty look: then the caller's own "nothing there"
+            // test is the only one on that path.
+            if avail != 0 {
+                self.note_peak(avail);
+            }
             // Not behind `head`: a failed claim that moved `head` forward
             // acquired a `tail` at least that far (see "Orderings for
             // Overwrite"). (`avail > N` is left when the producer evicted past
@@ -762,6 +796,17 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         } else {
             debug_assert!(avail <= N);
             avail
+        }
+    }
+
+    /// Raises the high-water mark to `seen` items (clamped to `N`: an
+    /// `Overwrite` consumer behind evictions sees more), if that is more.
+    /// Called by the consumer (or a split) only, so a load and a store
+    /// suffice.
+    #[inline(always)]
+    fn note_peak(&self, seen: usize) {
+        if seen > self.peak.load(Ordering::Relaxed) {
+            self.peak.store(seen.min(N), Ordering::Relaxed);
         }
     }
 

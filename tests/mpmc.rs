@@ -34,7 +34,8 @@ fn fifo_reject_and_counters() {
         R.stats(),
         RingStats {
             rejected: 2,
-            overwritten: 0
+            overwritten: 0,
+            peak: 4
         }
     );
 }

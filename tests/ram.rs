@@ -32,15 +32,15 @@ fn ram_on_x86_64_is_what_the_readme_says() {
         ("spsc::Ring", 8, 384),
         ("spsc::Ring<Overwrite>", 8, 384),
         ("mpmc::Ring", 8, 1152),
-        ("mpmc::cs::Ring", 8, 64),
+        ("mpmc::cs::Ring", 8, 72),
         ("spsc::Ring", 128, 896),
         ("spsc::Ring<Overwrite>", 128, 896),
         ("mpmc::Ring", 128, 5504),
-        ("mpmc::cs::Ring", 128, 544),
+        ("mpmc::cs::Ring", 128, 552),
         ("spsc::Ring", 1024, 4480),
         ("spsc::Ring<Overwrite>", 1024, 4480),
         ("mpmc::Ring", 1024, 37760),
-        ("mpmc::cs::Ring", 1024, 4128),
+        ("mpmc::cs::Ring", 1024, 4136),
         ("limit::Limiter", 0, 512),
     ];
     let got = measured();

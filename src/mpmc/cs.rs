@@ -21,7 +21,7 @@
 //! assert_eq!(EVENTS.try_push(9).unwrap_err().into_inner(), 9); // full: rejected
 //! assert_eq!(EVENTS.push_overwrite(4), Overwritten::Evicted(0)); // full: the oldest goes
 //! assert_eq!(EVENTS.try_pop(), Some(1));
-//! assert_eq!(EVENTS.stats(), RingStats { rejected: 1, overwritten: 1 });
+//! assert_eq!(EVENTS.stats(), RingStats { rejected: 1, overwritten: 1, peak: 4 });
 //! ```
 //!
 //! The binary chooses the critical-section implementation, never this crate:
@@ -79,9 +79,9 @@
 //!
 //! # Memory
 //!
-//! `N` slots of `T` plus four words (`head`, `len` with the closed flag in
-//! its top bit, `rejected`, `overwritten`), nothing padded: a
-//! `Ring<u32, 8>` takes 48 bytes on thumbv6m and thumbv7em, 64 on x86-64
+//! `N` slots of `T` plus five words (`head`, `len` with the closed flag in
+//! its top bit, `peak`, `rejected`, `overwritten`), nothing padded: a
+//! `Ring<u32, 8>` takes 52 bytes on thumbv6m and thumbv7em, 72 on x86-64
 //! (`tests/ram.rs` pins these).
 
 use crate::{Closed, Overwritten, RingStats, TryPopError, TryPushError};
@@ -118,6 +118,9 @@ struct State<T, const N: usize> {
     /// of an open ring and the closed test, in one compare of a word it
     /// loads anyway.
     len: usize,
+    /// The largest `len` a sampling pop found (with [`CLOSED`] set by the
+    /// close too, so that the comparison stays one of counts).
+    peak: usize,
     rejected: usize,
     overwritten: usize,
     /// Slot `(head + k) % N` is initialised exactly for `k` in
@@ -125,12 +128,16 @@ struct State<T, const N: usize> {
     slots: [MaybeUninit<T>; N],
 }
 
-/// The bit of `State::len` that says the ring is closed: the top bit, so
+/// The bit of `State::len` (and `State::peak`) that says the ring is closed: the top bit, so
 /// that a closed ring's `len` is at least `N` whatever it holds, and the
 /// count below it still moves by plain increments and decrements.
 const CLOSED: usize = !(usize::MAX >> 1);
 
 impl<T, const N: usize> State<T, N> {
+    /// A pop of a slot at a multiple of this samples the count for
+    /// `RingStats::peak`: `N / 16`, or every pop for `N < 16`.
+    const PEAK_EVERY: usize = if N >= 16 { N / 16 } else { 1 };
+
     /// The slot `k` places after `head`. The mask also tells the compiler
     /// the index is below `N`, so slot accesses carry no bounds check.
     #[inline(always)]
@@ -215,22 +222,52 @@ impl<T, const N: usize> State<T, N> {
     #[inline(always)]
     fn pop(&mut self) -> Option<T> {
         self.debug_check();
-        if self.count() == 0 {
+        let len = self.len;
+        if len & !CLOSED == 0 {
             return None;
         }
+        // A sample of the count (see `Ring::stats`).
+        if self.head % Self::PEAK_EVERY == 0 && len > self.peak {
+            self.peak = len;
+        }
+        // SAFETY: the count is at least 1.
+        Some(unsafe { self.take() })
+    }
+
+    /// Moves the oldest item out.
+    ///
+    /// # Safety
+    /// The count is at least 1.
+    #[inline(always)]
+    unsafe fn take(&mut self) -> T {
         let h = self.head;
         self.head = self.at(1);
-        self.len -= 1; // the count is at least 1: `CLOSED` is untouched
-                       // SAFETY: the count was at least 1, so slot `h` (k = 0) was
-                       // initialised; `head` and `len` already exclude it, so it is read
-                       // exactly once.
-        Some(unsafe { self.slots[h].assume_init_read() })
+        // The count is at least 1, so `CLOSED` is untouched.
+        self.len -= 1;
+        // For instruction count only: on Armv7-M the bounds check's cold
+        // path is where the compiler puts the stack frame, which the other
+        // paths then go without (two instructions fewer than no check);
+        // Thumb-1 has no such frame to save and takes the check's two.
+        #[cfg(target_has_atomic = "ptr")]
+        let slot = &self.slots[h];
+        // SAFETY: `h < N`, the invariant on `head`.
+        #[cfg(not(target_has_atomic = "ptr"))]
+        let slot = unsafe { self.slots.get_unchecked(h) };
+        // SAFETY: the count was at least 1, so slot `h` (k = 0) was
+        // initialised; `head` and `len` already exclude it, so it is read
+        // exactly once.
+        unsafe { slot.assume_init_read() }
     }
 
     fn stats(&self) -> RingStats {
         RingStats {
             rejected: self.rejected,
             overwritten: self.overwritten,
+            peak: if self.rejected != 0 || self.overwritten != 0 {
+                N // a refused push or an eviction found `N` items
+            } else {
+                (self.peak & !CLOSED).max(self.count())
+            },
         }
     }
 }
@@ -255,9 +292,19 @@ impl<T, const N: usize> Ring<T, N> {
                 len: 0,
                 rejected: 0,
                 overwritten: 0,
+                peak: 0,
                 slots: [const { MaybeUninit::uninit() }; N],
             })),
         }
+    }
+
+    /// Starts the counters at `rejected` and `overwritten`. For tests of
+    /// counter wrap-around only.
+    #[doc(hidden)]
+    pub fn preset_counters(&mut self, rejected: usize, overwritten: usize) {
+        let s = self.state.get_mut().get_mut();
+        s.rejected = rejected;
+        s.overwritten = overwritten;
     }
 
     /// Runs `f` on the state inside one critical section.
@@ -357,6 +404,7 @@ impl<T, const N: usize> Ring<T, N> {
         self.with(|s| {
             let was_open = !s.is_closed();
             s.len |= CLOSED;
+            s.peak |= CLOSED;
             was_open
         })
     }
@@ -577,17 +625,29 @@ impl<T, const N: usize> Ring<T, N> {
         N
     }
 
-    /// The counters of rejected and evicted items, read together in one
-    /// critical section; they wrap on overflow.
+    /// The counters of rejected and evicted items (they wrap on overflow)
+    /// and the high-water mark, read together in one critical section.
+    ///
+    /// `peak` is the most items a sampling pop found, or the count now if
+    /// that is more, or `N` once a push was refused or an item evicted
+    /// (both happen only with `N` items inside). The pops of the slots at
+    /// multiples of `N / 16` (every pop for `N < 16`) sample the count
+    /// before they take their item; the count falls only in pops, and
+    /// fewer than `N / 16` of them come between two samples, so `peak` is
+    /// never more than the true high-water mark and less than `N / 16`
+    /// below it (exact for `N < 16`). Nothing is added to the push path; a
+    /// pop pays a test of its slot number, and the sampling ones a compare.
     ///
     /// ```
     /// use sluicegate::RingStats;
     ///
-    /// let ring: sluicegate::mpmc::cs::Ring<u8, 1> = sluicegate::mpmc::cs::Ring::new();
+    /// let ring: sluicegate::mpmc::cs::Ring<u8, 2> = sluicegate::mpmc::cs::Ring::new();
     /// ring.try_push(1).unwrap();
-    /// let _ = ring.try_push(2); // rejected
-    /// let _ = ring.push_overwrite(3); // evicts 1
-    /// assert_eq!(ring.stats(), RingStats { rejected: 1, overwritten: 1 });
+    /// let _ = ring.try_push(2);
+    /// let _ = ring.try_push(3); // rejected
+    /// let _ = ring.push_overwrite(4); // evicts 1
+    /// ring.clear();
+    /// assert_eq!(ring.stats(), RingStats { rejected: 1, overwritten: 1, peak: 2 });
     /// ```
     pub fn stats(&self) -> RingStats {
         self.with(|s| s.stats())

@@ -30,7 +30,7 @@
 //! assert_eq!(EVENTS.try_push(9).unwrap_err().into_inner(), 9); // full: rejected
 //! assert_eq!(EVENTS.push_overwrite(4), Overwritten::Evicted(0)); // full: the oldest goes
 //! assert_eq!(EVENTS.try_pop(), Some(1));
-//! assert_eq!(EVENTS.stats(), RingStats { rejected: 1, overwritten: 1 });
+//! assert_eq!(EVENTS.stats(), RingStats { rejected: 1, overwritten: 1, peak: 4 });
 //! ```
 //!
 //! # Algorithm
@@ -143,9 +143,9 @@
 //! Memory: `N` slots of `T`, plus `2 × 2N` words of entries, plus six index
 //! counters (`head`, `tail` and `threshold` of each index ring; each on its
 //! own 128-byte line on hosts, unpadded on bare-metal Arm), plus the two
-//! statistics counters `rejected` and `overwritten` and the `state` word
-//! (closed, evictions in progress), never padded. On thumbv7em a
-//! `Ring<u32, 8>` takes 196 bytes: 32 of slots, 128 of entries and 36 of
+//! statistics words `rejected`, `overwritten` and `peak` and the `state`
+//! word (closed, evictions started), never padded. On thumbv7em a
+//! `Ring<u32, 8>` takes 200 bytes: 32 of slots, 128 of entries and 40 of
 //! counters; on x86-64 the padding brings it to 1152.
 //!
 //! `head`/`tail` positions wrap at `2^W` (`W = usize::BITS`) and the cycle
@@ -217,6 +217,8 @@ pub struct Ring<T, const N: usize> {
     /// evictions in progress number `(state >> 1) - overwritten` (modulo
     /// `2^(W-1)`); see [`Ring::close`].
     state: AtomicUsize,
+    /// The largest length a pop found (see [`Ring::stats`]).
+    peak: AtomicUsize,
 }
 
 /// The bit of `state` set by [`Ring::close`].
@@ -267,6 +269,7 @@ impl<T, const N: usize> Ring<T, N> {
                 rejected: SharedCounter::new(),
                 overwritten: SharedCounter::new(),
                 state: AtomicUsize::new(0),
+                peak: AtomicUsize::new(0),
             }
         }
     }
@@ -305,6 +308,17 @@ impl<T, const N: usize> Ring<T, N> {
                 Err(TryPushError::Full(item))
             }
         }
+    }
+
+    /// Starts the counters at `rejected` and `overwritten` (and the count
+    /// of evictions started in `state` with the latter). For tests of
+    /// counter wrap-around only.
+    #[doc(hidden)]
+    pub fn preset_counters(&mut self, rejected: usize, overwritten: usize) {
+        self.rejected.add(rejected);
+        self.overwritten.add(overwritten);
+        self.state
+            .fetch_add(overwritten.wrapping_mul(EVICTING), Ordering::Relaxed);
     }
 
     /// Appends index `i`, whose slot we hold and wrote, to `aq`, unless the
@@ -627,9 +641,27 @@ impl<T, const N: usize> Ring<T, N> {
     /// ```
     #[inline]
     pub fn try_pop(&self) -> Option<T> {
-        let i = self.aq.dequeue()?;
+        let (i, p) = self.aq.dequeue_at()?;
+        if p % Self::PEAK_EVERY == 0 {
+            self.note_peak(self.aq.len_from(p));
+        }
         // SAFETY: we took `i` from `aq`, so the slot holds an item and is ours.
         Some(unsafe { self.take(i) })
+    }
+
+    /// One `aq` position in this many is a sample of the length (see
+    /// [`Ring::stats`]): `N / 16`, or every one for `N < 16`.
+    const PEAK_EVERY: usize = if N >= 16 { N / 16 } else { 1 };
+
+    /// Raises the high-water mark to `seen` (at most `N`), if that is more.
+    /// The load first, so the read-modify-write runs only when the mark
+    /// rises (at most `N` times in the ring's life).
+    #[inline(always)]
+    fn note_peak(&self, seen: usize) {
+        // Relaxed: a statistic, ordered with nothing.
+        if seen > self.peak.load(Ordering::Relaxed) {
+            self.peak.fetch_max(seen.min(N), Ordering::Relaxed);
+        }
     }
 
     /// Moves the item out of slot `i` and frees the slot.
@@ -708,21 +740,44 @@ impl<T, const N: usize> Ring<T, N> {
         N
     }
 
-    /// The counters of rejected and evicted items; they wrap on overflow.
+    /// The counters of rejected and evicted items (they wrap on overflow)
+    /// and the high-water mark.
+    ///
+    /// `peak` is the largest length sampled by pops, or the length now
+    /// ([`len`](Self::len)) if that is more, or `N` once an item has been
+    /// evicted (an eviction finds no free slot). A pop that takes its place
+    /// in the ring at one position in `N / 16` (every position for
+    /// `N < 16`) samples the length: the positions from its own to the next
+    /// free one. Positions are taken in order and, between two samples,
+    /// only the pops in between take items out, so `peak` is at least the
+    /// true high-water mark less `N / 16` (exact for `N < 16` while nothing
+    /// overlaps); it is never more than `N`, and exceeds the true mark only
+    /// by counting pushes still in progress at a sample (or slots held by
+    /// operations in progress at an eviction). Nothing is added to the push
+    /// path; a pop pays a test of its position, and one pop in `N / 16` a
+    /// relaxed load of the producers' position and a compare.
     ///
     /// ```
     /// use sluicegate::RingStats;
     ///
-    /// let ring: sluicegate::mpmc::Ring<u8, 1> = sluicegate::mpmc::Ring::new();
-    /// ring.try_push(1).unwrap();
-    /// let _ = ring.try_push(2); // rejected
-    /// let _ = ring.push_overwrite(3); // evicts 1
-    /// assert_eq!(ring.stats(), RingStats { rejected: 1, overwritten: 1 });
+    /// let ring: sluicegate::mpmc::Ring<u8, 4> = sluicegate::mpmc::Ring::new();
+    /// ring.push_iter([1, 2, 3]);
+    /// assert_eq!(ring.try_pop(), Some(1)); // finds 3 items
+    /// let _ = ring.push_iter([4, 5, 6]); // 6 does not fit
+    /// let _ = ring.try_push(7); // rejected
+    /// let _ = ring.push_overwrite(8); // evicts 2
+    /// ring.clear();
+    /// assert_eq!(ring.stats(), RingStats { rejected: 1, overwritten: 1, peak: 4 });
     /// ```
     pub fn stats(&self) -> RingStats {
         RingStats {
             rejected: self.rejected.get(),
             overwritten: self.overwritten.get(),
+            peak: if self.overwritten.get() != 0 {
+                N
+            } else {
+                self.peak.load(Ordering::Relaxed).max(self.len())
+            },
         }
     }
 

@@ -272,6 +272,13 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
     /// attempts fail between two enqueues.
     #[inline]
     pub(super) fn dequeue(&self) -> Option<usize> {
+        self.dequeue_at().map(|(index, _)| index)
+    }
+
+    /// [`Self::dequeue`], also returning the position the index was taken
+    /// at.
+    #[inline(always)]
+    pub(super) fn dequeue_at(&self) -> Option<(usize, usize)> {
         let threshold = self.threshold.load(Ordering::SeqCst);
         if (threshold as isize) < 0 {
             return None;
@@ -298,7 +305,7 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
             let h = self.head.fetch_add(1, Ordering::SeqCst);
             pause_point(Self::P_DEQ_TICKET);
             if let Some(index) = self.take_at(h) {
-                return Some(index);
+                return Some((index, h));
             }
             pause_point(Self::P_DEQ_MISSED);
             // Nothing at our position.
@@ -395,6 +402,17 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
                 break;
             }
         }
+    }
+
+    /// The number of positions from `p`, one at which this caller took an
+    /// index, to `tail`: the length of the ring just before that dequeue,
+    /// exact when no other operation overlapped it and no position was
+    /// left unused; otherwise enqueues in progress and unused positions
+    /// count too. At least 1: the enqueuer at `p` had moved `tail` past it.
+    /// One relaxed load.
+    #[inline(always)]
+    pub(super) fn len_from(&self, p: usize) -> usize {
+        self.tail.load(Ordering::Relaxed).wrapping_sub(p)
     }
 
     /// `tail - head`, clamped to `0..=N`: the number of positions between the

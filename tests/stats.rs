@@ -1,0 +1,190 @@
+//! `RingStats` on every ring: interval counts with `since` across the
+//! counters' wrap (the counters start just below `usize::MAX`), and the
+//! high-water mark within the bound each ring documents.
+#![cfg(not(sluicegate_loom))]
+
+use sluicegate::{mpmc, spsc, Overwritten, RingStats, TryPopError};
+
+const NEAR_WRAP: usize = usize::MAX - 1;
+
+/// Two rejections and three evictions across the wrap of both counters.
+fn interval_across_wrap(before: RingStats, after: RingStats) {
+    assert!(after.rejected < before.rejected, "rejected did not wrap");
+    assert!(
+        after.overwritten < before.overwritten,
+        "overwritten did not wrap"
+    );
+    let d = after.since(&before);
+    assert_eq!((d.rejected, d.overwritten), (2, 3));
+    assert_eq!(d.peak, after.peak);
+}
+
+#[test]
+fn since_counts_an_interval_across_the_wrap_spsc() {
+    let mut ring: spsc::Ring<u32, 2, spsc::Overwrite> = spsc::Ring::new();
+    ring.preset_counters(NEAR_WRAP, NEAR_WRAP);
+    let (mut tx, mut rx) = ring.split();
+    tx.try_push(1).unwrap();
+    tx.try_push(2).unwrap();
+    let before = tx.stats();
+    assert_eq!(before.rejected, NEAR_WRAP);
+    assert!(tx.try_push(3).is_err());
+    assert!(tx.try_push(4).is_err());
+    for i in 5..8 {
+        assert!(matches!(tx.push_overwrite(i), Overwritten::Evicted(_)));
+    }
+    interval_across_wrap(before, tx.stats());
+    assert_eq!(rx.drain().collect::<Vec<_>>(), [6, 7]);
+}
+
+#[test]
+fn since_counts_an_interval_across_the_wrap_mpmc() {
+    let mut ring: mpmc::Ring<u32, 2> = mpmc::Ring::new();
+    ring.preset_counters(NEAR_WRAP, NEAR_WRAP);
+    ring.push_iter([1, 2]);
+    let before = ring.stats();
+    assert!(ring.try_push(3).is_err());
+    assert!(ring.try_push(4).is_err());
+    for i in 5..8 {
+        assert!(matches!(ring.push_overwrite(i), Overwritten::Evicted(_)));
+    }
+    interval_across_wrap(before, ring.stats());
+    // The close compares the evictions it has seen start with those that
+    // ended, modulo the wrap: with none in progress, the ring drains.
+    ring.close();
+    assert_eq!(ring.try_pop_or_closed(), Ok(6));
+    assert_eq!(ring.try_pop_or_closed(), Ok(7));
+    assert_eq!(ring.try_pop_or_closed(), Err(TryPopError::Closed));
+}
+
+/// A close right below the wrap: the evictions seen to start (counted in
+/// the state word's high bits) and those that ended (`overwritten`) are
+/// compared modulo the narrower count, so the closed ring still drains.
+#[test]
+fn close_drains_with_the_eviction_count_near_the_wrap() {
+    let mut ring: mpmc::Ring<u32, 2> = mpmc::Ring::new();
+    ring.preset_counters(0, NEAR_WRAP);
+    ring.try_push(1).unwrap();
+    ring.close();
+    assert_eq!(ring.try_pop_or_closed(), Ok(1));
+    assert_eq!(ring.try_pop_or_closed(), Err(TryPopError::Closed));
+}
+
+#[cfg(feature = "critical-section")]
+#[test]
+fn since_counts_an_interval_across_the_wrap_mpmc_cs() {
+    let mut ring: mpmc::cs::Ring<u32, 2> = mpmc::cs::Ring::new();
+    ring.preset_counters(NEAR_WRAP, NEAR_WRAP);
+    ring.push_iter([1, 2]);
+    let before = ring.stats();
+    assert!(ring.try_push(3).is_err());
+    assert!(ring.try_push(4).is_err());
+    for i in 5..8 {
+        assert!(matches!(ring.push_overwrite(i), Overwritten::Evicted(_)));
+    }
+    interval_across_wrap(before, ring.stats());
+}
+
+#[test]
+fn since_keeps_the_later_peak() {
+    let earlier = RingStats {
+        rejected: 5,
+        overwritten: 0,
+        peak: 3,
+    };
+    let later = RingStats {
+        rejected: 7,
+        overwritten: 1,
+        peak: 9,
+    };
+    assert_eq!(
+        later.since(&earlier),
+        RingStats {
+            rejected: 2,
+            overwritten: 1,
+            peak: 9
+        }
+    );
+}
+
+/// A burst of 37 into a 64-slot ring whose first sampling pop comes three
+/// pops late (slots 1, 2, 3 are not multiples of 64 / 16 = 4): the mark is
+/// 34, below the true 37 by less than 4.
+#[cfg(feature = "critical-section")]
+#[test]
+fn peak_is_sampled_within_n_over_16_mpmc_cs() {
+    let ring: mpmc::cs::Ring<u32, 64> = mpmc::cs::Ring::new();
+    ring.try_push(0).unwrap();
+    assert_eq!(ring.try_pop(), Some(0)); // slot 0: samples 1
+    assert_eq!(ring.stats().peak, 1);
+    assert_eq!(ring.push_iter(1..=37), 37);
+    assert_eq!(ring.stats().peak, 37); // the length now
+    assert_eq!(ring.clear(), 37);
+    assert_eq!(ring.stats().peak, 34);
+    let _ = ring.push_iter(0..64);
+    let _ = ring.try_push(64); // refused: 64 items inside
+    ring.clear();
+    assert_eq!(ring.stats().peak, 64);
+}
+
+/// The same burst on the SCQ ring: positions play the part of slots.
+#[test]
+fn peak_is_sampled_within_n_over_16_mpmc() {
+    let ring: mpmc::Ring<u32, 64> = mpmc::Ring::new();
+    ring.try_push(0).unwrap();
+    assert_eq!(ring.try_pop(), Some(0)); // position 0: samples 1
+    assert_eq!(ring.stats().peak, 1);
+    assert_eq!(ring.push_iter(1..=37), 37);
+    assert_eq!(ring.stats().peak, 37); // the length now
+    assert_eq!(ring.clear(), 37);
+    assert_eq!(ring.stats().peak, 34);
+    let _ = ring.push_iter(0..64);
+    let _ = ring.push_overwrite(64); // an eviction: no free slot
+    ring.clear();
+    assert_eq!(ring.stats().peak, 64);
+}
+
+/// Below 16 slots every pop samples: the mark is exact.
+#[test]
+fn peak_is_exact_below_16_slots() {
+    let ring: mpmc::Ring<u32, 8> = mpmc::Ring::new();
+    ring.push_iter(0..5);
+    ring.clear();
+    ring.push_iter(0..3);
+    ring.clear();
+    assert_eq!(ring.stats().peak, 5);
+}
+
+/// The SPSC consumer counts what it finds when it looks at the producer's
+/// position: 3, then (after popping the two it had seen while 5 more came,
+/// 7 inside at most) 5. The true mark, 7, is at most twice that.
+#[test]
+fn spsc_peak_is_what_the_consumer_saw() {
+    let mut ring: spsc::Ring<u32, 8> = spsc::Ring::new();
+    let (mut tx, mut rx) = ring.split();
+    tx.push_iter(0..3);
+    assert_eq!(rx.try_pop(), Some(0)); // looks: 3
+    assert_eq!(rx.stats().peak, 3);
+    tx.push_iter(3..8); // 7 inside
+    assert_eq!(rx.stats().peak, 7); // the length now
+    assert_eq!(rx.try_pop(), Some(1));
+    assert_eq!(rx.try_pop(), Some(2)); // both seen before: no look
+    assert_eq!(rx.try_pop(), Some(3)); // looks: 5
+    rx.clear();
+    let peak = rx.stats().peak;
+    assert_eq!(peak, 5);
+    assert!(peak <= 7 && 7 <= 2 * peak);
+}
+
+/// A static ring split again: the new consumer counts what the old
+/// handles left as a look.
+#[test]
+fn spsc_peak_counts_a_split_as_a_look() {
+    static RING: spsc::Ring<u32, 4> = spsc::Ring::new();
+    let (mut tx, rx) = RING.try_split().unwrap();
+    tx.push_iter(0..4);
+    drop((tx, rx));
+    let (_tx, mut rx) = RING.try_split().unwrap();
+    rx.clear();
+    assert_eq!(RING.stats().peak, 4);
+}
