@@ -1,6 +1,7 @@
 //! The MPMC ring, sequentially, against a `VecDeque`: try_push,
 //! push_overwrite, try_pop, push_iter, drain, clear, close and the pops of a
-//! closed ring, len, counters, from arbitrary starting positions
+//! closed ring, len, counters and (exact below 16 slots until a close) the
+//! high-water mark, from arbitrary starting positions
 //! (so every wrap point is reached). Boxed items, so the sanitizer sees any
 //! leak or double drop; `!Sync`, and some panic when the ring's `Drop` drops
 //! them, which must still drop every other item.
@@ -89,6 +90,7 @@ fn pop<const N: usize>(ring: &Ring<Item, N>, m: &mut Model) {
 fn run<const N: usize>(start: usize, ops: &[Op]) {
     let ring: Ring<Item, N> = Ring::with_start(start);
     let mut m = Model::default();
+    let mut max_len = 0usize;
     for op in ops {
         match *op {
             Op::Push => {
@@ -152,9 +154,12 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
         }
         // Quiescent: len and the counters are exact (until a close, whose
         // refused pushes leave unused positions that `len` counts).
+        max_len = max_len.max(m.items.len());
         if !m.closed {
             assert_eq!(ring.len(), m.items.len());
             assert_eq!(ring.is_empty(), m.items.is_empty());
+            // Below 16 slots every pop samples the length.
+            assert_eq!(ring.stats().peak, max_len);
         }
         assert_eq!(ring.is_closed(), m.closed);
         assert_eq!(ring.stats().rejected, m.rejected);

@@ -1,6 +1,9 @@
 //! The reject SPSC ring, one operation at a time, against a `VecDeque`:
 //! push, pop, peek, burst/bulk push and pop, write and read chunks of
-//! arbitrary sizes, from arbitrary starting positions.
+//! arbitrary sizes, push_iter, drain, clear, dropping either handle (the
+//! other sees it abandoned; the blocking calls end instead of waiting) and
+//! splitting again once both are gone, from arbitrary starting positions;
+//! the counters and the high-water mark's bounds after every step.
 #![no_main]
 
 use std::collections::VecDeque;
@@ -34,6 +37,21 @@ enum Op {
         max: u8,
         commit: u8,
     },
+    /// `push_iter` of up to this many new items.
+    PushIter(u8),
+    /// `drain()` to the end.
+    DrainAll,
+    Clear,
+    /// Drop the producer (if alive).
+    DropProducer,
+    /// Drop the consumer (if alive).
+    DropConsumer,
+    /// `try_split`: succeeds exactly when both handles are gone.
+    Split,
+    /// `push_blocking`, where it cannot wait for ever (room, or no consumer).
+    PushBlocking,
+    /// `pop_blocking`, where it cannot wait for ever (an item, or no producer).
+    PopBlocking,
 }
 
 #[derive(Arbitrary, Debug)]
@@ -44,9 +62,11 @@ struct Input {
 }
 
 fn run<const N: usize>(start: usize, ops: &[Op]) {
-    let mut ring: Ring<u64, N> = Ring::with_start(start);
-    let (mut tx, mut rx) = ring.split();
+    let ring: Ring<u64, N> = Ring::with_start(start);
+    let (tx, rx) = ring.try_split().expect("a new ring splits");
+    let (mut tx, mut rx) = (Some(tx), Some(rx));
     let mut model: VecDeque<u64> = VecDeque::new();
+    let mut max_len = 0usize;
     let mut next = 0u64;
     let mut rejected = 0usize;
     let fresh = |next: &mut u64, n: usize| -> Vec<u64> {
@@ -55,111 +75,202 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
         v
     };
     for op in ops {
+        // Lifecycle operations first; the others need both handles.
         match *op {
-            Op::Push => {
-                let item = fresh(&mut next, 1)[0];
-                match tx.try_push(item) {
-                    Ok(()) => {
-                        assert!(model.len() < N);
-                        model.push_back(item);
-                    }
-                    Err(full) => {
-                        assert_eq!(model.len(), N);
-                        assert_eq!(full.into_inner(), item);
-                        rejected += 1;
-                    }
+            Op::DropProducer => {
+                tx = None;
+                if let Some(rx) = &rx {
+                    assert!(rx.is_abandoned());
                 }
             }
-            Op::Pop => assert_eq!(rx.try_pop(), model.pop_front()),
-            Op::Peek => assert_eq!(rx.peek().as_deref(), model.front()),
-            Op::PushBurst(n) => {
-                let items = fresh(&mut next, n as usize % (2 * N + 1));
-                let pushed = tx.push_burst(&items);
-                assert_eq!(pushed, items.len().min(N - model.len()));
-                model.extend(&items[..pushed]);
-                rejected += items.len() - pushed;
-            }
-            Op::PushBulk(n) => {
-                let items = fresh(&mut next, n as usize % (2 * N + 1));
-                let free = N - model.len();
-                match tx.push_bulk(&items) {
-                    Ok(()) => {
-                        assert!(items.len() <= free);
-                        model.extend(&items);
-                    }
-                    Err(e) => {
-                        assert!(items.len() > free);
-                        assert_eq!(e.available, free);
-                        rejected += items.len();
-                    }
+            Op::DropConsumer => {
+                rx = None;
+                if let Some(tx) = &tx {
+                    assert!(tx.is_abandoned());
                 }
             }
-            Op::PopBurst(n) => {
-                let mut out = vec![0; n as usize % (2 * N + 1)];
-                let got = rx.pop_burst(&mut out);
-                assert_eq!(got, out.len().min(model.len()));
-                for v in &out[..got] {
-                    assert_eq!(Some(*v), model.pop_front());
+            Op::Split => match ring.try_split() {
+                Some((t, r)) => {
+                    assert!(tx.is_none() && rx.is_none());
+                    (tx, rx) = (Some(t), Some(r));
                 }
-            }
-            Op::PopBulk(n) => {
-                let mut out = vec![0; n as usize % (2 * N + 1)];
-                match rx.pop_bulk(&mut out) {
-                    Ok(()) => {
-                        for v in &out {
-                            assert_eq!(Some(*v), model.pop_front());
+                None => assert!(tx.is_some() || rx.is_some()),
+            },
+            Op::PushBlocking => {
+                if let Some(tx) = &mut tx {
+                    if model.len() < N || rx.is_none() {
+                        let item = fresh(&mut next, 1)[0];
+                        match tx.push_blocking(item) {
+                            Ok(()) => {
+                                assert!(model.len() < N);
+                                model.push_back(item);
+                            }
+                            Err(closed) => {
+                                assert_eq!(model.len(), N);
+                                assert_eq!(closed.into_inner(), item);
+                            }
                         }
                     }
-                    Err(e) => {
-                        assert!(out.len() > model.len());
-                        assert_eq!(e.available, model.len());
+                }
+            }
+            Op::PopBlocking => {
+                if let Some(rx) = &mut rx {
+                    if !model.is_empty() || tx.is_none() {
+                        assert_eq!(rx.pop_blocking(), model.pop_front());
                     }
                 }
             }
-            Op::WriteChunk { max, commit } => {
-                let max = max as usize % (2 * N + 1);
-                let mut chunk = tx.write_chunk_uninit_up_to(max);
-                assert_eq!(chunk.len(), max.min(N - model.len()));
-                let c = (commit as usize).min(chunk.len());
-                let items = fresh(&mut next, c);
-                let (a, b) = chunk.as_mut_slices();
-                assert_eq!(a.len() + b.len(), max.min(N - model.len()));
-                for (slot, item) in a.iter_mut().chain(b.iter_mut()).zip(&items) {
-                    slot.write(*item);
+            _ => {}
+        }
+        if let (Some(tx), Some(rx)) = (&mut tx, &mut rx) {
+            step::<N>(op, tx, rx, &mut model, &mut next, &mut rejected, fresh);
+        }
+        max_len = max_len.max(model.len());
+        assert_eq!(ring.len(), model.len());
+        assert_eq!(ring.is_empty(), model.is_empty());
+        assert_eq!(ring.free_slots(), N - model.len());
+        assert_eq!(ring.is_full(), model.len() == N);
+        let stats = ring.stats();
+        assert_eq!(stats.rejected, rejected);
+        assert_eq!(stats.overwritten, 0);
+        // A length the ring had, and at least half the largest.
+        assert!(
+            stats.peak <= max_len && max_len <= 2 * stats.peak,
+            "{stats:?} {max_len}"
+        );
+        if let Some(tx) = &tx {
+            assert_eq!(tx.is_abandoned(), rx.is_none());
+        }
+        if let Some(rx) = &rx {
+            assert_eq!(rx.is_abandoned(), tx.is_none());
+        }
+    }
+    // What is left comes out in order, through the handles of a new split
+    // if need be.
+    drop((tx, rx));
+    let (_tx, mut rx) = ring.try_split().expect("both handles are gone");
+    assert!(rx.drain().eq(model.into_iter()));
+}
+
+fn step<const N: usize>(
+    op: &Op,
+    tx: &mut sluicegate::spsc::Producer<'_, u64, N>,
+    rx: &mut sluicegate::spsc::Consumer<'_, u64, N>,
+    model: &mut VecDeque<u64>,
+    next: &mut u64,
+    rejected: &mut usize,
+    fresh: impl Fn(&mut u64, usize) -> Vec<u64>,
+) {
+    match *op {
+        Op::DropProducer | Op::DropConsumer | Op::Split | Op::PushBlocking | Op::PopBlocking => {}
+        Op::PushIter(n) => {
+            let items = fresh(next, n as usize % (2 * N + 1));
+            let pushed = tx.push_iter(items.iter().copied());
+            assert_eq!(pushed, items.len().min(N - model.len()));
+            model.extend(&items[..pushed]);
+        }
+        Op::DrainAll => {
+            assert!(rx.drain().eq(model.drain(..)));
+        }
+        Op::Clear => {
+            assert_eq!(rx.clear(), model.len());
+            model.clear();
+        }
+        Op::Push => {
+            let item = fresh(next, 1)[0];
+            match tx.try_push(item) {
+                Ok(()) => {
+                    assert!(model.len() < N);
+                    model.push_back(item);
                 }
-                // SAFETY: the first `c` slots were written just above.
-                unsafe { chunk.commit(c) };
-                model.extend(&items);
-            }
-            Op::FillChunk { max, n } => {
-                let max = max as usize % (2 * N + 1);
-                let chunk = tx.write_chunk_uninit_up_to(max);
-                let len = chunk.len();
-                let items = fresh(&mut next, n as usize % (2 * N + 1));
-                let wrote = chunk.fill_from_iter(items.iter().copied());
-                assert_eq!(wrote, len.min(items.len()));
-                model.extend(&items[..wrote]);
-            }
-            Op::ReadChunk { max, commit } => {
-                let max = max as usize % (2 * N + 1);
-                let chunk = rx.read_chunk_up_to(max);
-                assert_eq!(chunk.len(), max.min(model.len()));
-                let (a, b) = chunk.as_slices();
-                assert!(a.iter().chain(b).eq(model.iter().take(chunk.len())));
-                let c = commit as usize % (chunk.len() + 1);
-                chunk.commit(c);
-                model.drain(..c);
+                Err(full) => {
+                    assert_eq!(model.len(), N);
+                    assert_eq!(full.into_inner(), item);
+                    *rejected += 1;
+                }
             }
         }
-        assert_eq!(rx.len(), model.len());
-        assert_eq!(rx.is_empty(), model.is_empty());
-        assert_eq!(tx.free_slots(), N - model.len());
-        assert_eq!(tx.is_full(), model.len() == N);
-        assert_eq!(tx.stats().rejected, rejected);
-        assert_eq!(tx.stats().overwritten, 0);
+        Op::Pop => assert_eq!(rx.try_pop(), model.pop_front()),
+        Op::Peek => assert_eq!(rx.peek().as_deref(), model.front()),
+        Op::PushBurst(n) => {
+            let items = fresh(next, n as usize % (2 * N + 1));
+            let pushed = tx.push_burst(&items);
+            assert_eq!(pushed, items.len().min(N - model.len()));
+            model.extend(&items[..pushed]);
+            *rejected += items.len() - pushed;
+        }
+        Op::PushBulk(n) => {
+            let items = fresh(next, n as usize % (2 * N + 1));
+            let free = N - model.len();
+            match tx.push_bulk(&items) {
+                Ok(()) => {
+                    assert!(items.len() <= free);
+                    model.extend(&items);
+                }
+                Err(e) => {
+                    assert!(items.len() > free);
+                    assert_eq!(e.available, free);
+                    *rejected += items.len();
+                }
+            }
+        }
+        Op::PopBurst(n) => {
+            let mut out = vec![0; n as usize % (2 * N + 1)];
+            let got = rx.pop_burst(&mut out);
+            assert_eq!(got, out.len().min(model.len()));
+            for v in &out[..got] {
+                assert_eq!(Some(*v), model.pop_front());
+            }
+        }
+        Op::PopBulk(n) => {
+            let mut out = vec![0; n as usize % (2 * N + 1)];
+            match rx.pop_bulk(&mut out) {
+                Ok(()) => {
+                    for v in &out {
+                        assert_eq!(Some(*v), model.pop_front());
+                    }
+                }
+                Err(e) => {
+                    assert!(out.len() > model.len());
+                    assert_eq!(e.available, model.len());
+                }
+            }
+        }
+        Op::WriteChunk { max, commit } => {
+            let max = max as usize % (2 * N + 1);
+            let mut chunk = tx.write_chunk_uninit_up_to(max);
+            assert_eq!(chunk.len(), max.min(N - model.len()));
+            let c = (commit as usize).min(chunk.len());
+            let items = fresh(next, c);
+            let (a, b) = chunk.as_mut_slices();
+            assert_eq!(a.len() + b.len(), max.min(N - model.len()));
+            for (slot, item) in a.iter_mut().chain(b.iter_mut()).zip(&items) {
+                slot.write(*item);
+            }
+            // SAFETY: the first `c` slots were written just above.
+            unsafe { chunk.commit(c) };
+            model.extend(&items);
+        }
+        Op::FillChunk { max, n } => {
+            let max = max as usize % (2 * N + 1);
+            let chunk = tx.write_chunk_uninit_up_to(max);
+            let len = chunk.len();
+            let items = fresh(next, n as usize % (2 * N + 1));
+            let wrote = chunk.fill_from_iter(items.iter().copied());
+            assert_eq!(wrote, len.min(items.len()));
+            model.extend(&items[..wrote]);
+        }
+        Op::ReadChunk { max, commit } => {
+            let max = max as usize % (2 * N + 1);
+            let chunk = rx.read_chunk_up_to(max);
+            assert_eq!(chunk.len(), max.min(model.len()));
+            let (a, b) = chunk.as_slices();
+            assert!(a.iter().chain(b).eq(model.iter().take(chunk.len())));
+            let c = commit as usize % (chunk.len() + 1);
+            chunk.commit(c);
+            model.drain(..c);
+        }
     }
-    // What is left comes out in order.
-    assert!(std::iter::from_fn(|| rx.try_pop()).eq(model.into_iter()));
 }
 
 fuzz_target!(|input: Input| {

@@ -1,6 +1,8 @@
 //! The overwrite SPSC ring against a `VecDeque`: try_push, push_overwrite,
 //! pop, peek guards and read chunks held while the producer pushes (the
-//! "consumer is mid-read" corner case, sequentially). Items are boxed so a
+//! "consumer is mid-read" corner case, sequentially), push_iter, drain,
+//! clear, dropping either handle and splitting again once both are gone,
+//! with the counters and the high-water mark checked. Items are boxed so a
 //! leak or double drop shows up under the sanitizer; they are `!Sync`, and
 //! some panic when the ring drops them in place (`commit`, the ring's
 //! `Drop`), which must leave the others intact.
@@ -33,6 +35,18 @@ enum Op {
         pushes: u8,
         commit: u8,
     },
+    /// `push_iter` of up to this many new items (never evicts).
+    PushIter(u8),
+    /// `drain()` to the end.
+    DrainAll,
+    /// `clear()` (drops in place: a bomb stops it there).
+    Clear,
+    /// Drop the producer (if alive).
+    DropProducer,
+    /// Drop the consumer (if alive).
+    DropConsumer,
+    /// `try_split`: succeeds exactly when both handles are gone.
+    Split,
 }
 
 #[derive(Arbitrary, Debug)]
@@ -69,9 +83,11 @@ impl Model {
 }
 
 fn run<const N: usize>(start: usize, ops: &[Op]) {
-    let mut ring: Ring<Item, N, Overwrite> = Ring::with_start(start);
-    let (mut tx, mut rx) = ring.split();
+    let ring: Ring<Item, N, Overwrite> = Ring::with_start(start);
+    let (tx, rx) = ring.try_split().expect("a new ring splits");
+    let (mut tx, mut rx) = (Some(tx), Some(rx));
     let mut m = Model::default();
+    let mut max_len = 0usize;
     let mut next = 0u64;
     let mut fresh = || {
         next += 1;
@@ -79,6 +95,64 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
     };
     for op in ops {
         match *op {
+            Op::DropProducer => {
+                tx = None;
+                if let Some(rx) = &rx {
+                    assert!(rx.is_abandoned());
+                }
+            }
+            Op::DropConsumer => {
+                rx = None;
+                if let Some(tx) = &tx {
+                    assert!(tx.is_abandoned());
+                }
+            }
+            Op::Split => match ring.try_split() {
+                Some((t, r)) => {
+                    assert!(tx.is_none() && rx.is_none());
+                    (tx, rx) = (Some(t), Some(r));
+                }
+                None => assert!(tx.is_some() || rx.is_some()),
+            },
+            _ => {}
+        }
+        let (Some(tx), Some(rx)) = (&mut tx, &mut rx) else {
+            check::<N>(&ring, &m, &mut max_len);
+            continue;
+        };
+        match *op {
+            Op::DropProducer | Op::DropConsumer | Op::Split => {}
+            Op::PushIter(n) => {
+                let items: Vec<u64> = (0..n as usize % (2 * N + 1)).map(|_| fresh()).collect();
+                let mut it = items.iter().map(|&v| Item::new(v));
+                let pushed = tx.push_iter(&mut it);
+                assert_eq!(pushed, items.len().min(N - m.items.len()));
+                // What did not fit stays in the iterator, untaken.
+                assert_eq!(it.len(), items.len() - pushed);
+                for rest in it {
+                    rest.take();
+                }
+                m.items.extend(&items[..pushed]);
+            }
+            Op::DrainAll => {
+                let got: Vec<u64> = rx.drain().map(Item::take).collect();
+                assert_eq!(got, m.items.drain(..).collect::<Vec<_>>());
+            }
+            Op::Clear => {
+                let mut cleared = 0;
+                let bombed_now = bombed(|| cleared = rx.clear());
+                match m.items.iter().position(|&v| Item::is_bomb(v)) {
+                    Some(at) => {
+                        assert!(bombed_now);
+                        m.items.drain(..=at);
+                    }
+                    None => {
+                        assert!(!bombed_now);
+                        assert_eq!(cleared, m.items.len());
+                        m.items.clear();
+                    }
+                }
+            }
             Op::Push => {
                 let item = fresh();
                 match tx.try_push(Item::new(item)) {
@@ -148,10 +222,9 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
                 m.items.drain(..bomb.map_or(c, |k| k + 1));
             }
         }
-        assert_eq!(rx.len(), m.items.len());
-        assert_eq!(tx.free_slots(), N - m.items.len());
-        assert_eq!(tx.stats().rejected, m.rejected);
-        assert_eq!(tx.stats().overwritten, m.overwritten);
+        assert!(!tx.is_abandoned());
+        assert!(!rx.is_abandoned());
+        check::<N>(&ring, &m, &mut max_len);
     }
     // Dropping the handles ends their borrows of the ring. The ring's Drop
     // frees what is left, all of it even if an item panics.
@@ -159,6 +232,17 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
     let bombs = m.items.iter().any(|&v| Item::is_bomb(v));
     assert_eq!(bombed(|| drop(ring)), bombs);
     assert_eq!(Item::live(), 0, "an item leaked");
+}
+
+/// Length and counters exact; the high-water mark a length the ring had.
+fn check<const N: usize>(ring: &Ring<Item, N, Overwrite>, m: &Model, max_len: &mut usize) {
+    *max_len = (*max_len).max(m.items.len());
+    assert_eq!(ring.len(), m.items.len());
+    assert_eq!(ring.free_slots(), N - m.items.len());
+    let stats = ring.stats();
+    assert_eq!(stats.rejected, m.rejected);
+    assert_eq!(stats.overwritten, m.overwritten);
+    assert!(stats.peak <= *max_len, "{stats:?} {max_len}");
 }
 
 fuzz_target!(|input: Input| {
