@@ -191,25 +191,25 @@ impl<T, const N: usize> State<T, N> {
     #[inline(always)]
     fn push_overwrite(&mut self, item: T) -> Overwritten<T> {
         self.debug_check();
+        if self.len > N {
+            return Self::closed_overwrite(item);
+        }
         if self.len < N {
             let i = self.at(self.len);
             self.slots[i].write(item);
             self.len += 1;
             return Overwritten::Stored;
         }
-        if self.len == N {
-            // Full: the free end is the head. Move the oldest out, the new
-            // one in.
-            let h = self.at(0);
-            // SAFETY: `len == N`, so slot `head` (k = 0) is initialised; the
-            // write below re-initialises it before anyone can look.
-            let old = unsafe { self.slots[h].assume_init_read() };
-            self.slots[h].write(item);
-            self.head = self.at(1);
-            self.overwritten = self.overwritten.wrapping_add(1);
-            return Overwritten::Evicted(old);
-        }
-        Self::closed_overwrite(item)
+        // Full: the free end is the head. Move the oldest out, the new one
+        // in.
+        let h = self.at(0);
+        // SAFETY: `len == N`, so slot `head` (k = 0) is initialised; the
+        // write below re-initialises it before anyone can look.
+        let old = unsafe { self.slots[h].assume_init_read() };
+        self.slots[h].write(item);
+        self.head = self.at(1);
+        self.overwritten = self.overwritten.wrapping_add(1);
+        Overwritten::Evicted(old)
     }
 
     /// `push_overwrite` on a closed ring: nothing is evicted from it.
