@@ -160,11 +160,12 @@ pub struct RingStats {
     /// to the caller ([`Overwritten::Evicted`]).
     pub overwritten: usize,
     /// The high-water mark: the most items the ring has held, in `0..=N`.
-    /// Kept off the push path; how exact it is depends on the ring (each
-    /// ring's `stats` says): exact on [`mpmc::cs::Ring`](crate::mpmc::cs::Ring);
-    /// on the SPSC ring a lower bound within a factor of two; on
-    /// [`mpmc::Ring`](crate::mpmc::Ring) the largest length a pop found.
-    /// It never goes down.
+    /// Kept off the push path, so how exact it is depends on the ring (each
+    /// ring's `stats` says precisely): on the SPSC ring a length the ring
+    /// had, at least half the true mark; on the MPMC rings a sample taken
+    /// by one pop in `N / 16`, less than `N / 16` below the true mark (exact
+    /// for `N < 16`; on [`mpmc::Ring`](crate::mpmc::Ring) operations in
+    /// progress may add to it, never beyond `N`). It never goes down.
     pub peak: usize,
 }
 
