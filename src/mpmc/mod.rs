@@ -171,6 +171,10 @@
 //! - Dmitry Vyukov, *Bounded MPMC queue* (the design this one avoids), and
 //!   heapless issue #583 (its failure under preemption).
 
+#[cfg(sluicegate_cas)]
+mod burst;
+#[cfg(all(test, sluicegate_cas, not(sluicegate_loom)))]
+mod burst_pause_tests;
 #[cfg(feature = "critical-section")]
 #[cfg_attr(docsrs, doc(cfg(feature = "critical-section")))]
 pub mod cs;
