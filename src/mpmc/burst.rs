@@ -31,7 +31,7 @@ impl<T: Copy, const N: usize> Ring<T, N> {
     /// Burst push: copies in as many of `items` as fit (from the front), a
     /// round of up to 32 at a time, and returns how many. The rest count as
     /// rejected; on a closed ring nothing goes in and nothing is counted.
-    /// Lock-free; see the `burst` notes in the [module docs](super#bursts).
+    /// Lock-free; see [Bursts](super#bursts).
     ///
     /// ```
     /// let ring: sluicegate::mpmc::Ring<u16, 4> = sluicegate::mpmc::Ring::new();
