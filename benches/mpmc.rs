@@ -12,6 +12,14 @@
 //!   `overwrite_live_*` / `overwrite_delivered_*` in the spsc bench, next to
 //!   the SPSC ring.)
 //! - `mpmc_pair_128` (single thread): one push and one pop on an empty ring.
+//! - `mpmc_burst32_{1p1c,2p2c}_{128,1024}`: as `mpmc_*_*`, producers
+//!   pushing with `push_burst` and consumers popping with `pop_burst`, 32
+//!   at a time; an iteration is one item. Compare with the single-item
+//!   groups of the same shape (ArrayQueue has no batch operations) and with
+//!   `spsc_batch_32` (per batch of 32 there).
+//! - `mpmc_burst32_pair_128` (single thread): `push_burst` and `pop_burst`
+//!   of 32 on an empty ring; ArrayQueue does 32 pushes and 32 pops. An
+//!   iteration is the 32 items.
 //!
 //! A waiting thread spins (`spin_loop`) and yields to the scheduler after
 //! `common::yield_every()`
@@ -218,6 +226,97 @@ fn transfer(q: &dyn Queue, threads: usize, iters: u64) -> Transfer {
     })
 }
 
+/// `transfer` with bursts of `BURST` (`push_burst` / `pop_burst`).
+fn transfer_burst<const N: usize>(q: &Ring<u64, N>, threads: usize, iters: u64) -> Transfer {
+    const BURST: usize = 32;
+    let per = iters.div_ceil(threads as u64);
+    let total = per * threads as u64;
+    let popped = AtomicU64::new(0);
+    let abort = AtomicBool::new(false);
+    let barrier = Barrier::new(2 * threads + 1);
+    thread::scope(|s| {
+        let mut hs = Vec::new();
+        for _ in 0..threads {
+            hs.push(s.spawn(|| {
+                barrier.wait();
+                let mut w = Waiter::new(Instant::now() + DEADLINE, &abort);
+                let mut buf = [0u64; BURST];
+                let mut i = 0;
+                while i < per {
+                    let k = (per - i).min(BURST as u64) as usize;
+                    for (j, b) in buf[..k].iter_mut().enumerate() {
+                        *b = i + j as u64;
+                    }
+                    let mut sent = 0;
+                    while sent < k {
+                        let n = q.push_burst(&buf[sent..k]);
+                        if n == 0 {
+                            if !w.wait() {
+                                return;
+                            }
+                        } else {
+                            w.hit();
+                        }
+                        sent += n;
+                    }
+                    i += k as u64;
+                }
+            }));
+            hs.push(s.spawn(|| {
+                barrier.wait();
+                let mut w = Waiter::new(Instant::now() + DEADLINE, &abort);
+                let mut buf = [0u64; BURST];
+                while popped.load(Ordering::Relaxed) < total {
+                    let n = q.pop_burst(&mut buf);
+                    if n > 0 {
+                        black_box(&buf);
+                        w.hit();
+                        popped.fetch_add(n as u64, Ordering::Relaxed);
+                    } else if !w.wait() {
+                        return;
+                    }
+                }
+            }));
+        }
+        barrier.wait();
+        let start = Instant::now();
+        for h in hs {
+            h.join().unwrap();
+        }
+        let elapsed = start.elapsed();
+        let aborted = abort
+            .load(Ordering::Relaxed)
+            .then(|| popped.load(Ordering::Relaxed));
+        while q.try_pop().is_some() {}
+        Transfer { elapsed, aborted }
+    })
+}
+
+fn burst_groups(c: &mut Criterion) {
+    let ring1024: &'static Ring<u64, 1024> = Box::leak(Box::new(Ring::new()));
+    let ring128: &'static Ring<u64, 128> = Box::leak(Box::new(Ring::new()));
+    for threads in [1usize, 2] {
+        for cap in [128usize, 1024] {
+            let group = format!("mpmc_burst32_{threads}p{threads}c_{cap}");
+            let mut g = c.benchmark_group(&group);
+            g.bench_function("sluicegate_burst", |b| {
+                b.iter_custom(|iters| {
+                    let t = if cap == 128 {
+                        transfer_burst(ring128, threads, iters)
+                    } else {
+                        transfer_burst(ring1024, threads, iters)
+                    };
+                    if let Some(got) = t.aborted {
+                        eprintln!("{group}: sample of {iters} items aborted with {got} popped");
+                    }
+                    t.elapsed
+                })
+            });
+            g.finish();
+        }
+    }
+}
+
 /// Producers overwrite-push `iters` items in all while consumers pop.
 /// Returns the producers' time, per push or (`per_delivered`) scaled to
 /// per item the consumers received: a queue whose consumers fall behind
@@ -414,7 +513,35 @@ fn single_thread_cases() -> Vec<Case<'static>> {
             }
         })
     };
+    let burst_ring: &'static Ring<u64, 128> = Box::leak(Box::new(Ring::new()));
+    let burst_aq: &'static ArrayQueue<u64> = Box::leak(Box::new(ArrayQueue::new(128)));
     vec![
+        (
+            "mpmc_burst32_pair_128",
+            "sluicegate_burst",
+            Box::new(move |iters| {
+                let mut buf = [0u64; 32];
+                for i in 0..iters {
+                    buf[0] = i;
+                    black_box(burst_ring.push_burst(black_box(&buf)));
+                    black_box(burst_ring.pop_burst(black_box(&mut buf)));
+                }
+            }),
+        ),
+        (
+            "mpmc_burst32_pair_128",
+            "crossbeam_arrayqueue",
+            Box::new(move |iters| {
+                for i in 0..iters {
+                    for k in 0..32 {
+                        black_box(burst_aq.push(black_box(i + k)).is_ok());
+                    }
+                    for _ in 0..32 {
+                        black_box(burst_aq.pop());
+                    }
+                }
+            }),
+        ),
         ("mpmc_pair_128", "sluicegate", pair(ring)),
         (
             "mpmc_pair_128",
@@ -436,6 +563,7 @@ fn main() {
         c.final_summary();
         return;
     }
+    burst_groups(&mut c);
     overwrite_group(&mut c);
     common::bench_cases(&mut c, &mut cases);
     c.final_summary();

@@ -15,7 +15,7 @@ if ! cargo +nightly miri --version >/dev/null 2>&1; then
 fi
 
 MIRI_TESTS=(--lib --test spsc --test spsc_stress --test mpmc --test mpmc_stress --test limit_stress
-  --test panic_safety --test auto_traits --test close --test everyday --test stats)
+  --test panic_safety --test auto_traits --test close --test everyday --test stats --test mpmc_burst)
 # timeout: a hang fails instead of blocking the gate.
 timeout 1200 cargo +nightly miri test "${MIRI_TESTS[@]}"
 timeout 900 cargo +nightly miri test --features critical-section --test mpmc_cs --test mpmc_cs_stress --test close --test everyday --test panic_safety --test stats

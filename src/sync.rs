@@ -252,6 +252,14 @@ pub(crate) mod pause {
     pub(crate) const MPMC_POP_CLAIMED: Point = Point("mpmc.pop.claimed");
     /// MPMC pop, item read, before freeing its slot.
     pub(crate) const MPMC_POP_READ: Point = Point("mpmc.pop.read");
+    /// MPMC `push_burst`, holding a round's free slots, before writing them.
+    pub(crate) const MPMC_BURST_CLAIMED: Point = Point("mpmc.burst.claimed");
+    /// MPMC `push_burst`, a round's slots written, before publishing them.
+    pub(crate) const MPMC_BURST_WRITTEN: Point = Point("mpmc.burst.written");
+    /// MPMC `pop_burst`, holding a round's items, before reading them.
+    pub(crate) const MPMC_BURST_TAKEN: Point = Point("mpmc.burst.taken");
+    /// MPMC `pop_burst`, a round's items read, before freeing their slots.
+    pub(crate) const MPMC_BURST_READ: Point = Point("mpmc.burst.read");
     /// The index rings' steps: `aq` (items) and `fq` (free slots); an
     /// enqueuer after taking its position and after placing its index, a
     /// dequeuer after taking its position and after missing at it.
@@ -274,7 +282,7 @@ pub(crate) mod pause {
     pub(crate) const LIMIT_CUT: Point = Point("limit.cut.cas");
 
     #[cfg(all(test, not(sluicegate_loom)))]
-    pub(crate) use harness::{hit, stop_at};
+    pub(crate) use harness::{hit, stop_at, stop_at_nth};
 
     /// Test-only: a per-thread hook run at every point, and [`stop_at`].
     #[cfg(all(test, not(sluicegate_loom)))]
@@ -314,14 +322,28 @@ pub(crate) mod pause {
             op: impl FnOnce() -> R + Send,
             during: impl FnOnce(),
         ) -> R {
+            stop_at_nth(point, 1, op, during)
+        }
+
+        /// [`stop_at`], stopping at the `nth` time `op` reaches `point`
+        /// (`nth >= 1`; a burst reaches some points once per item).
+        pub(crate) fn stop_at_nth<R: Send>(
+            point: Point,
+            nth: usize,
+            op: impl FnOnce() -> R + Send,
+            during: impl FnOnce(),
+        ) -> R {
             let (at_tx, at_rx) = mpsc::channel::<()>();
             let (go_tx, go_rx) = mpsc::channel::<()>();
             std::thread::scope(|s| {
                 let stopped = s.spawn(move || {
-                    let mut armed = true;
+                    let mut seen = 0;
                     let hook: Hook = Box::new(move |hit| {
-                        if armed && hit == point {
-                            armed = false;
+                        if hit != point {
+                            return;
+                        }
+                        seen += 1;
+                        if seen == nth {
                             at_tx.send(()).unwrap();
                             go_rx.recv().unwrap();
                         }

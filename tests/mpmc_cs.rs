@@ -260,3 +260,28 @@ fn debug_shows_capacity_len_and_counters() {
         "Ring { capacity: 2, len: 2, closed: false, stats: RingStats { rejected: 0, overwritten: 1, peak: 2 } }"
     );
 }
+
+#[test]
+fn bursts_move_what_fits_in_order_and_count_the_rest() {
+    let ring: Ring<u32, 4> = Ring::new();
+    assert_eq!(ring.push_burst(&[]), 0);
+    assert_eq!(ring.push_burst(&[1, 2, 3]), 3);
+    assert_eq!(ring.push_burst(&[4, 5, 6, 7]), 1);
+    assert_eq!(ring.stats().rejected, 3);
+    let mut out = [0; 3];
+    assert_eq!(ring.pop_burst(&mut out), 3);
+    assert_eq!(out, [1, 2, 3]);
+    assert_eq!(ring.pop_burst(&mut out), 1);
+    assert_eq!(out[0], 4);
+    assert_eq!(ring.pop_burst(&mut out), 0);
+    ring.try_push(8).unwrap();
+    ring.close();
+    assert_eq!(ring.push_burst(&[9, 10]), 0);
+    assert_eq!(
+        ring.stats().rejected,
+        3,
+        "a closed ring's refusals are not rejections"
+    );
+    assert_eq!(ring.pop_burst(&mut out), 1);
+    assert_eq!(out[0], 8);
+}

@@ -654,6 +654,59 @@ impl<T, const N: usize> Ring<T, N> {
     }
 }
 
+/// Bursts, with the names and results of [`super::Ring`]'s. Each item is
+/// its own critical section, so interrupts stay masked for one item's move
+/// at a time, as in every other operation of this ring.
+impl<T: Copy, const N: usize> Ring<T, N> {
+    /// Burst push: pushes as many of `items` as fit (from the front) and
+    /// returns how many. The rest count as rejected; on a closed ring
+    /// nothing goes in and nothing is counted.
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::cs::Ring<u16, 4> = sluicegate::mpmc::cs::Ring::new();
+    /// assert_eq!(ring.push_burst(&[1, 2, 3]), 3);
+    /// assert_eq!(ring.push_burst(&[4, 5, 6]), 1); // one slot was left
+    /// assert_eq!(ring.stats().rejected, 2);
+    /// ```
+    pub fn push_burst(&self, items: &[T]) -> usize {
+        for (k, &item) in items.iter().enumerate() {
+            match self.try_push(item) {
+                Ok(()) => {}
+                Err(TryPushError::Full(_)) => {
+                    // `try_push` counted this one; the rest were not tried.
+                    let rest = items.len() - k - 1;
+                    if rest > 0 {
+                        self.with(|s| s.rejected = s.rejected.wrapping_add(rest));
+                    }
+                    return k;
+                }
+                Err(TryPushError::Closed(_)) => return k,
+            }
+        }
+        items.len()
+    }
+
+    /// Burst pop: pops as many items as are there (up to `out.len()`),
+    /// oldest first, and returns how many.
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::cs::Ring<u8, 8> = sluicegate::mpmc::cs::Ring::new();
+    /// ring.push_burst(&[1, 2, 3]);
+    /// let mut out = [0; 8];
+    /// assert_eq!(ring.pop_burst(&mut out), 3);
+    /// assert_eq!(out[..3], [1, 2, 3]);
+    /// ```
+    pub fn pop_burst(&self, out: &mut [T]) -> usize {
+        for (k, o) in out.iter_mut().enumerate() {
+            match self.try_pop() {
+                Some(v) => *o = v,
+                None => return k,
+            }
+        }
+        out.len()
+    }
+}
+
 impl<T, const N: usize> Default for Ring<T, N> {
     fn default() -> Self {
         Self::new()

@@ -114,6 +114,21 @@
 //! counted in [`RingStats::rejected`]. Every item is thus popped,
 //! returned to a caller, or still in the ring: nothing is dropped silently.
 //!
+//! # Bursts
+//!
+//! For `T: Copy`, [`Ring::push_burst`] and [`Ring::pop_burst`] move up to
+//! 32 items per round with one fetch-and-add on each index ring's counter
+//! instead of one per item (a push+pop pair of 32 takes 4 fetch-and-adds
+//! instead of 128; each item still takes its own CAS and fetch-or on its
+//! index entries, so a round costs about half the read-modify-writes of as
+//! many single operations). Every position a round takes is handled
+//! exactly as a single operation handles its one, so the guarantees above
+//! hold unchanged, except that a burst suspended mid-round holds the slots
+//! of its round (up to 32) instead of one. A burst's items stay in slice
+//! order, so one producer's items come out in the order it pushed them.
+//! There is no all-or-nothing `pop_bulk`: items taken out of a FIFO that
+//! others pop from at the same time cannot be put back at its front.
+//!
 //! # Memory orderings
 //!
 //! The slot hand-off needs only release/acquire: the writer of a slot
@@ -171,6 +186,10 @@
 //! - Dmitry Vyukov, *Bounded MPMC queue* (the design this one avoids), and
 //!   heapless issue #583 (its failure under preemption).
 
+#[cfg(sluicegate_cas)]
+mod burst;
+#[cfg(all(test, sluicegate_cas, not(sluicegate_loom)))]
+mod burst_pause_tests;
 #[cfg(feature = "critical-section")]
 #[cfg_attr(docsrs, doc(cfg(feature = "critical-section")))]
 pub mod cs;

@@ -267,6 +267,113 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
         }
     }
 
+    /// The enqueuer's step at position `t`, which it holds: places `index`
+    /// there if the entry is usable for that cycle (as in
+    /// `enqueue_unless_closed`, CASing first from the word the previous
+    /// cycle leaves); returns whether it did. Does not reset `threshold`.
+    #[inline(always)]
+    fn place_at(&self, t: usize, index: usize) -> bool {
+        let t_cycle = Self::cycle_word(t);
+        let entry = self.entry(t);
+        let mut e = t_cycle.wrapping_sub(Self::CYCLE_UNIT);
+        loop {
+            let usable = before(e | Self::LOW, t_cycle)
+                && e & Self::BOT == Self::BOT
+                && (e & Self::SAFE != 0 || !before(t, self.head.load(Ordering::SeqCst)));
+            if !usable {
+                return false;
+            }
+            let new = (t_cycle & !Self::BOT) | index;
+            match entry.compare_exchange(e, new, Ordering::SeqCst, Ordering::SeqCst) {
+                Ok(_) => return true,
+                Err(now) => e = now,
+            }
+        }
+    }
+
+    /// Appends `indices`, in order, taking their positions with one
+    /// fetch-and-add per round; returns how many it appended: all of them,
+    /// unless `closed` (if given) has its low bit set when a round holds its
+    /// positions (then the rest are refused, as in `enqueue_unless_closed`).
+    ///
+    /// A round that meets an unusable entry (dequeuers passed that position
+    /// first) leaves it and the rest of its positions unused, which
+    /// dequeuers pass like positions an enqueuer abandoned, and starts a new
+    /// round with the indices not yet placed: so the indices keep their
+    /// order. Lock-free, as `enqueue`: a new round means a dequeuer moved on.
+    pub(super) fn enqueue_many(&self, indices: &[usize], closed: Option<&AtomicUsize>) -> usize {
+        let mut done = 0;
+        while done < indices.len() {
+            let rest = &indices[done..];
+            let t0 = self.tail.fetch_add(rest.len(), Ordering::SeqCst);
+            pause_point(Self::P_ENQ_TICKET);
+            if let Some(state) = closed {
+                if state.load(Ordering::SeqCst) & 1 != 0 {
+                    break;
+                }
+            }
+            for (k, &index) in rest.iter().enumerate() {
+                debug_assert!(index < N);
+                if !self.place_at(t0.wrapping_add(k), index) {
+                    break;
+                }
+                done += 1;
+                pause_point(Self::P_ENQ_PLACED);
+            }
+            if self.threshold.load(Ordering::SeqCst) != Self::THRESHOLD {
+                self.threshold.store(Self::THRESHOLD, Ordering::SeqCst);
+            }
+        }
+        done
+    }
+
+    /// Removes up to `out.len()` of the oldest indices into `out`, in order,
+    /// taking their positions with one fetch-and-add; returns how many.
+    ///
+    /// It takes no more positions than `tail - head` (read in that order),
+    /// and none if that is 0: the empty check of `dequeue`, which holds
+    /// whatever `threshold` says. Each position taken is then one dequeue
+    /// attempt: its index is taken, or the entry is left so that its late
+    /// enqueuer moves on; the misses count against `threshold` and bring
+    /// `tail` up to `head`, as the same number of single dequeues would.
+    /// A miss may leave fewer indices than were there at the check (their
+    /// enqueues were still in progress), never lose one. `None` if it took
+    /// no position (the ring is empty, or `threshold` says so); else how
+    /// many indices it took, which may be 0 if every position missed.
+    /// Wait-free apart from `catch_up`, which is lock-free.
+    pub(super) fn dequeue_many(&self, out: &mut [usize]) -> Option<usize> {
+        if (self.threshold.load(Ordering::SeqCst) as isize) < 0 || out.is_empty() {
+            return None;
+        }
+        let h = self.head.load(Ordering::SeqCst);
+        let t = self.tail.load(Ordering::SeqCst);
+        if !before(h, t) {
+            return None;
+        }
+        let k = t.wrapping_sub(h).min(out.len());
+        let h0 = self.head.fetch_add(k, Ordering::SeqCst);
+        pause_point(Self::P_DEQ_TICKET);
+        let mut got = 0;
+        for m in 0..k {
+            if let Some(index) = self.take_at(h0.wrapping_add(m)) {
+                out[got] = index;
+                got += 1;
+            } else {
+                pause_point(Self::P_DEQ_MISSED);
+            }
+        }
+        let missed = k - got;
+        if missed > 0 {
+            let t = self.tail.load(Ordering::SeqCst);
+            let next = h0.wrapping_add(k);
+            if !before(next, t) {
+                self.catch_up(t, next);
+            }
+            self.threshold.fetch_sub(missed, Ordering::SeqCst);
+        }
+        Some(got)
+    }
+
     /// Removes the oldest index, or `None` if the ring is empty.
     /// Lock-free: each failed attempt moves `head` on, and at most `3N-1`
     /// attempts fail between two enqueues.

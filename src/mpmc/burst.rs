@@ -1,0 +1,108 @@
+//! Bursts: [`Ring::push_burst`] and [`Ring::pop_burst`] move up to `ROUND`
+//! items per round with one fetch-and-add on each index ring's counter
+//! instead of one per item.
+//!
+//! A round of `push_burst` takes up to `ROUND` free indices from `fq`
+//! (`IndexRing::dequeue_many`: one ticket for all of them), writes the
+//! items into those slots, and appends the indices to `aq` in item order
+//! (`IndexRing::enqueue_many`: one ticket for all, a new round of tickets
+//! for the rest if an entry turns out to be unusable). A round of
+//! `pop_burst` is the mirror image. Each position a round takes is
+//! handled exactly as the single operation handles its one position, so a
+//! round is the same sequence of index-ring steps as that many single
+//! operations whose fetch-and-adds happened back to back (a schedule the
+//! single operations allow): the SCQ argument (module docs of
+//! [`super`]) carries over, and with it lock-freedom and "nothing lost or
+//! duplicated". What changes is what a suspended context holds: a burst
+//! suspended mid-round holds the slots of its round (up to `ROUND`), where
+//! a single operation holds at most one.
+//!
+//! Order: one burst's items enter `aq` in slice order, and one `pop_burst`
+//! returns items in `aq` order, so a single producer's items come out in
+//! the order it pushed them, as with `try_push`.
+
+use super::Ring;
+use crate::sync::{pause, pause_point};
+
+/// Items per round: the round's indices live on the stack (`ROUND` words).
+const ROUND: usize = 32;
+
+impl<T: Copy, const N: usize> Ring<T, N> {
+    /// Burst push: copies in as many of `items` as fit (from the front), a
+    /// round of up to 32 at a time, and returns how many. The rest count as
+    /// rejected; on a closed ring nothing goes in and nothing is counted.
+    /// Lock-free; see [Bursts](super#bursts).
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::Ring<u16, 4> = sluicegate::mpmc::Ring::new();
+    /// assert_eq!(ring.push_burst(&[1, 2, 3]), 3);
+    /// assert_eq!(ring.push_burst(&[4, 5, 6]), 1); // one slot was left
+    /// assert_eq!(ring.stats().rejected, 2);
+    /// let mut out = [0; 8];
+    /// assert_eq!(ring.pop_burst(&mut out), 4);
+    /// assert_eq!(out[..4], [1, 2, 3, 4]);
+    /// ```
+    pub fn push_burst(&self, items: &[T]) -> usize {
+        let mut pushed = 0;
+        while pushed < items.len() {
+            let mut idx = [0usize; ROUND];
+            let want = (items.len() - pushed).min(ROUND);
+            let got = match self.fq.dequeue_many(&mut idx[..want]) {
+                None => break,
+                Some(got) => got,
+            };
+            pause_point(pause::MPMC_BURST_CLAIMED);
+            for (k, &i) in idx[..got].iter().enumerate() {
+                // SAFETY: we took `i` from `fq`, so the slot is free and ours.
+                unsafe { self.write(i, items[pushed + k]) };
+            }
+            pause_point(pause::MPMC_BURST_WRITTEN);
+            let done = self.aq.enqueue_many(&idx[..got], Some(&self.state));
+            pushed += done;
+            if done < got {
+                // Closed: the refused indices stay out of both rings for
+                // good, as a refused `try_push`'s does (`T: Copy`: their
+                // slots need no drop).
+                return pushed;
+            }
+        }
+        if pushed < items.len() && !self.is_closed() {
+            self.rejected.add(items.len() - pushed);
+        }
+        pushed
+    }
+
+    /// Burst pop: copies out as many items as are there (up to
+    /// `out.len()`), oldest first, a round of up to 32 at a time, and
+    /// returns how many. Lock-free.
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::Ring<u8, 8> = sluicegate::mpmc::Ring::new();
+    /// ring.push_burst(&[1, 2, 3]);
+    /// let mut two = [0; 2];
+    /// assert_eq!(ring.pop_burst(&mut two), 2);
+    /// assert_eq!(two, [1, 2]);
+    /// assert_eq!(ring.try_pop(), Some(3));
+    /// ```
+    pub fn pop_burst(&self, out: &mut [T]) -> usize {
+        let mut popped = 0;
+        while popped < out.len() {
+            let mut idx = [0usize; ROUND];
+            let want = (out.len() - popped).min(ROUND);
+            let got = match self.aq.dequeue_many(&mut idx[..want]) {
+                None => break,
+                Some(got) => got,
+            };
+            pause_point(pause::MPMC_BURST_TAKEN);
+            for (k, &i) in idx[..got].iter().enumerate() {
+                // SAFETY: we took `i` from `aq`, so the slot holds an item
+                // and is ours.
+                out[popped + k] = unsafe { self.read(i) };
+            }
+            pause_point(pause::MPMC_BURST_READ);
+            self.fq.enqueue_many(&idx[..got], None);
+            popped += got;
+        }
+        popped
+    }
+}
