@@ -26,6 +26,7 @@ fn against_model<const N: usize>(ring: &Ring<u32, N>, seed: u64, ops: usize) {
     let mut s = seed;
     let mut v = 0u32;
     let mut rejected = 0;
+    let mut max_len = 0;
     let mut buf = vec![0u32; 3 * N + 40];
     for step in 0..ops {
         let r = next(&mut s);
@@ -63,6 +64,15 @@ fn against_model<const N: usize>(ring: &Ring<u32, N>, seed: u64, ops: usize) {
             _ => assert_eq!(ring.try_pop(), model.pop_front(), "step {step}: try_pop"),
         }
         assert_eq!(ring.len(), model.len(), "step {step}: len");
+        // The high-water mark: sampled by pops (every round of a burst, one
+        // single pop in N/16), so at most N/16 below the true one.
+        max_len = max_len.max(model.len());
+        let peak = ring.stats().peak;
+        let slack = if N >= 16 { N / 16 } else { 0 };
+        assert!(
+            peak <= max_len && peak + slack >= max_len,
+            "step {step}: peak {peak}, true {max_len}"
+        );
     }
     assert_eq!(ring.stats().rejected, rejected);
 }

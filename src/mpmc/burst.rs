@@ -49,7 +49,7 @@ impl<T: Copy, const N: usize> Ring<T, N> {
             let want = (items.len() - pushed).min(ROUND);
             let got = match self.fq.dequeue_many(&mut idx[..want]) {
                 None => break,
-                Some(got) => got,
+                Some((got, _)) => got,
             };
             pause_point(pause::MPMC_BURST_CLAIMED);
             for (k, &i) in idx[..got].iter().enumerate() {
@@ -91,7 +91,11 @@ impl<T: Copy, const N: usize> Ring<T, N> {
             let want = (out.len() - popped).min(ROUND);
             let got = match self.aq.dequeue_many(&mut idx[..want]) {
                 None => break,
-                Some(got) => got,
+                Some((got, seen)) => {
+                    // Every round samples the length (see `Ring::stats`).
+                    self.note_peak(seen);
+                    got
+                }
             };
             pause_point(pause::MPMC_BURST_TAKEN);
             for (k, &i) in idx[..got].iter().enumerate() {

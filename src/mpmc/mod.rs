@@ -762,7 +762,8 @@ impl<T, const N: usize> Ring<T, N> {
     /// The counters of rejected and evicted items (they wrap on overflow)
     /// and the high-water mark.
     ///
-    /// `peak` is the largest length sampled by pops, or the length now
+    /// `peak` is the largest length sampled by pops (and by every round of
+    /// [`pop_burst`](Self::pop_burst)), or the length now
     /// ([`len`](Self::len)) if that is more, or `N` once an item has been
     /// evicted (an eviction finds no free slot). A pop that takes its place
     /// in the ring at one position in `N / 16` (every position for

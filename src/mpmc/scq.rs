@@ -339,9 +339,10 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
     /// A miss may leave fewer indices than were there at the check (their
     /// enqueues were still in progress), never lose one. `None` if it took
     /// no position (the ring is empty, or `threshold` says so); else how
-    /// many indices it took, which may be 0 if every position missed.
+    /// many indices it took, which may be 0 if every position missed, and
+    /// `tail - head` as it read them (a sample of the length).
     /// Wait-free apart from `catch_up`, which is lock-free.
-    pub(super) fn dequeue_many(&self, out: &mut [usize]) -> Option<usize> {
+    pub(super) fn dequeue_many(&self, out: &mut [usize]) -> Option<(usize, usize)> {
         if (self.threshold.load(Ordering::SeqCst) as isize) < 0 || out.is_empty() {
             return None;
         }
@@ -350,7 +351,8 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
         if !before(h, t) {
             return None;
         }
-        let k = t.wrapping_sub(h).min(out.len());
+        let seen = t.wrapping_sub(h);
+        let k = seen.min(out.len());
         let h0 = self.head.fetch_add(k, Ordering::SeqCst);
         pause_point(Self::P_DEQ_TICKET);
         let mut got = 0;
@@ -371,7 +373,7 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
             }
             self.threshold.fetch_sub(missed, Ordering::SeqCst);
         }
-        Some(got)
+        Some((got, seen))
     }
 
     /// Removes the oldest index, or `None` if the ring is empty.
