@@ -326,10 +326,11 @@ pub struct LimiterStats {
 /// Adaptation words, read by every success and written when the estimates
 /// or the window move (kept off the admission word's cache line).
 struct Track {
-    /// Success count at which the current window started; may lie ahead of
-    /// the success counter right after a cut (see `cut`). Compared with
-    /// wrapping arithmetic. (AIMD.)
-    window_start: AtomicUsize,
+    /// Success count at which the current window ends (its start plus its
+    /// length, see `aimd_window`); may lie more than a window ahead of the
+    /// success counter right after a cut (see `cut`). Compared with wrapping
+    /// arithmetic. (AIMD.)
+    close_at: AtomicUsize,
     /// AIMD: slow successes in the current window. Gradient: the window's
     /// count (above `gradient::SUM_BITS`) and sum of latency ratios.
     window: AtomicUsize,
@@ -491,7 +492,13 @@ impl Limiter {
                     },
                 }),
                 track: Padded::new(Track {
-                    window_start: AtomicUsize::new(success),
+                    close_at: AtomicUsize::new(
+                        success.wrapping_add(if (c.initial_limit as usize) > WINDOW_MIN {
+                            c.initial_limit as usize
+                        } else {
+                            WINDOW_MIN
+                        }),
+                    ),
                     window: AtomicUsize::new(0),
                     baseline: AtomicUsize::new(0),
                     mean: AtomicUsize::new(0),
