@@ -37,8 +37,8 @@
 //! some 20–35 samples, whatever the request rate. When no queue-free sample
 //! has arrived for 2^16 successes (1024 while the baseline has seen fewer
 //! than 32) and the limit binds (work was refused with the whole limit in
-//! use since the last window closed), the limiter *probes*: it cuts the limit to `min_limit` once, so that fresh
-//! queue-free samples can correct a baseline that is too high (a dependency
+//! use since the last window closed), the limiter *probes*: it cuts the
+//! limit to `min_limit` once, so that fresh queue-free samples can correct a baseline that is too high (a dependency
 //! that got faster under load), and after 8 successes of that epoch (32 for
 //! a young baseline) puts the old limit back.
 //!
@@ -313,7 +313,9 @@ pub struct LimiterStats {
     /// Times the limit grew.
     pub increases: usize,
     /// Of the decreases, the probes: cuts to `min_limit` after 2^16
-    /// successes without a queue-free sample.
+    /// successes without a queue-free sample (1024 while the baseline has
+    /// seen fewer than 32), taken only while the limit binds (see the
+    /// [module docs](self)).
     pub probes: usize,
     /// The queue-free median latency in ticks, once a queue-free success was
     /// seen.
