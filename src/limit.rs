@@ -37,8 +37,8 @@
 //! some 20–35 samples, whatever the request rate. When no queue-free sample
 //! has arrived for 2^16 successes (1024 while the baseline has seen fewer
 //! than 32) and the limit binds (work was refused with the whole limit in
-//! use since the last window closed), the limiter *probes*: it cuts the limit to `min_limit` once, so that fresh
-//! queue-free samples can correct a baseline that is too high (a dependency
+//! use since the last window closed), the limiter *probes*: it cuts the
+//! limit to `min_limit` once, so that fresh queue-free samples can correct a baseline that is too high (a dependency
 //! that got faster under load), and after 8 successes of that epoch (32 for
 //! a young baseline) puts the old limit back.
 //!
@@ -313,7 +313,9 @@ pub struct LimiterStats {
     /// Times the limit grew.
     pub increases: usize,
     /// Of the decreases, the probes: cuts to `min_limit` after 2^16
-    /// successes without a queue-free sample.
+    /// successes without a queue-free sample (1024 while the baseline has
+    /// seen fewer than 32), taken only while the limit binds (see the
+    /// [module docs](self)).
     pub probes: usize,
     /// The queue-free median latency in ticks, once a queue-free success was
     /// seen.
@@ -326,10 +328,11 @@ pub struct LimiterStats {
 /// Adaptation words, read by every success and written when the estimates
 /// or the window move (kept off the admission word's cache line).
 struct Track {
-    /// Success count at which the current window started; may lie ahead of
-    /// the success counter right after a cut (see `cut`). Compared with
-    /// wrapping arithmetic. (AIMD.)
-    window_start: AtomicUsize,
+    /// Success count at which the current window ends (its start plus its
+    /// length, see `aimd_window`); may lie more than a window ahead of the
+    /// success counter right after a cut (see `cut`). Compared with wrapping
+    /// arithmetic. (AIMD.)
+    close_at: AtomicUsize,
     /// AIMD: slow successes in the current window. Gradient: the window's
     /// count (above `gradient::SUM_BITS`) and sum of latency ratios.
     window: AtomicUsize,
@@ -494,7 +497,13 @@ impl Limiter {
                     },
                 }),
                 track: Padded::new(Track {
-                    window_start: AtomicUsize::new(success),
+                    close_at: AtomicUsize::new(
+                        success.wrapping_add(if (c.initial_limit as usize) > WINDOW_MIN {
+                            c.initial_limit as usize
+                        } else {
+                            WINDOW_MIN
+                        }),
+                    ),
                     window: AtomicUsize::new(0),
                     baseline: AtomicUsize::new(0),
                     mean: AtomicUsize::new(0),

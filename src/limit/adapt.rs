@@ -5,7 +5,8 @@
 
 use super::word::*;
 use super::{
-    Law, Limiter, Priority, ONE, PROBE_AFTER, PROBE_SAMPLES, TICK, YOUNG, YOUNG_PROBE_AFTER,
+    Law, Limiter, Priority, ONE, PROBE_AFTER, PROBE_SAMPLES, TICK, WINDOW_MIN, YOUNG,
+    YOUNG_PROBE_AFTER,
 };
 use crate::sync::{pause, pause_point, Ordering};
 
@@ -57,11 +58,21 @@ impl Limiter {
             t.slow_above
                 .store(above.min(usize::MAX as u64) as usize, Ordering::Relaxed);
         }
-        // Staleness is judged at 2^16 successes (`YOUNG_PROBE_AFTER` while
-        // young); 1/64 of that is precision enough.
-        let grain = if seen < YOUNG { 1 } else { PROBE_AFTER / 64 };
-        if n.wrapping_sub(t.last_free.load(Ordering::Relaxed)) >= grain {
+        if seen < YOUNG {
             t.last_free.store(n, Ordering::Relaxed);
+        } else {
+            self.fresh(n);
+        }
+    }
+
+    /// Records that the `n`th success was queue-free, for a grown-up
+    /// baseline: staleness is judged at `PROBE_AFTER` successes, and 1/64 of
+    /// that is precision enough.
+    #[inline(always)]
+    pub(super) fn fresh(&self, n: usize) {
+        let last_free = &self.track.last_free;
+        if n.wrapping_sub(last_free.load(Ordering::Relaxed)) >= PROBE_AFTER / 64 {
+            last_free.store(n, Ordering::Relaxed);
         }
     }
 
@@ -126,8 +137,17 @@ impl Limiter {
         if self.cut(epoch, Some(self.min_limit)) {
             self.side.probes.add(1);
             // After `probe_samples()` successes of the probe's epoch, back to
-            // the old limit.
-            self.track.resume.store(limit, Ordering::Relaxed);
+            // the old limit: the window `cut` set, shortened to that.
+            let t = &*self.track;
+            t.resume.store(limit, Ordering::Relaxed);
+            let close = t.close_at.load(Ordering::Relaxed);
+            let start = close.wrapping_sub(self.min_limit.max(WINDOW_MIN));
+            let _ = t.close_at.compare_exchange(
+                close,
+                start.wrapping_add(self.probe_samples()),
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            );
         }
     }
 
@@ -137,7 +157,7 @@ impl Limiter {
     /// this call cut.
     pub(super) fn cut(&self, epoch: usize, to: Option<usize>) -> bool {
         let mut cur = self.hot.state.load(Ordering::Relaxed);
-        loop {
+        let lower = loop {
             if epoch_of(cur) != epoch {
                 return false; // admitted before the last change
             }
@@ -160,10 +180,10 @@ impl Limiter {
                 Ordering::Relaxed,
                 Ordering::Relaxed,
             ) {
-                Ok(_) => break,
+                Ok(_) => break lower,
                 Err(w) => cur = w,
             }
-        }
+        };
         let t = &*self.track;
         self.side.decreases.add(1);
         t.step.store(1, Ordering::Relaxed);
@@ -175,8 +195,9 @@ impl Limiter {
         // otherwise, as many successes of the new epoch are skipped instead:
         // a window is delayed by at most `in_flight` successes.)
         let (_, [succeeded, _, _], in_flight) = self.snapshot();
-        t.window_start
-            .store(succeeded.wrapping_add(in_flight), Ordering::Relaxed);
+        let start = succeeded.wrapping_add(in_flight);
+        t.close_at
+            .store(start.wrapping_add(lower.max(WINDOW_MIN)), Ordering::Relaxed);
         true
     }
 
@@ -187,8 +208,9 @@ impl Limiter {
             let (_, [succeeded, _, _], in_flight) = self.snapshot();
             let t = &*self.track;
             t.window.store(0, Ordering::Relaxed);
-            t.window_start
-                .store(succeeded.wrapping_add(in_flight), Ordering::Relaxed);
+            let start = succeeded.wrapping_add(in_flight);
+            t.close_at
+                .store(start.wrapping_add(to.max(WINDOW_MIN)), Ordering::Relaxed);
         }
     }
 

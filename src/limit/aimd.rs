@@ -17,11 +17,34 @@ use super::{Limiter, Priority, WINDOW_MIN};
 use crate::sync::Ordering;
 
 impl Limiter {
-    #[inline]
+    /// A success under AIMD: two loads when it is neither slow nor the end
+    /// of the window (the common case), the rest out of line.
+    #[inline(always)]
     pub(super) fn aimd_success(&self, admitted: usize, priority: Priority, x: usize, n: usize) {
         let t = &*self.track;
         let above = t.slow_above.load(Ordering::Relaxed);
         let slow = above != 0 && x > above;
+        let close = t.close_at.load(Ordering::Relaxed);
+        // Signed: `close` may lie more than a window ahead of `n` right
+        // after a cut.
+        let reached = n.wrapping_sub(close) as isize >= 0;
+        if slow || reached {
+            self.aimd_judge(admitted, priority, slow, reached, n, close);
+        }
+    }
+
+    /// A success that is slow or reaches the window's end (`close`).
+    #[inline(never)]
+    fn aimd_judge(
+        &self,
+        admitted: usize,
+        priority: Priority,
+        slow: bool,
+        reached: bool,
+        n: usize,
+        close: usize,
+    ) {
+        let t = &*self.track;
         // Relaxed: only limit and epoch are used; every change below is a
         // CAS that validates them.
         let now = self.hot.state.load(Ordering::Relaxed);
@@ -31,29 +54,24 @@ impl Limiter {
         }
         let limit = limit_of(now);
         let resume = t.resume.load(Ordering::Relaxed);
-        // A probe's window: `probe_samples()` queue-free successes, then
-        // back.
-        let window = if resume > limit {
-            self.probe_samples()
-        } else {
-            limit.max(WINDOW_MIN)
-        };
-        let start = t.window_start.load(Ordering::Relaxed);
+        let window = self.aimd_window(limit, resume);
         let slow_seen = if slow {
-            match self.count_overload(epoch, window, n.wrapping_sub(start)) {
+            let seen = n.wrapping_sub(close.wrapping_sub(window));
+            match self.count_overload(epoch, window, seen) {
                 Some(s) => s,
                 None => return,
             }
         } else {
             0
         };
-        // Signed: `start` may lie ahead of `n` right after a cut.
-        if (n.wrapping_sub(start) as isize) < window as isize {
+        if !reached {
             return;
         }
-        // One closer per window.
-        if t.window_start
-            .compare_exchange(start, n, Ordering::Relaxed, Ordering::Relaxed)
+        // One closer per window; the next one is as long, or (below) as long
+        // as the raised limit.
+        let next = n.wrapping_add(window);
+        if t.close_at
+            .compare_exchange(close, next, Ordering::Relaxed, Ordering::Relaxed)
             .is_err()
         {
             return;
@@ -77,6 +95,24 @@ impl Limiter {
         if self.raise(epoch, to, false) {
             let cap = (to / 4).max(1);
             t.step.store((step * 2).min(cap), Ordering::Relaxed);
+            // Fails if a cut has set a window of its own since.
+            let _ = t.close_at.compare_exchange(
+                next,
+                n.wrapping_add(to.max(WINDOW_MIN)),
+                Ordering::Relaxed,
+                Ordering::Relaxed,
+            );
+        }
+    }
+
+    /// The window's length in successes at limit `limit`: `max(limit, 16)`,
+    /// or during a probe (`resume > limit`) `probe_samples()`.
+    #[inline]
+    pub(super) fn aimd_window(&self, limit: usize, resume: usize) -> usize {
+        if resume > limit {
+            self.probe_samples()
+        } else {
+            limit.max(WINDOW_MIN)
         }
     }
 
@@ -86,9 +122,10 @@ impl Limiter {
         let epoch = epoch_of(admitted);
         if epoch_of(now) == epoch {
             let n = self.hot.released.success.load(Ordering::Relaxed);
-            let start = self.track.window_start.load(Ordering::Relaxed);
-            let window = limit_of(now).max(WINDOW_MIN);
-            self.count_overload(epoch, window, n.wrapping_sub(start));
+            let close = self.track.close_at.load(Ordering::Relaxed);
+            let resume = self.track.resume.load(Ordering::Relaxed);
+            let window = self.aimd_window(limit_of(now), resume);
+            self.count_overload(epoch, window, n.wrapping_sub(close.wrapping_sub(window)));
         }
     }
 

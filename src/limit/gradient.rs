@@ -35,7 +35,9 @@ const _: () = assert!(RATIO_MAX * 2 * WINDOW_MAX < 1 << SUM_BITS);
 const _: () = assert!((2 * WINDOW_MAX as u64) < 1u64 << (usize::BITS - SUM_BITS));
 
 impl Limiter {
-    #[inline]
+    /// A success under the gradient law (out of line: it adds to the window
+    /// on every success, so it is not the few loads AIMD's common case is).
+    #[inline(never)]
     pub(super) fn gradient_success(&self, admitted: usize, priority: Priority, x: usize) {
         let t = &*self.track;
         let mean = t.mean.load(Ordering::Relaxed);
