@@ -4,10 +4,10 @@
 //!
 //! # Model
 //!
-//! Every ring that can be waited on holds one [`Waiters`]: a *mask* word and
-//! `2K` waker cells. Bits `0..K` of the mask say which of the first `K`
-//! cells belong to a task waiting for an **item** (a `pop`); bits `K..2K`
-//! which of the other `K` belong to a task waiting for **room** (a `push`).
+//! Every ring that can be waited on holds one [`Waiters`]: per side, `K`
+//! waker cells and a *mask* word whose bit `i` says that cell `i` belongs to
+//! a waiting task. One side is the tasks waiting for an **item** (in `pop`),
+//! the other those waiting for **room** (in `push`).
 //! An SPSC ring has `K = 1` (one waiter per side, guaranteed by `&mut`); an
 //! MPMC ring has `K = 4`: up to four tasks per side sleep in a cell, and a
 //! fifth one finds every cell taken and **polls** instead (it wakes itself
@@ -32,8 +32,8 @@
 //! drop) does, after its own atomic write:
 //!
 //! 1. `fence(SeqCst)`;
-//! 2. load the mask (`Relaxed`); only if a bit of the other side is set,
-//!    wake the cells of those bits.
+//! 2. load the mask of the side it may unblock (`Relaxed`); only if it is
+//!    not zero, wake the cells of its bits.
 //!
 //! **Why no wake-up is lost.** The two `SeqCst` fences are ordered one way
 //! or the other in the single total order of `SeqCst` operations. If the
@@ -188,42 +188,34 @@ pub(crate) enum Registration {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Side {
     /// Waits for an item (a pop): woken by pushes.
-    Item,
+    Item = 0,
     /// Waits for room (a push): woken by pops.
-    Room,
+    Room = 1,
 }
 
-/// A ring's waiters: `K` cells per side and the mask of owned cells.
-pub(crate) struct Waiters<const K: usize, const K2: usize> {
-    /// Bit `i` set: cell `i` is owned by a waiting future. Bits `0..K`: item
-    /// waiters, `K..2K`: room waiters. Every concurrent access goes through
-    /// `rmw_view`.
-    mask: LoadStoreUsize,
-    cells: [WakerCell; K2],
+/// A ring's waiters: `K` cells per side and, per side, the mask of owned
+/// cells.
+pub(crate) struct Waiters<const K: usize> {
+    /// Per side (index `Side as usize`): bit `i` set: cell `i` of that side
+    /// is owned by a waiting future. Every read-modify-write goes through
+    /// `rmw_view`; the notifiers' loads are plain (see `notify`).
+    masks: [LoadStoreUsize; 2],
+    cells: [[WakerCell; K]; 2],
 }
 
-impl<const K: usize, const K2: usize> Waiters<K, K2> {
-    const ITEM_BITS: usize = (1 << K) - 1;
-    const ROOM_BITS: usize = Self::ITEM_BITS << K;
+impl<const K: usize> Waiters<K> {
+    const ALL: usize = (1 << K) - 1;
 
     crate::sync::const_fn! {
         pub(crate) fn new() -> Self {
-            const { assert!(K2 == 2 * K && K2 < usize::BITS as usize) };
+            const { assert!(K > 0 && K < usize::BITS as usize) };
             Self {
-                mask: LoadStoreUsize::new(0),
+                masks: [LoadStoreUsize::new(0), LoadStoreUsize::new(0)],
                 #[cfg(not(sluicegate_loom))]
-                cells: [const { WakerCell::new() }; K2],
+                cells: [const { [const { WakerCell::new() }; K] }; 2],
                 #[cfg(sluicegate_loom)]
-                cells: core::array::from_fn(|_| WakerCell::new()),
+                cells: core::array::from_fn(|_| core::array::from_fn(|_| WakerCell::new())),
             }
-        }
-    }
-
-    #[inline(always)]
-    const fn bits(side: Side) -> usize {
-        match side {
-            Side::Item => Self::ITEM_BITS,
-            Side::Room => Self::ROOM_BITS,
         }
     }
 
@@ -233,29 +225,47 @@ impl<const K: usize, const K2: usize> Waiters<K, K2> {
     pub(crate) fn notify(&self, side: Side) {
         // SeqCst: the store-load order of the protocol (module docs).
         fence(Ordering::SeqCst);
-        // Relaxed: ordered by the fence.
-        let mask = rmw_view(&self.mask).load(Ordering::Relaxed);
-        if mask & Self::bits(side) != 0 {
-            self.wake(mask & Self::bits(side));
+        // Relaxed: ordered by the fence. A plain load, not through
+        // `rmw_view`: with portable-atomic's critical-section backend that
+        // view would make every push and pop take a critical section. A
+        // native load of an aligned word is single-copy atomic, so it sees
+        // the word before or after any read-modify-write of the view (all
+        // of whose writes are single stores of the whole word).
+        if self.masks[side as usize].load(Ordering::Relaxed) != 0 {
+            match side {
+                Side::Item => self.wake_items(),
+                Side::Room => self.wake_room(),
+            }
         }
     }
 
     /// Wakes every waiter (a close, or a handle's drop), after a fence.
     pub(crate) fn notify_all(&self) {
         fence(Ordering::SeqCst);
-        let mask = rmw_view(&self.mask).load(Ordering::Relaxed);
-        if mask != 0 {
-            self.wake(mask);
-        }
+        self.wake(Side::Item);
+        self.wake(Side::Room);
+    }
+
+    // Out of line and argument-free: the notifying operation carries one
+    // call, not the loop.
+    #[cold]
+    #[inline(never)]
+    fn wake_items(&self) {
+        self.wake(Side::Item);
     }
 
     #[cold]
     #[inline(never)]
-    fn wake(&self, mut bits: usize) {
+    fn wake_room(&self) {
+        self.wake(Side::Room);
+    }
+
+    fn wake(&self, side: Side) {
+        let mut bits = self.masks[side as usize].load(Ordering::Relaxed);
         while bits != 0 {
             let i = bits.trailing_zeros() as usize;
             bits &= bits - 1;
-            self.cells[i].wake();
+            self.cells[side as usize][i].wake();
         }
     }
 
@@ -269,7 +279,7 @@ impl<const K: usize, const K2: usize> Waiters<K, K2> {
             *reg = self.claim(side);
         }
         match *reg {
-            Registration::Cell(i) => self.cells[i].register(waker),
+            Registration::Cell(i) => self.cells[side as usize][i].register(waker),
             _ => waker.wake_by_ref(),
         }
         // SeqCst: the store-load order of the protocol (module docs).
@@ -279,22 +289,22 @@ impl<const K: usize, const K2: usize> Waiters<K, K2> {
     /// Gives up the cell `reg` owns, if any (a future that completed or was
     /// dropped).
     #[inline]
-    pub(crate) fn disarm(&self, reg: &mut Registration) {
+    pub(crate) fn disarm(&self, side: Side, reg: &mut Registration) {
         if let Registration::Cell(i) = *reg {
             // Drops our waker (unless a wake took it meanwhile).
-            drop(self.cells[i].take());
+            drop(self.cells[side as usize][i].take());
             // Release: the next owner's register (Acquire CAS on the cell's
             // state) sees the cell emptied.
-            rmw_view(&self.mask).fetch_and(!(1 << i), Ordering::Release);
+            rmw_view(&self.masks[side as usize]).fetch_and(!(1 << i), Ordering::Release);
         }
         *reg = Registration::None;
     }
 
     fn claim(&self, side: Side) -> Registration {
-        let mask = rmw_view(&self.mask);
+        let mask = rmw_view(&self.masks[side as usize]);
         let mut m = mask.load(Ordering::Relaxed);
         loop {
-            let free = !m & Self::bits(side);
+            let free = !m & Self::ALL;
             if free == 0 {
                 return Registration::Polling;
             }

@@ -22,7 +22,7 @@ use core::{
 
 /// Four waker cells per side.
 #[cfg(feature = "async")]
-pub(super) type RingWaiters = Waiters<4, 8>;
+pub(super) type RingWaiters = Waiters<4>;
 
 /// An item that found no free slot (and the ring open).
 #[cfg(feature = "async")]
@@ -199,7 +199,7 @@ impl<T, const N: usize> Future for Push<'_, T, N> {
 #[cfg(feature = "async")]
 impl<T, const N: usize> Push<'_, T, N> {
     fn done(&mut self, out: Result<(), Closed<T>>) -> Poll<Result<(), Closed<T>>> {
-        self.ring.waiters.disarm(&mut self.reg);
+        self.ring.waiters.disarm(Side::Room, &mut self.reg);
         Poll::Ready(out)
     }
 }
@@ -224,7 +224,7 @@ impl<T, const N: usize> Future for Pop<'_, T, N> {
 #[cfg(feature = "async")]
 impl<T, const N: usize> Pop<'_, T, N> {
     fn done(&mut self, out: Option<T>) -> Poll<Option<T>> {
-        self.ring.waiters.disarm(&mut self.reg);
+        self.ring.waiters.disarm(Side::Item, &mut self.reg);
         Poll::Ready(out)
     }
 }
@@ -232,14 +232,14 @@ impl<T, const N: usize> Pop<'_, T, N> {
 #[cfg(feature = "async")]
 impl<T, const N: usize> Drop for Push<'_, T, N> {
     fn drop(&mut self) {
-        self.ring.waiters.disarm(&mut self.reg);
+        self.ring.waiters.disarm(Side::Room, &mut self.reg);
     }
 }
 
 #[cfg(feature = "async")]
 impl<T, const N: usize> Drop for Pop<'_, T, N> {
     fn drop(&mut self) {
-        self.ring.waiters.disarm(&mut self.reg);
+        self.ring.waiters.disarm(Side::Item, &mut self.reg);
     }
 }
 

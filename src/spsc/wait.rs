@@ -24,7 +24,7 @@ use core::{
 
 /// One waker cell per side.
 #[cfg(all(feature = "async", sluicegate_cas))]
-pub(super) type RingWaiters = Waiters<1, 2>;
+pub(super) type RingWaiters = Waiters<1>;
 
 // The wake-ups, called by the index moves in `spsc.rs` and the handles'
 // `Drop`; empty without the feature.
@@ -190,7 +190,7 @@ impl<T, const N: usize, P: Policy> Future for Push<'_, '_, T, N, P> {
 #[cfg(all(feature = "async", sluicegate_cas))]
 impl<T, const N: usize, P: Policy> Push<'_, '_, T, N, P> {
     fn done(&mut self, out: Result<(), Closed<T>>) -> Poll<Result<(), Closed<T>>> {
-        self.tx.ring.waiters.disarm(&mut self.reg);
+        self.tx.ring.waiters.disarm(Side::Room, &mut self.reg);
         Poll::Ready(out)
     }
 }
@@ -218,7 +218,7 @@ impl<T, const N: usize, P: Policy> Future for Pop<'_, '_, T, N, P> {
 #[cfg(all(feature = "async", sluicegate_cas))]
 impl<T, const N: usize, P: Policy> Pop<'_, '_, T, N, P> {
     fn done(&mut self, out: Option<T>) -> Poll<Option<T>> {
-        self.rx.ring.waiters.disarm(&mut self.reg);
+        self.rx.ring.waiters.disarm(Side::Item, &mut self.reg);
         Poll::Ready(out)
     }
 }
@@ -244,14 +244,14 @@ impl<T, const N: usize, P: Policy> Consumer<'_, T, N, P> {
 #[cfg(all(feature = "async", sluicegate_cas))]
 impl<T, const N: usize, P: Policy> Drop for Push<'_, '_, T, N, P> {
     fn drop(&mut self) {
-        self.tx.ring.waiters.disarm(&mut self.reg);
+        self.tx.ring.waiters.disarm(Side::Room, &mut self.reg);
     }
 }
 
 #[cfg(all(feature = "async", sluicegate_cas))]
 impl<T, const N: usize, P: Policy> Drop for Pop<'_, '_, T, N, P> {
     fn drop(&mut self) {
-        self.rx.ring.waiters.disarm(&mut self.reg);
+        self.rx.ring.waiters.disarm(Side::Item, &mut self.reg);
     }
 }
 
