@@ -78,6 +78,15 @@
 //! CAS that claims a cell, which retries only when another waiter claimed or
 //! released one meanwhile). The futures complete when the other side makes
 //! progress or the ring closes.
+//!
+//! One unflattering case, shared with every `AtomicWaker`: a registration
+//! that meets a wake in progress wakes its own task instead of storing the
+//! waker. If that task's executor runs at a *higher* priority than the
+//! preempted context in the middle of that wake (a task of an interrupt-level
+//! executor woken by a thread-mode push, with the item then taken by another
+//! consumer), it re-polls until that context runs again, which on one core it
+//! cannot: the wait spins instead of sleeping. Wakes from interrupt handlers
+//! (the usual direction) finish before the task runs and cannot cause it.
 
 use core::task::Waker;
 

@@ -129,8 +129,9 @@ fn mpmc_async_local_pool_many_tasks() {
     const TASKS: u32 = 6;
     const CONSUMERS: u32 = 4;
     let per = ITEMS / 20;
-    let ring: &'static mpmc::Ring<u32, 2> = Box::leak(Box::new(mpmc::Ring::new()));
-    let got: &'static Mutex<Vec<u32>> = Box::leak(Box::new(Mutex::new(Vec::new())));
+    static RING: mpmc::Ring<u32, 2> = mpmc::Ring::new();
+    static GOT: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+    let (ring, got) = (&RING, &GOT);
     let mut pool = LocalPool::new();
     let spawner = pool.spawner();
     for _ in 0..CONSUMERS {

@@ -149,6 +149,15 @@ impl<T, const N: usize> Ring<T, N> {
 }
 
 /// The future of [`Ring::push`]. Feature `async`.
+///
+/// Holds the item until it is in; dropped before that, it drops the item
+/// and gives up its waker cell.
+///
+/// ```
+/// let ring: sluicegate::mpmc::Ring<u8, 1> = sluicegate::mpmc::Ring::new();
+/// let push: sluicegate::mpmc::Push<'_, u8, 1> = ring.push(1);
+/// assert_eq!(pollster::block_on(push), Ok(()));
+/// ```
 #[cfg(feature = "async")]
 #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
 #[must_use = "futures do nothing unless polled"]
@@ -160,6 +169,13 @@ pub struct Push<'r, T, const N: usize> {
 }
 
 /// The future of [`Ring::pop`]. Feature `async`.
+///
+/// ```
+/// let ring: sluicegate::mpmc::Ring<u8, 1> = sluicegate::mpmc::Ring::new();
+/// ring.try_push(2).unwrap();
+/// let pop: sluicegate::mpmc::Pop<'_, u8, 1> = ring.pop();
+/// assert_eq!(pollster::block_on(pop), Some(2));
+/// ```
 #[cfg(feature = "async")]
 #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
 #[must_use = "futures do nothing unless polled"]

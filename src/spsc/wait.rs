@@ -137,6 +137,17 @@ impl<'a, T, const N: usize, P: Policy> Consumer<'a, T, N, P> {
 }
 
 /// The future of [`Producer::push`]. Feature `async`.
+///
+/// Holds the item until it is in; dropped before that, it drops the item
+/// and gives up its waker cell.
+///
+/// ```
+/// let mut ring: sluicegate::spsc::Ring<u8, 1> = sluicegate::spsc::Ring::new();
+/// let (mut tx, mut rx) = ring.split();
+/// let push: sluicegate::spsc::Push<'_, '_, u8, 1, _> = tx.push(1);
+/// assert_eq!(pollster::block_on(push), Ok(()));
+/// assert_eq!(rx.try_pop(), Some(1));
+/// ```
 #[cfg(all(feature = "async", sluicegate_cas))]
 #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
 #[must_use = "futures do nothing unless polled"]
@@ -148,6 +159,14 @@ pub struct Push<'p, 'a, T, const N: usize, P: Policy> {
 }
 
 /// The future of [`Consumer::pop`]. Feature `async`.
+///
+/// ```
+/// let mut ring: sluicegate::spsc::Ring<u8, 1> = sluicegate::spsc::Ring::new();
+/// let (mut tx, mut rx) = ring.split();
+/// tx.try_push(3).unwrap();
+/// let pop: sluicegate::spsc::Pop<'_, '_, u8, 1, _> = rx.pop();
+/// assert_eq!(pollster::block_on(pop), Some(3));
+/// ```
 #[cfg(all(feature = "async", sluicegate_cas))]
 #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
 #[must_use = "futures do nothing unless polled"]
