@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds examples/firmware for each emulated board, runs every binary under
 # qemu-system-arm, and fails on any self-check mismatch. Prints one line per
-# board (its spsc, mpmc, mpmc::cs and limiter phases), then every measured
+# board (its spsc, mpmc, mpmc::cs and limiter phases; on the *-async boards
+# also the async phase, an async task woken by the interrupt), then every measured
 # instruction count as one machine-readable line
 #   cost <board> <implementation> <operation> <instructions>
 # (boards microbit-cs, microbit-sc, lm3s6965evb), the table built from those
@@ -54,13 +55,14 @@ for b in "${BUILDS[@]}"; do
   [ "$name" = lm3s6965evb-defmt ] && bins=(firmware)
   # The async flavours: the self-checks and the instruction counts with the
   # waker checks compiled in (boards *-async in the cost lines).
-  [[ "$name" == *-async ]] && bins=(firmware cost)
+  [[ "$name" == *-async ]] && bins=(firmware cost async_consumer)
   for bin in "${bins[@]}"; do
     log="$LOGS/$name.$bin.log"
     rc=0
     run "$machine" "$elf/$bin" "$log" || rc=$?
     if [ "$rc" -eq 0 ]; then
       [ "$bin" = firmware ] && printf '%-20s %s\n' "$name" "$(grep -E ': PASS' "$log")"
+      [ "$bin" = async_consumer ] && printf '%-20s %s\n' "$name" "$(grep -E ': PASS' "$log")"
     else
       FAIL=1
       printf '%-20s FAIL (%s, exit %s):\n' "$name" "$bin" "$rc"
