@@ -14,7 +14,9 @@
 //! and returns `Pending`, so its executor polls it again; a blocked thread
 //! sleeps 50 µs to 1 ms between tries). That is the documented fallback of
 //! a fixed, allocation-free registration: correct for any number of
-//! waiters, efficient for up to `K` per side.
+//! waiters, efficient for up to `K` per side. A pending future that is
+//! leaked (`mem::forget`) keeps its MPMC cell for good; an SPSC handle's next
+//! future takes its cell over.
 //!
 //! # Protocol
 //!
@@ -314,6 +316,13 @@ impl<const K: usize> Waiters<K> {
 
     fn claim(&self, side: Side) -> Registration {
         let mask = rmw_view(&self.masks[side as usize]);
+        if K == 1 {
+            // One waiter per side by contract (the SPSC handles' `&mut`): a
+            // set bit can only be a future that was leaked (`mem::forget`)
+            // and will never be polled again, so its cell is ours.
+            mask.fetch_or(1, Ordering::Acquire);
+            return Registration::Cell(0);
+        }
         let mut m = mask.load(Ordering::Relaxed);
         loop {
             let free = !m & Self::ALL;

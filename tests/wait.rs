@@ -103,6 +103,34 @@ fn spsc_async_ends_on_the_other_handle_drop() {
     assert_eq!(pollster::block_on(pop), None);
 }
 
+/// Counts its wakes.
+struct Count(std::sync::atomic::AtomicUsize);
+impl Wake for Count {
+    fn wake(self: Arc<Self>) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+#[test]
+fn spsc_async_leaked_future_leaves_no_polling_behind() {
+    let mut ring: spsc::Ring<u32, 1> = spsc::Ring::new();
+    let (mut tx, mut rx) = ring.split();
+    let mut pop = rx.pop();
+    assert!(poll_once(&mut pop).is_pending());
+    std::mem::forget(pop);
+    // The next pop takes the one cell over and sleeps: its waker is not
+    // called until a push (the polling fallback would wake it at once).
+    let count = Arc::new(Count(Default::default()));
+    let waker = Waker::from(count.clone());
+    let mut pop = rx.pop();
+    let poll = std::pin::Pin::new(&mut pop).poll(&mut Context::from_waker(&waker));
+    assert!(poll.is_pending());
+    assert_eq!(count.0.load(std::sync::atomic::Ordering::SeqCst), 0);
+    tx.try_push(4).unwrap();
+    assert_eq!(count.0.load(std::sync::atomic::Ordering::SeqCst), 1);
+    assert_eq!(pollster::block_on(pop), Some(4));
+}
+
 #[test]
 fn spsc_async_dropped_future_frees_its_cell() {
     let mut ring: spsc::Ring<u32, 1> = spsc::Ring::new();
