@@ -173,3 +173,22 @@ fn loom_wait_mpmc_two_poppers() {
         assert_eq!(got, [5]);
     });
 }
+
+/// A consumer waits in `pop` while the producer `push_overwrite`s twice
+/// into a ring of one (the second push evicts the first item, or is
+/// refused if the consumer holds it): the wait ends with one of them.
+#[test]
+fn loom_wait_spsc_pop_against_push_overwrite() {
+    loom::model(|| {
+        let (mut tx, mut rx) = ring::<Overwrite, 1>().split();
+        let producer = thread::spawn(move || {
+            let first = tx.push_overwrite(1);
+            let second = tx.push_overwrite(2);
+            (first, second, tx)
+        });
+        let got = block_on(rx.pop()).unwrap();
+        let (first, _second, _tx) = producer.join().unwrap();
+        assert_eq!(first, sluicegate::Overwritten::Stored);
+        assert!(got == 1 || got == 2, "got {got}");
+    });
+}
