@@ -4,6 +4,8 @@
 #
 #   ci/callgrind.sh            all cases of benches/{spsc,mpmc,limit}.rs
 #   ci/callgrind.sh pair       only cases whose group/name matches a regex
+#   FEATURES=async ci/callgrind.sh   the library with features of the
+#                              benchmark package (pass-throughs) turned on
 #
 # Each case (see `common::icount` in benches/common/mod.rs) is run twice,
 # with K and 2K iterations; (Ir(2K) - Ir(K)) / K is the cost of one
@@ -21,7 +23,7 @@ command -v valgrind >/dev/null || { echo "valgrind not installed" >&2; exit 1; }
 declare -A EXE
 while IFS=$'\t' read -r name path; do
   EXE[$name]=$path
-done < <(cargo bench -p sluicegate-bench --no-run --message-format=json --bench spsc --bench mpmc --bench limit 2>/dev/null |
+done < <(cargo bench -p sluicegate-bench ${FEATURES:+--features "$FEATURES"} --no-run --message-format=json --bench spsc --bench mpmc --bench limit 2>/dev/null |
   python3 -c '
 import json, sys
 for line in sys.stdin:

@@ -13,6 +13,8 @@ rustup --quiet target add thumbv6m-none-eabi thumbv7em-none-eabihf
 # Host, once per feature (each changes which code is compiled).
 cargo clippy --all-targets --features defmt,critical-section -- -D warnings
 cargo clippy --all-targets --features portable-atomic -- -D warnings
+cargo clippy --all-targets --features async -- -D warnings
+cargo clippy --all-targets --features std,critical-section,defmt -- -D warnings
 cargo clippy -p sluicegate-bench --all-targets -- -D warnings
 
 # Embedded. thumbv6m has no compare-and-swap: without features the CAS-only
@@ -22,6 +24,8 @@ cargo clippy --target thumbv6m-none-eabi -- -D warnings
 cargo clippy --target thumbv6m-none-eabi --features critical-section -- -D warnings
 cargo clippy --target thumbv7em-none-eabihf --features critical-section -- -D warnings
 cargo clippy --target thumbv6m-none-eabi --features portable-atomic,portable-atomic/critical-section -- -D warnings
+cargo clippy --target thumbv6m-none-eabi --features async,portable-atomic,portable-atomic/critical-section -- -D warnings
+cargo clippy --target thumbv7em-none-eabihf --features async,defmt -- -D warnings
 
 # The fuzz targets: a workspace of their own, so not reached by the above.
 (cd fuzz && cargo clippy --all-targets -- -D warnings)
@@ -31,3 +35,5 @@ cargo clippy --target thumbv6m-none-eabi --features portable-atomic,portable-ato
 # --tests skips the loom_* binaries (they are test = false), so they are named.
 RUSTFLAGS="--cfg sluicegate_loom" cargo clippy --target-dir target/loom --lib --tests \
   --test loom_spsc --test loom_mpmc --test loom_limit -- -D warnings
+RUSTFLAGS="--cfg sluicegate_loom" cargo clippy --target-dir target/loom --features async --lib \
+  --test loom_wait -- -D warnings

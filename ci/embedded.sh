@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Release builds of the library for the embedded targets: thumbv6m (no
 # compare-and-swap; alone, with critical-section and with portable-atomic) and
-# thumbv7em (alone, with critical-section and with defmt).
+# thumbv7em (alone, with critical-section and with defmt), and both with
+# `async`.
 #
 #   ci/embedded.sh
 set -euo pipefail
@@ -17,3 +18,7 @@ cargo build --release --target thumbv6m-none-eabi --features portable-atomic,por
 cargo build --release --target thumbv7em-none-eabihf
 cargo build --release --target thumbv7em-none-eabihf --features critical-section
 cargo build --release --target thumbv7em-none-eabihf --features defmt
+# `async` (needs CAS: native on thumbv7em, portable-atomic on thumbv6m).
+cargo build --release --target thumbv6m-none-eabi --features async,portable-atomic,portable-atomic/critical-section
+cargo build --release --target thumbv7em-none-eabihf --features async
+cargo build --release --target thumbv7em-none-eabihf --features async,critical-section,defmt

@@ -25,5 +25,8 @@ for t in "${tests[@]}"; do
   # gets through them much faster.
   # --target-dir: a separate dir, so the RUSTFLAGS change does not rebuild
   # everything for the other steps.
-  timeout 1200 cargo test --release --target-dir target/loom --test "$t"
+  # The models of the waits need the `async` feature.
+  features=()
+  [ "$t" = loom_wait ] && features=(--features async)
+  timeout 1200 cargo test --release --target-dir target/loom "${features[@]}" --test "$t"
 done

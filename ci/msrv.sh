@@ -17,6 +17,8 @@ echo "MSRV $MSRV"
 cargo +"$MSRV" check --lib --features defmt
 cargo +"$MSRV" check --lib --features portable-atomic
 cargo +"$MSRV" check --lib --features critical-section
+cargo +"$MSRV" check --lib --features std
+cargo +"$MSRV" check --lib --features async,portable-atomic
 # The README's test command builds on the MSRV too (the peers' newer
 # editions stay in the benches package). --no-run: building is the claim.
 cargo +"$MSRV" test --no-run

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds examples/firmware for each emulated board, runs every binary under
 # qemu-system-arm, and fails on any self-check mismatch. Prints one line per
-# board (its spsc, mpmc, mpmc::cs and limiter phases), then every measured
+# board (its spsc, mpmc, mpmc::cs and limiter phases; on the *-async boards
+# also the async phase, an async task woken by the interrupt), then every measured
 # instruction count as one machine-readable line
 #   cost <board> <implementation> <operation> <instructions>
 # (boards microbit-cs, microbit-sc, lm3s6965evb), the table built from those
@@ -32,6 +33,9 @@ BUILDS=(
   "microbit-sc|thumbv6m-none-eabi|cas-single-core|microbit"
   "lm3s6965evb|thumbv7m-none-eabi||lm3s6965evb"
   "lm3s6965evb-defmt|thumbv7m-none-eabi|defmt|lm3s6965evb"
+  "microbit-cs-async|thumbv6m-none-eabi|cas-critical-section,async|microbit"
+  "microbit-sc-async|thumbv6m-none-eabi|cas-single-core,async|microbit"
+  "lm3s6965evb-async|thumbv7m-none-eabi|async|lm3s6965evb"
 )
 
 # Runs one ELF; 30 s wall-clock limit so a hang fails instead of blocking.
@@ -49,12 +53,16 @@ for b in "${BUILDS[@]}"; do
   elf="$dir/$target/release"
   bins=(firmware cost ram size_sluicegate size_heapless size_mpmc_cs size_heapless_mpmc)
   [ "$name" = lm3s6965evb-defmt ] && bins=(firmware)
+  # The async flavours: the self-checks and the instruction counts with the
+  # waker checks compiled in (boards *-async in the cost lines).
+  [[ "$name" == *-async ]] && bins=(firmware cost async_consumer)
   for bin in "${bins[@]}"; do
     log="$LOGS/$name.$bin.log"
     rc=0
     run "$machine" "$elf/$bin" "$log" || rc=$?
     if [ "$rc" -eq 0 ]; then
       [ "$bin" = firmware ] && printf '%-20s %s\n' "$name" "$(grep -E ': PASS' "$log")"
+      [ "$bin" = async_consumer ] && printf '%-20s %s\n' "$name" "$(grep -E ': PASS' "$log")"
     else
       FAIL=1
       printf '%-20s FAIL (%s, exit %s):\n' "$name" "$bin" "$rc"
@@ -131,6 +139,7 @@ text_size() { echo $((16#$(readelf -SW "$1" | awk '{ for (i = 1; i < NF; i++) if
 for b in "${BUILDS[@]}"; do
   IFS='|' read -r name target features machine <<<"$b"
   [ "$name" = lm3s6965evb-defmt ] && continue
+  [[ "$name" == *-async ]] && continue
   elf="target/qemu-$name/$target/release"
   ours=$(text_size "$elf/size_sluicegate")
   theirs=$(text_size "$elf/size_heapless")

@@ -12,6 +12,13 @@ cargo test
 cargo test --features critical-section --lib --test mpmc_cs --test mpmc_cs_stress --test close --test everyday --test ram --test stats \
   --test panic_safety --test auto_traits
 cargo test --features critical-section --doc
+# The waits: `async` alone (the futures; the blocking calls still spin),
+# then `std` (the blocking calls park), each with the suites that wait.
+cargo test --features async --lib --test wait --test close --test spsc --test mpmc
+cargo test --features async --doc
+cargo test --features std,critical-section --lib --test wait --test close --test everyday --test spsc \
+  --test mpmc --test mpmc_stress --test spsc_stress --test panic_safety --test auto_traits
+cargo test --features std,critical-section --doc
 # The limiter scenario suite's goals on the full-length scenarios (release:
 # they are skipped in the debug build above, where they take minutes).
 cargo test --release --test limit_scenarios

@@ -8,11 +8,18 @@
 // The library itself: core only, integer arithmetic only (tests may differ).
 #![warn(clippy::std_instead_of_core, clippy::float_arithmetic)]
 
-#[cfg(test)]
+#[cfg(any(test, feature = "std"))]
 extern crate std;
+
+#[cfg(all(feature = "async", not(sluicegate_cas)))]
+compile_error!(
+    "sluicegate: the `async` feature needs compare-and-swap; on thumbv6m enable `portable-atomic` too"
+);
 
 mod outcome;
 mod sync;
+#[cfg(all(feature = "async", sluicegate_cas))]
+mod wait;
 
 // Modules that need compare-and-swap: `sluicegate_cas` is set by build.rs
 // where it exists (natively, with the `portable-atomic` feature, or under loom).

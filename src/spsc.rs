@@ -184,6 +184,7 @@ mod overwrite;
 mod pause_tests;
 #[cfg(not(sluicegate_loom))]
 mod peek;
+mod wait;
 
 pub use chunk::{ReadChunk, WriteChunkUninit};
 pub use handles::{Consumer, Producer};
@@ -195,6 +196,9 @@ pub use handles::{Consumer, Producer};
 pub use overwrite::Overwrite;
 #[cfg(not(sluicegate_loom))]
 pub use peek::Peek;
+#[cfg(all(feature = "async", sluicegate_cas))]
+#[cfg_attr(docsrs, doc(cfg(feature = "async")))]
+pub use wait::{Pop, Push};
 
 use core::marker::PhantomData;
 #[cfg(not(sluicegate_loom))]
@@ -286,6 +290,9 @@ pub struct Ring<T, const N: usize, P: Policy = Reject> {
     /// Under `Overwrite` every concurrent access goes through `rmw_view`.
     head: Padded<LoadStoreUsize>,
     producer: Padded<ProducerSide>,
+    /// The tasks waiting in `push`/`pop` (see `src/wait.rs`).
+    #[cfg(all(feature = "async", sluicegate_cas))]
+    waiters: Padded<wait::RingWaiters>,
     /// Which handles are alive.
     live: Live,
     /// The most items the consumer found when it looked at `tail` (see
@@ -351,6 +358,8 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
                     rejected: SoloCounter::new(),
                     overwritten: SoloCounter::new(),
                 }),
+                #[cfg(all(feature = "async", sluicegate_cas))]
+                waiters: Padded::new(wait::RingWaiters::new()),
                 live: Live::new(),
                 peak: LoadStoreUsize::new(0),
                 slots: slots::<T, N>(),
@@ -760,6 +769,7 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         // Release: the slot writes happen before the consumer's Acquire load
         // of tail that lets it read them.
         self.producer.tail.store(*tail, Ordering::Release);
+        self.wake_consumer();
     }
 
     /// Items readable by a consumer whose next read is `*head` and whose
@@ -869,6 +879,7 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         // is enough under Overwrite too: the producer never writes head while
         // BUSY is set.
         self.store_head(*head, Ordering::Release);
+        self.wake_producer();
     }
 
     /// Loads `head` as the policy requires (see [`sealed::Sealed`]).

@@ -24,6 +24,12 @@ pub(crate) use core::sync::atomic::AtomicUsize;
 
 pub(crate) use core::sync::atomic::Ordering;
 
+/// A memory fence (the waiter protocol's `SeqCst` fences, `src/wait.rs`).
+#[cfg(all(feature = "async", not(sluicegate_loom)))]
+pub(crate) use core::sync::atomic::fence;
+#[cfg(all(feature = "async", sluicegate_loom))]
+pub(crate) use loom::sync::atomic::fence;
+
 /// An atomic word that only ever sees loads and stores, never a
 /// read-modify-write. Those are native on every target with atomics,
 /// Cortex-M0 included, so it comes from `core` even with the

@@ -193,3 +193,20 @@ fn rings_handles_and_outcomes_are_defmt_format() {
     is_format::<sluicegate::TryPopError>();
     is_format::<RingStats>();
 }
+
+#[cfg(feature = "async")]
+#[test]
+fn wait_futures_cross_threads_with_send_items() {
+    // A future moves to another executor thread with its item: `T: Send`.
+    // `&Push` reaches the held item only to ask whether it is there, and
+    // the SPSC `&Pop` holds `&mut Consumer`, so their `Sync` follows the
+    // fields' (`T: Sync` too); the MPMC `Pop` holds only `&Ring`.
+    is_send::<sluicegate::spsc::Push<'static, 'static, C, 4, Reject>>();
+    is_send::<sluicegate::spsc::Pop<'static, 'static, C, 4, Overwrite>>();
+    is_send::<mpmc::Push<'static, C, 4>>();
+    is_send::<mpmc::Pop<'static, C, 4>>();
+    is_sync::<mpmc::Pop<'static, C, 4>>();
+    is_sync::<sluicegate::spsc::Push<'static, 'static, u32, 4, Reject>>();
+    assert_not!(Sync: sluicegate::spsc::Push<'static, 'static, C, 4, Reject>, sluicegate::spsc::Pop<'static, 'static, C, 4, Reject>, mpmc::Push<'static, C, 4>);
+    assert_not!(Send: sluicegate::spsc::Push<'static, 'static, R, 4, Reject>, sluicegate::spsc::Pop<'static, 'static, R, 4, Reject>, mpmc::Push<'static, R, 4>, mpmc::Pop<'static, R, 4>);
+}

@@ -9,6 +9,7 @@ use core::mem::size_of;
 use sluicegate::limit::Limiter;
 use sluicegate::{mpmc, spsc};
 
+#[cfg_attr(feature = "async", allow(dead_code))]
 fn measured() -> Vec<(&'static str, usize, usize)> {
     let mut rows = Vec::new();
     macro_rules! rows {
@@ -25,8 +26,11 @@ fn measured() -> Vec<(&'static str, usize, usize)> {
     rows
 }
 
+// With the `async` feature every ring also holds its waker cells: on
+// x86-64 one more 128-byte line for an SPSC ring (two cells), two more for an
+// MPMC ring (eight cells), which the rows below leave out.
 #[test]
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(feature = "async")))]
 fn ram_on_x86_64_is_what_the_readme_says() {
     let want: &[(&str, usize, usize)] = &[
         ("spsc::Ring", 8, 384),

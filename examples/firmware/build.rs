@@ -50,7 +50,13 @@ fn main() {
         ("microbit", _) => "microbit-sc",
         _ => "lm3s6965evb",
     };
-    println!("cargo:rustc-env=FW_ID={id}");
+    // With the library's `async` feature: the same board, suffixed.
+    let suffix = if env::var_os("CARGO_FEATURE_ASYNC").is_some() {
+        "-async"
+    } else {
+        ""
+    };
+    println!("cargo:rustc-env=FW_ID={id}{suffix}");
     println!("cargo:rustc-link-arg=-Tlink.x");
     if env::var_os("CARGO_FEATURE_DEFMT").is_some() {
         println!("cargo:rustc-link-arg=-Tdefmt.x");

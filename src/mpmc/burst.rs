@@ -58,6 +58,9 @@ impl<T: Copy, const N: usize> Ring<T, N> {
             }
             pause_point(pause::MPMC_BURST_WRITTEN);
             let done = self.aq.enqueue_many(&idx[..got], Some(&self.state));
+            if done > 0 {
+                self.wake_poppers();
+            }
             pushed += done;
             if done < got {
                 // Closed: the refused indices stay out of both rings for
@@ -105,6 +108,9 @@ impl<T: Copy, const N: usize> Ring<T, N> {
             }
             pause_point(pause::MPMC_BURST_READ);
             self.fq.enqueue_many(&idx[..got], None);
+            if got > 0 {
+                self.wake_pushers();
+            }
             popped += got;
         }
         popped

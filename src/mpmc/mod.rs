@@ -197,6 +197,11 @@ pub mod cs;
 mod pause_tests;
 #[cfg(sluicegate_cas)]
 mod scq;
+#[cfg(sluicegate_cas)]
+mod wait;
+#[cfg(all(feature = "async", sluicegate_cas))]
+#[cfg_attr(docsrs, doc(cfg(feature = "async")))]
+pub use wait::{Pop, Push};
 
 #[cfg(sluicegate_cas)]
 use crate::sync::{
@@ -238,6 +243,9 @@ pub struct Ring<T, const N: usize> {
     state: AtomicUsize,
     /// The largest length a pop found (see [`Ring::stats`]).
     peak: AtomicUsize,
+    /// The tasks waiting in `push`/`pop` (see `src/wait.rs`).
+    #[cfg(feature = "async")]
+    waiters: crate::sync::Padded<wait::RingWaiters>,
 }
 
 /// The bit of `state` set by [`Ring::close`].
@@ -289,6 +297,8 @@ impl<T, const N: usize> Ring<T, N> {
                 overwritten: SharedCounter::new(),
                 state: AtomicUsize::new(0),
                 peak: AtomicUsize::new(0),
+                #[cfg(feature = "async")]
+                waiters: crate::sync::Padded::new(wait::RingWaiters::new()),
             }
         }
     }
@@ -347,6 +357,7 @@ impl<T, const N: usize> Ring<T, N> {
     #[inline(always)]
     fn publish(&self, i: usize) -> Result<(), Closed<T>> {
         if self.aq.enqueue_unless_closed(i, Some(&self.state)) {
+            self.wake_poppers();
             Ok(())
         } else {
             // SAFETY: we hold `i` and wrote its slot; nobody else can reach it.
@@ -467,7 +478,9 @@ impl<T, const N: usize> Ring<T, N> {
     /// to an eviction counted in `s`, and equal counts mean each of them has
     /// ended, its index back in `aq` before the drained answer looks there.
     pub fn close(&self) -> bool {
-        self.state.fetch_or(CLOSED, Ordering::SeqCst) & CLOSED == 0
+        let first = self.state.fetch_or(CLOSED, Ordering::SeqCst) & CLOSED == 0;
+        self.wake_all();
+        first
     }
 
     /// Whether [`close`](Self::close) has been called.
@@ -594,8 +607,12 @@ impl<T, const N: usize> Ring<T, N> {
 
     /// Pushes `item`, waiting for a free slot: pressure travels upstream
     /// instead of being shed. Hands the item back in [`Closed`] if the ring
-    /// is closed before it finds room. Waits by spinning with
-    /// [`crossbeam_utils::Backoff`]; a wait is not counted as a rejection.
+    /// is closed before it finds room. With the `std` feature the thread
+    /// **sleeps** (parked) until a pop or the close wakes it (up to four
+    /// threads or tasks per side sleep; more poll, sleeping 50 µs to 1 ms
+    /// between tries). Without `std` it **spins** with
+    /// [`crossbeam_utils::Backoff`] and burns its core while it waits. A wait
+    /// is not counted as a rejection.
     ///
     /// **Never call this from an interrupt handler** (or any context that
     /// can preempt a consumer on the same core): the consumer could not
@@ -613,22 +630,35 @@ impl<T, const N: usize> Ring<T, N> {
     /// });
     /// ```
     pub fn push_blocking(&self, item: T) -> Result<(), Closed<T>> {
-        let backoff = crossbeam_utils::Backoff::new();
-        loop {
-            if let Some(i) = self.fq.dequeue() {
-                // SAFETY: we took `i` from `fq`, so the slot is free and ours.
-                unsafe { self.write(i, item) };
-                return self.publish(i);
+        #[cfg(feature = "std")]
+        {
+            match self.push_if_room(item) {
+                Err(wait::NoRoom(item)) => crate::wait::park::block_on(self.push(item)),
+                Ok(done) => done,
             }
-            if self.is_closed() {
-                return Err(Closed(item));
+        }
+        #[cfg(not(feature = "std"))]
+        {
+            let backoff = crossbeam_utils::Backoff::new();
+            loop {
+                if let Some(i) = self.fq.dequeue() {
+                    // SAFETY: we took `i` from `fq`, so the slot is free and ours.
+                    unsafe { self.write(i, item) };
+                    return self.publish(i);
+                }
+                if self.is_closed() {
+                    return Err(Closed(item));
+                }
+                backoff.snooze();
             }
-            backoff.snooze();
         }
     }
 
     /// Pops the oldest item, waiting until there is one; `None` once the
-    /// ring is closed and drained. Spins with [`crossbeam_utils::Backoff`].
+    /// ring is closed and drained. With the `std` feature the thread sleeps
+    /// until a push or the close wakes it (as in
+    /// [`push_blocking`](Self::push_blocking)); without it, it spins with
+    /// [`crossbeam_utils::Backoff`].
     /// **Never call this from an interrupt handler** that can preempt a
     /// producer: the wait would never end.
     ///
@@ -640,12 +670,23 @@ impl<T, const N: usize> Ring<T, N> {
     /// assert_eq!(ring.pop_blocking(), None);
     /// ```
     pub fn pop_blocking(&self) -> Option<T> {
-        let backoff = crossbeam_utils::Backoff::new();
-        loop {
+        #[cfg(feature = "std")]
+        {
             match self.try_pop_or_closed() {
-                Ok(item) => return Some(item),
-                Err(TryPopError::Closed) => return None,
-                Err(TryPopError::Empty) => backoff.snooze(),
+                Ok(item) => Some(item),
+                Err(TryPopError::Closed) => None,
+                Err(TryPopError::Empty) => crate::wait::park::block_on(self.pop()),
+            }
+        }
+        #[cfg(not(feature = "std"))]
+        {
+            let backoff = crossbeam_utils::Backoff::new();
+            loop {
+                match self.try_pop_or_closed() {
+                    Ok(item) => return Some(item),
+                    Err(TryPopError::Closed) => return None,
+                    Err(TryPopError::Empty) => backoff.snooze(),
+                }
             }
         }
     }
@@ -694,6 +735,7 @@ impl<T, const N: usize> Ring<T, N> {
         let item = unsafe { self.read(i) };
         pause_point(pause::MPMC_POP_READ);
         self.fq.enqueue(i);
+        self.wake_pushers();
         item
     }
 
@@ -871,6 +913,7 @@ struct FreeSlot<'r, T, const N: usize> {
 impl<T, const N: usize> Drop for FreeSlot<'_, T, N> {
     fn drop(&mut self) {
         self.ring.fq.enqueue(self.i);
+        self.ring.wake_pushers();
     }
 }
 

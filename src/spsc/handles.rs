@@ -46,12 +46,14 @@ unsafe impl<T: Send + Sync, const N: usize, P: Policy> Sync for Consumer<'_, T, 
 impl<T, const N: usize, P: Policy> Drop for Producer<'_, T, N, P> {
     fn drop(&mut self) {
         self.ring.live.drop_side(Live::PRODUCER);
+        self.ring.wake_consumer_all();
     }
 }
 
 impl<T, const N: usize, P: Policy> Drop for Consumer<'_, T, N, P> {
     fn drop(&mut self) {
         self.ring.live.drop_side(Live::CONSUMER);
+        self.ring.wake_producer_all();
     }
 }
 
@@ -131,10 +133,12 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
     }
 
     /// Pushes `item`, waiting for room: pressure travels upstream instead of
-    /// being shed. Waits by spinning with [`crossbeam_utils::Backoff`] (which
-    /// yields the thread only if some crate in the build enables
-    /// crossbeam-utils' `std` feature); a wait is not a rejection and is not
-    /// counted. If the ring is full and the consumer is gone
+    /// being shed. With the `std` feature the thread **sleeps** (parked)
+    /// until a pop or the consumer's drop wakes it. Without `std` it
+    /// **spins** with [`crossbeam_utils::Backoff`] (which yields the thread
+    /// only if some crate in the build enables crossbeam-utils' `std`
+    /// feature) and burns its core while it waits. A wait is not a rejection
+    /// and is not counted. If the ring is full and the consumer is gone
     /// ([`is_abandoned`](Self::is_abandoned)), nobody can make room: the item
     /// comes back in [`Closed`] instead of waiting for ever.
     ///
@@ -155,17 +159,27 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
     /// });
     /// ```
     pub fn push_blocking(&mut self, item: T) -> Result<(), Closed<T>> {
-        let backoff = crossbeam_utils::Backoff::new();
-        while self.ring.free_for(self.tail, &mut self.head, 1) == 0 {
-            if self.is_abandoned() {
-                return Err(Closed(item));
+        #[cfg(feature = "std")]
+        {
+            match self.push_if_room(item) {
+                Ok(()) => Ok(()),
+                Err(item) => crate::wait::park::block_on(self.push(item)),
             }
-            backoff.snooze();
         }
-        // SAFETY: `free_for` saw the slot at tail free.
-        unsafe { self.write_slot(self.tail, item) };
-        self.ring.publish(&mut self.tail, 1);
-        Ok(())
+        #[cfg(not(feature = "std"))]
+        {
+            let backoff = crossbeam_utils::Backoff::new();
+            while self.ring.free_for(self.tail, &mut self.head, 1) == 0 {
+                if self.is_abandoned() {
+                    return Err(Closed(item));
+                }
+                backoff.snooze();
+            }
+            // SAFETY: `free_for` saw the slot at tail free.
+            unsafe { self.write_slot(self.tail, item) };
+            self.ring.publish(&mut self.tail, 1);
+            Ok(())
+        }
     }
 
     /// Pushes items from `iter` until it ends or the ring is full; returns
@@ -361,9 +375,11 @@ impl<'a, T, const N: usize, P: Policy> Consumer<'a, T, N, P> {
         Some(item)
     }
 
-    /// Pops the oldest item, waiting until there is one (spinning with
-    /// [`crossbeam_utils::Backoff`], as [`Producer::push_blocking`] does);
-    /// `None` once the producer is gone and the ring is drained.
+    /// Pops the oldest item, waiting until there is one; `None` once the
+    /// producer is gone and the ring is drained. With the `std` feature the
+    /// thread sleeps until a push or the producer's drop wakes it; without
+    /// it, it spins with [`crossbeam_utils::Backoff`], as
+    /// [`Producer::push_blocking`] does.
     /// **Never call this from an interrupt handler** that can preempt the
     /// producer: the wait would never end.
     ///
@@ -376,17 +392,27 @@ impl<'a, T, const N: usize, P: Policy> Consumer<'a, T, N, P> {
     /// assert_eq!(rx.pop_blocking(), None);
     /// ```
     pub fn pop_blocking(&mut self) -> Option<T> {
-        let backoff = crossbeam_utils::Backoff::new();
-        loop {
-            if let Some(item) = self.try_pop() {
-                return Some(item);
+        #[cfg(feature = "std")]
+        {
+            match self.pop_or_finished() {
+                Some(out) => out,
+                None => crate::wait::park::block_on(self.pop()),
             }
-            if self.is_abandoned() {
-                // Acquired after the producer's last publish: what it left
-                // is visible to this last pop.
-                return self.try_pop();
+        }
+        #[cfg(not(feature = "std"))]
+        {
+            let backoff = crossbeam_utils::Backoff::new();
+            loop {
+                if let Some(item) = self.try_pop() {
+                    return Some(item);
+                }
+                if self.is_abandoned() {
+                    // Acquired after the producer's last publish: what it
+                    // left is visible to this last pop.
+                    return self.try_pop();
+                }
+                backoff.snooze();
             }
-            backoff.snooze();
         }
     }
 

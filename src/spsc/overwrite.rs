@@ -125,6 +125,9 @@ impl<T, const N: usize> Producer<'_, T, N, Overwrite> {
     /// assert_eq!(held.pop(), 2);
     /// assert_eq!(rx.try_pop(), Some(3));
     /// ```
+    // With `async` the wake-up check makes it just too big for LLVM to
+    // inline by itself (+7 instructions per call on x86-64).
+    #[cfg_attr(feature = "async", inline)]
     pub fn push_overwrite(&mut self, item: T) -> Overwritten<T> {
         let ring = self.ring;
         if self.tail.wrapping_sub(self.head) == Ring::<T, N, Overwrite>::FULL {

@@ -1,0 +1,194 @@
+//! loom models of the waits (feature `async`): a task waiting in `pop` or
+//! `push` against the operation that should wake it, a close, and a
+//! handle's drop. `loom::future::block_on` parks the waiting thread between
+//! polls, so a lost wake-up shows up as a deadlock that loom reports.
+//!
+//! Run: `RUSTFLAGS="--cfg sluicegate_loom" LOOM_MAX_PREEMPTIONS=2 cargo test --release --features async --test loom_wait`
+#![cfg(sluicegate_loom)]
+
+use loom::future::block_on;
+use loom::sync::Arc;
+use loom::thread;
+use sluicegate::spsc::{Overwrite, Policy, Reject, Ring};
+use sluicegate::{mpmc, Closed};
+
+fn ring<'a, P: Policy, const N: usize>() -> &'a mut Ring<u32, N, P> {
+    Box::leak(Box::new(Ring::new()))
+}
+
+/// A consumer waits in `pop` on an empty ring; the producer's `try_push`
+/// must wake it. The producer handle is kept alive (returned by the
+/// thread), so only the push can end the wait.
+fn spsc_pop_woken_by_push<P: Policy + Send + 'static>() {
+    let (mut tx, mut rx) = ring::<P, 1>().split();
+    let producer = thread::spawn(move || {
+        tx.try_push(7).unwrap();
+        tx
+    });
+    assert_eq!(block_on(rx.pop()), Some(7));
+    let _tx = producer.join().unwrap();
+}
+
+#[test]
+fn loom_wait_spsc_pop_woken_by_push() {
+    loom::model(spsc_pop_woken_by_push::<Reject>);
+    loom::model(spsc_pop_woken_by_push::<Overwrite>);
+}
+
+/// A producer waits in `push` on a full ring; the consumer's `try_pop` must
+/// wake it.
+fn spsc_push_woken_by_pop<P: Policy + Send + 'static>() {
+    let (mut tx, mut rx) = ring::<P, 1>().split();
+    tx.try_push(1).unwrap();
+    let consumer = thread::spawn(move || {
+        let got = rx.try_pop();
+        (got, rx)
+    });
+    assert_eq!(block_on(tx.push(2)), Ok(()));
+    let (got, mut rx) = consumer.join().unwrap();
+    assert_eq!(got, Some(1));
+    assert_eq!(rx.try_pop(), Some(2));
+}
+
+#[test]
+fn loom_wait_spsc_push_woken_by_pop() {
+    loom::model(spsc_push_woken_by_pop::<Reject>);
+    loom::model(spsc_push_woken_by_pop::<Overwrite>);
+}
+
+/// Two items through a ring of one, both sides waiting in turn.
+#[test]
+fn loom_wait_spsc_both_sides() {
+    loom::model(|| {
+        let (mut tx, mut rx) = ring::<Reject, 1>().split();
+        let producer = thread::spawn(move || {
+            block_on(async {
+                tx.push(1).await.unwrap();
+                tx.push(2).await.unwrap();
+            });
+            tx
+        });
+        let got = block_on(async { [rx.pop().await, rx.pop().await] });
+        assert_eq!(got, [Some(1), Some(2)]);
+        let _tx = producer.join().unwrap();
+    });
+}
+
+/// The producer's drop ends a `pop` on an empty ring (with what it pushed
+/// first, if anything).
+#[test]
+fn loom_wait_spsc_pop_woken_by_producer_drop() {
+    loom::model(|| {
+        let (mut tx, mut rx) = ring::<Reject, 2>().split();
+        let producer = thread::spawn(move || {
+            tx.try_push(1).unwrap();
+            drop(tx);
+        });
+        assert_eq!(block_on(rx.pop()), Some(1));
+        assert_eq!(block_on(rx.pop()), None);
+        producer.join().unwrap();
+    });
+}
+
+/// The consumer's drop ends a `push` on a full ring: the item comes back.
+#[test]
+fn loom_wait_spsc_push_woken_by_consumer_drop() {
+    loom::model(|| {
+        let (mut tx, rx) = ring::<Reject, 1>().split();
+        tx.try_push(1).unwrap();
+        let consumer = thread::spawn(move || drop(rx));
+        assert_eq!(block_on(tx.push(2)), Err(Closed(2)));
+        consumer.join().unwrap();
+    });
+}
+
+type M = mpmc::Ring<u32, 1>;
+
+#[test]
+fn loom_wait_mpmc_pop_woken_by_push() {
+    loom::model(|| {
+        let r = Arc::new(M::new());
+        let r2 = r.clone();
+        let producer = thread::spawn(move || r2.try_push(7).unwrap());
+        assert_eq!(block_on(r.pop()), Some(7));
+        producer.join().unwrap();
+    });
+}
+
+#[test]
+fn loom_wait_mpmc_push_woken_by_pop() {
+    loom::model(|| {
+        let r = Arc::new(M::new());
+        r.try_push(1).unwrap();
+        let r2 = r.clone();
+        let consumer = thread::spawn(move || r2.try_pop());
+        assert_eq!(block_on(r.push(2)), Ok(()));
+        assert_eq!(consumer.join().unwrap(), Some(1));
+        assert_eq!(r.try_pop(), Some(2));
+    });
+}
+
+#[test]
+fn loom_wait_mpmc_pop_woken_by_close() {
+    loom::model(|| {
+        let r = Arc::new(M::new());
+        let r2 = r.clone();
+        let closer = thread::spawn(move || r2.close());
+        assert_eq!(block_on(r.pop()), None);
+        assert!(closer.join().unwrap());
+    });
+}
+
+#[test]
+fn loom_wait_mpmc_push_woken_by_close() {
+    loom::model(|| {
+        let r = Arc::new(M::new());
+        r.try_push(1).unwrap();
+        let r2 = r.clone();
+        let closer = thread::spawn(move || r2.close());
+        assert_eq!(block_on(r.push(2)), Err(Closed(2)));
+        closer.join().unwrap();
+        assert_eq!(r.try_pop_or_closed(), Ok(1));
+    });
+}
+
+/// Two tasks wait in `pop` (each in its own cell); one push and a close:
+/// one gets the item, the other `None`, neither sleeps for ever.
+#[test]
+fn loom_wait_mpmc_two_poppers() {
+    loom::model(|| {
+        let r = Arc::new(M::new());
+        let r2 = r.clone();
+        let other = thread::spawn(move || block_on(r2.pop()));
+        let r3 = r.clone();
+        let producer = thread::spawn(move || {
+            r3.try_push(5).unwrap();
+            r3.close();
+        });
+        let mine = block_on(r.pop());
+        let theirs = other.join().unwrap();
+        producer.join().unwrap();
+        let mut got: Vec<_> = [mine, theirs].into_iter().flatten().collect();
+        got.sort_unstable();
+        assert_eq!(got, [5]);
+    });
+}
+
+/// A consumer waits in `pop` while the producer `push_overwrite`s twice
+/// into a ring of one (the second push evicts the first item, or is
+/// refused if the consumer holds it): the wait ends with one of them.
+#[test]
+fn loom_wait_spsc_pop_against_push_overwrite() {
+    loom::model(|| {
+        let (mut tx, mut rx) = ring::<Overwrite, 1>().split();
+        let producer = thread::spawn(move || {
+            let first = tx.push_overwrite(1);
+            let second = tx.push_overwrite(2);
+            (first, second, tx)
+        });
+        let got = block_on(rx.pop()).unwrap();
+        let (first, _second, _tx) = producer.join().unwrap();
+        assert_eq!(first, sluicegate::Overwritten::Stored);
+        assert!(got == 1 || got == 2, "got {got}");
+    });
+}
