@@ -27,6 +27,11 @@ impl Limiter {
             let k = seen as u64;
             let m = ((old_m as u64 * k + x as u64) / (k + 1)) as usize;
             t.free_seen.store(seen + 1, Ordering::Relaxed);
+            if seen + 1 == YOUNG && t.resume.load(Ordering::Relaxed) != 0 {
+                // A young baseline's probe lasts until it has grown up
+                // (`probe_samples`): this success ends it.
+                t.close_at.store(n, Ordering::Relaxed);
+            }
             (m.max(TICK), m.max(TICK))
         } else {
             // Robbins–Monro step toward the median: ±1/32 of the estimate.
