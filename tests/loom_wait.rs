@@ -192,3 +192,24 @@ fn loom_wait_spsc_pop_against_push_overwrite() {
         assert!(got == 1 || got == 2, "got {got}");
     });
 }
+
+/// A task waiting in `pop` on a full ring while an eviction and a close
+/// race: a pop that answered "empty" because the eviction was in progress is
+/// woken when it ends (or is given up), and then drains or ends.
+#[test]
+fn loom_wait_mpmc_pop_woken_by_eviction_end_after_close() {
+    loom::model(|| {
+        let r = Arc::new(M::new());
+        r.try_push(1).unwrap();
+        let r2 = r.clone();
+        let evictor = thread::spawn(move || r2.push_overwrite(2).into_item());
+        r.close();
+        let mut seen = Vec::new();
+        while let Some(v) = block_on(r.pop()) {
+            seen.push(v);
+        }
+        seen.extend(evictor.join().unwrap());
+        seen.sort_unstable();
+        assert_eq!(seen, vec![1, 2]);
+    });
+}

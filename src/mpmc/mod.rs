@@ -402,6 +402,9 @@ impl<T, const N: usize> Ring<T, N> {
             // change in `state`'s order matters (before or after the close).
             if self.state.fetch_add(EVICTING, Ordering::Relaxed) & CLOSED != 0 {
                 self.state.fetch_sub(EVICTING, Ordering::Relaxed);
+                // A pop that saw this eviction announced answered "empty"
+                // and may wait for it to end.
+                self.wake_poppers();
                 return Overwritten::Rejected(item);
             }
             if let Some(i) = self.aq.dequeue() {
@@ -419,10 +422,14 @@ impl<T, const N: usize> Ring<T, N> {
                 // `aq` again.
                 self.aq.enqueue(i);
                 self.overwritten.add_release(1);
+                // The item is back, and on a closed ring a pop waiting for
+                // this eviction to end may now answer "closed and drained".
+                self.wake_poppers();
                 return Overwritten::Evicted(old);
             }
             // Nothing to evict: the eviction did not happen.
             self.state.fetch_sub(EVICTING, Ordering::Relaxed);
+            self.wake_poppers();
         }
         if !self.is_closed() {
             self.rejected.add(1);
