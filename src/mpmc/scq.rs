@@ -235,58 +235,42 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
                     return false;
                 }
             }
-            let t_cycle = Self::cycle_word(t);
-            let entry = self.entry(t);
-            // No load first: guess that the entry is in the state the last
-            // cycle leaves it in, `(cycle of t - 1, IsSafe, BOT)`, and CAS
-            // from that. The guess passes the usability test below by
-            // construction (an older cycle, no index, safe), so the first
-            // CAS skips it. A failed CAS returns the real word, which the
-            // loop then tests as if it had been loaded (one transfer of the
-            // entry's cache line instead of two).
-            let new = (t_cycle & !Self::BOT) | index;
-            let mut e = t_cycle.wrapping_sub(Self::CYCLE_UNIT);
-            loop {
-                match entry.compare_exchange(e, new, Ordering::SeqCst, Ordering::SeqCst) {
-                    Ok(_) => {
-                        pause_point(Self::P_ENQ_PLACED);
-                        if self.threshold.load(Ordering::SeqCst) != Self::THRESHOLD {
-                            self.threshold.store(Self::THRESHOLD, Ordering::SeqCst);
-                        }
-                        return true;
-                    }
-                    Err(now) => e = now,
+            if self.place_at(t, index) {
+                pause_point(Self::P_ENQ_PLACED);
+                if self.threshold.load(Ordering::SeqCst) != Self::THRESHOLD {
+                    self.threshold.store(Self::THRESHOLD, Ordering::SeqCst);
                 }
-                let usable = before(e | Self::LOW, t_cycle)
-                    && e & Self::BOT == Self::BOT
-                    && (e & Self::SAFE != 0 || !before(t, self.head.load(Ordering::SeqCst)));
-                if !usable {
-                    break; // next position
-                }
+                return true;
             }
         }
     }
 
     /// The enqueuer's step at position `t`, which it holds: places `index`
-    /// there if the entry is usable for that cycle (as in
-    /// `enqueue_unless_closed`, CASing first from the word the previous
-    /// cycle leaves); returns whether it did. Does not reset `threshold`.
+    /// there if the entry is usable for that cycle; returns whether it did.
+    /// Does not reset `threshold`.
+    ///
+    /// No load first: it guesses that the entry is in the state the last
+    /// cycle leaves it in, `(cycle of t - 1, IsSafe, BOT)`, and CASes from
+    /// that. The guess passes the usability test by construction (an older
+    /// cycle, no index, safe), so the test is skipped for it; a failed CAS
+    /// returns the real word, which is then tested as if it had been loaded
+    /// (one transfer of the entry's cache line instead of two).
     #[inline(always)]
     fn place_at(&self, t: usize, index: usize) -> bool {
         let t_cycle = Self::cycle_word(t);
         let entry = self.entry(t);
+        let new = (t_cycle & !Self::BOT) | index;
         let mut e = t_cycle.wrapping_sub(Self::CYCLE_UNIT);
         loop {
+            match entry.compare_exchange(e, new, Ordering::SeqCst, Ordering::SeqCst) {
+                Ok(_) => return true,
+                Err(now) => e = now,
+            }
             let usable = before(e | Self::LOW, t_cycle)
                 && e & Self::BOT == Self::BOT
                 && (e & Self::SAFE != 0 || !before(t, self.head.load(Ordering::SeqCst)));
             if !usable {
-                return false;
-            }
-            let new = (t_cycle & !Self::BOT) | index;
-            match entry.compare_exchange(e, new, Ordering::SeqCst, Ordering::SeqCst) {
-                Ok(_) => return true,
-                Err(now) => e = now,
+                return false; // the caller takes a new position
             }
         }
     }
