@@ -421,7 +421,10 @@ impl<T, const N: usize> Ring<T, N> {
                 // started before the close, and the pops that answer
                 // "drained" wait for it. Release: the count ends the
                 // eviction, and a pop that acquires it sees the index in
-                // `aq` again.
+                // `aq` again (its `tail` read then comes after this
+                // enqueue's fetch-and-add in `tail`'s order). Loom cannot
+                // check this one: it orders read-modify-writes by execution,
+                // so its model passes with a relaxed count as well.
                 self.aq.enqueue(i);
                 self.overwritten.add_release(1);
                 // The item is back, and on a closed ring a pop waiting for
