@@ -160,9 +160,18 @@ struct Transfer {
     aborted: Option<u64>,
 }
 
-/// `threads` producers push `iters` items in all, `threads` consumers pop
-/// them all.
-fn transfer(q: &dyn Queue, threads: usize, iters: u64) -> Transfer {
+/// The skeleton of every transfer: `threads` producers and `threads`
+/// consumers released together by a barrier. Each producer runs
+/// `produce(per, waiter)`, pushing its `per` items; each consumer runs
+/// `consume(popped, total, waiter)`, popping until `popped` (the items
+/// counted so far, by all consumers) reaches `total`. Both return early once
+/// the waiter says the transfer was aborted. Timed from the barrier to the
+/// last join; the caller empties the ring for the next sample.
+fn run_transfer<P, C>(threads: usize, iters: u64, produce: P, consume: C) -> Transfer
+where
+    P: Fn(u64, &mut Waiter<'_>) + Sync,
+    C: Fn(&AtomicU64, u64, &mut Waiter<'_>) + Sync,
+{
     let per = iters.div_ceil(threads as u64);
     let total = per * threads as u64;
     let popped = AtomicU64::new(0);
@@ -173,42 +182,15 @@ fn transfer(q: &dyn Queue, threads: usize, iters: u64) -> Transfer {
         for _ in 0..threads {
             hs.push(s.spawn(|| {
                 barrier.wait();
-                let mut w = Waiter::new(Instant::now() + DEADLINE, &abort);
-                for i in 0..per {
-                    while !q.push(i) {
-                        if !w.wait() {
-                            return;
-                        }
-                    }
-                    w.hit();
-                }
+                produce(per, &mut Waiter::new(Instant::now() + DEADLINE, &abort));
             }));
             hs.push(s.spawn(|| {
                 barrier.wait();
-                let mut w = Waiter::new(Instant::now() + DEADLINE, &abort);
-                let mut mine = 0;
-                while popped.load(Ordering::Relaxed) < total {
-                    match q.pop() {
-                        Some(v) => {
-                            black_box(v);
-                            w.hit();
-                            mine += 1;
-                            if mine == 256 {
-                                popped.fetch_add(mine, Ordering::Relaxed);
-                                mine = 0;
-                            }
-                        }
-                        None => {
-                            if mine > 0 {
-                                popped.fetch_add(mine, Ordering::Relaxed);
-                                mine = 0;
-                            }
-                            if !w.wait() {
-                                return;
-                            }
-                        }
-                    }
-                }
+                consume(
+                    &popped,
+                    total,
+                    &mut Waiter::new(Instant::now() + DEADLINE, &abort),
+                );
             }));
         }
         barrier.wait();
@@ -220,76 +202,102 @@ fn transfer(q: &dyn Queue, threads: usize, iters: u64) -> Transfer {
         let aborted = abort
             .load(Ordering::Relaxed)
             .then(|| popped.load(Ordering::Relaxed));
-        // Leave the ring empty for the next sample.
-        while q.pop().is_some() {}
         Transfer { elapsed, aborted }
     })
+}
+
+/// `threads` producers push `iters` items in all, `threads` consumers pop
+/// them all.
+fn transfer(q: &dyn Queue, threads: usize, iters: u64) -> Transfer {
+    let t = run_transfer(
+        threads,
+        iters,
+        move |per, w| {
+            for i in 0..per {
+                while !q.push(i) {
+                    if !w.wait() {
+                        return;
+                    }
+                }
+                w.hit();
+            }
+        },
+        move |popped, total, w| {
+            let mut mine = 0;
+            while popped.load(Ordering::Relaxed) < total {
+                match q.pop() {
+                    Some(v) => {
+                        black_box(v);
+                        w.hit();
+                        mine += 1;
+                        if mine == 256 {
+                            popped.fetch_add(mine, Ordering::Relaxed);
+                            mine = 0;
+                        }
+                    }
+                    None => {
+                        if mine > 0 {
+                            popped.fetch_add(mine, Ordering::Relaxed);
+                            mine = 0;
+                        }
+                        if !w.wait() {
+                            return;
+                        }
+                    }
+                }
+            }
+        },
+    );
+    // Leave the ring empty for the next sample.
+    while q.pop().is_some() {}
+    t
 }
 
 /// `transfer` with bursts of `BURST` (`push_burst` / `pop_burst`).
 fn transfer_burst<const N: usize>(q: &Ring<u64, N>, threads: usize, iters: u64) -> Transfer {
     const BURST: usize = 32;
-    let per = iters.div_ceil(threads as u64);
-    let total = per * threads as u64;
-    let popped = AtomicU64::new(0);
-    let abort = AtomicBool::new(false);
-    let barrier = Barrier::new(2 * threads + 1);
-    thread::scope(|s| {
-        let mut hs = Vec::new();
-        for _ in 0..threads {
-            hs.push(s.spawn(|| {
-                barrier.wait();
-                let mut w = Waiter::new(Instant::now() + DEADLINE, &abort);
-                let mut buf = [0u64; BURST];
-                let mut i = 0;
-                while i < per {
-                    let k = (per - i).min(BURST as u64) as usize;
-                    for (j, b) in buf[..k].iter_mut().enumerate() {
-                        *b = i + j as u64;
-                    }
-                    let mut sent = 0;
-                    while sent < k {
-                        let n = q.push_burst(&buf[sent..k]);
-                        if n == 0 {
-                            if !w.wait() {
-                                return;
-                            }
-                        } else {
-                            w.hit();
+    let t = run_transfer(
+        threads,
+        iters,
+        move |per, w| {
+            let mut buf = [0u64; BURST];
+            let mut i = 0;
+            while i < per {
+                let k = (per - i).min(BURST as u64) as usize;
+                for (j, b) in buf[..k].iter_mut().enumerate() {
+                    *b = i + j as u64;
+                }
+                let mut sent = 0;
+                while sent < k {
+                    let n = q.push_burst(&buf[sent..k]);
+                    if n == 0 {
+                        if !w.wait() {
+                            return;
                         }
-                        sent += n;
-                    }
-                    i += k as u64;
-                }
-            }));
-            hs.push(s.spawn(|| {
-                barrier.wait();
-                let mut w = Waiter::new(Instant::now() + DEADLINE, &abort);
-                let mut buf = [0u64; BURST];
-                while popped.load(Ordering::Relaxed) < total {
-                    let n = q.pop_burst(&mut buf);
-                    if n > 0 {
-                        black_box(&buf);
+                    } else {
                         w.hit();
-                        popped.fetch_add(n as u64, Ordering::Relaxed);
-                    } else if !w.wait() {
-                        return;
                     }
+                    sent += n;
                 }
-            }));
-        }
-        barrier.wait();
-        let start = Instant::now();
-        for h in hs {
-            h.join().unwrap();
-        }
-        let elapsed = start.elapsed();
-        let aborted = abort
-            .load(Ordering::Relaxed)
-            .then(|| popped.load(Ordering::Relaxed));
-        while q.try_pop().is_some() {}
-        Transfer { elapsed, aborted }
-    })
+                i += k as u64;
+            }
+        },
+        move |popped, total, w| {
+            let mut buf = [0u64; BURST];
+            while popped.load(Ordering::Relaxed) < total {
+                let n = q.pop_burst(&mut buf);
+                if n > 0 {
+                    black_box(&buf);
+                    w.hit();
+                    popped.fetch_add(n as u64, Ordering::Relaxed);
+                } else if !w.wait() {
+                    return;
+                }
+            }
+        },
+    );
+    while q.try_pop().is_some() {}
+    t
 }
 
 fn burst_groups(c: &mut Criterion) {

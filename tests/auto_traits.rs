@@ -102,13 +102,19 @@ fn limiter_and_error_types() {
     is_sync::<LimiterStats>();
     is_sync::<ConfigError>();
     is_sync::<Priority>();
+    is_send::<Insufficient>();
     is_sync::<Insufficient>();
+    is_send::<RingStats>();
     is_sync::<RingStats>();
+    // `Full<T>` and `Overwritten<T>` are plain data around the item: they
+    // follow `T`.
     is_send::<Overwritten<C>>();
     assert_not!(Sync: Overwritten<C>);
-    // `Full<T>` is plain data around the item: it follows `T`.
+    is_sync::<Overwritten<AtomicU32>>();
+    assert_not!(Send: Overwritten<R>);
     is_send::<Full<C>>();
     assert_not!(Sync: Full<C>);
+    is_sync::<Full<AtomicU32>>();
     assert_not!(Send: Full<R>);
 }
 

@@ -37,18 +37,27 @@ fn since_counts_an_interval_across_the_wrap_spsc() {
     assert_eq!(rx.drain().collect::<Vec<_>>(), [6, 7]);
 }
 
+/// On a full MPMC ring of 2 (either kind) with both counters preset just
+/// below the wrap: two rejections and three evictions across it, holding 6
+/// and 7 at the end.
+macro_rules! mpmc_interval_across_wrap {
+    ($ring:ident) => {
+        $ring.preset_counters(NEAR_WRAP, NEAR_WRAP);
+        $ring.push_iter([1, 2]);
+        let before = $ring.stats();
+        assert!($ring.try_push(3).is_err());
+        assert!($ring.try_push(4).is_err());
+        for i in 5..8 {
+            assert!(matches!($ring.push_overwrite(i), Overwritten::Evicted(_)));
+        }
+        interval_across_wrap(before, $ring.stats());
+    };
+}
+
 #[test]
 fn since_counts_an_interval_across_the_wrap_mpmc() {
     let mut ring: mpmc::Ring<u32, 2> = mpmc::Ring::new();
-    ring.preset_counters(NEAR_WRAP, NEAR_WRAP);
-    ring.push_iter([1, 2]);
-    let before = ring.stats();
-    assert!(ring.try_push(3).is_err());
-    assert!(ring.try_push(4).is_err());
-    for i in 5..8 {
-        assert!(matches!(ring.push_overwrite(i), Overwritten::Evicted(_)));
-    }
-    interval_across_wrap(before, ring.stats());
+    mpmc_interval_across_wrap!(ring);
     // The close compares the evictions it has seen start with those that
     // ended, modulo the wrap: with none in progress, the ring drains.
     ring.close();
@@ -74,15 +83,7 @@ fn close_drains_with_the_eviction_count_near_the_wrap() {
 #[test]
 fn since_counts_an_interval_across_the_wrap_mpmc_cs() {
     let mut ring: mpmc::cs::Ring<u32, 2> = mpmc::cs::Ring::new();
-    ring.preset_counters(NEAR_WRAP, NEAR_WRAP);
-    ring.push_iter([1, 2]);
-    let before = ring.stats();
-    assert!(ring.try_push(3).is_err());
-    assert!(ring.try_push(4).is_err());
-    for i in 5..8 {
-        assert!(matches!(ring.push_overwrite(i), Overwritten::Evicted(_)));
-    }
-    interval_across_wrap(before, ring.stats());
+    mpmc_interval_across_wrap!(ring);
 }
 
 #[test]
@@ -107,41 +108,43 @@ fn since_keeps_the_later_peak() {
     );
 }
 
-/// A burst of 37 into a 64-slot ring whose first sampling pop comes three
-/// pops late (slots 1, 2, 3 are not multiples of 64 / 16 = 4): the mark is
-/// 34, below the true 37 by less than 4.
+/// On a new 64-slot MPMC ring (either kind): a burst of 37 whose first
+/// sampling pop comes three pops late (slots, or positions, 1, 2, 3 are not
+/// multiples of 64 / 16 = 4), so the mark is 34, below the true 37 by less
+/// than 4; then the ring filled, `$at_full` done on the full ring, and
+/// cleared: the mark is 64.
+macro_rules! peak_within_n_over_16 {
+    ($ring:ident, $at_full:expr) => {
+        $ring.try_push(0).unwrap();
+        assert_eq!($ring.try_pop(), Some(0)); // slot 0: samples 1
+        assert_eq!($ring.stats().peak, 1);
+        assert_eq!($ring.push_iter(1..=37), 37);
+        assert_eq!($ring.stats().peak, 37); // the length now
+        assert_eq!($ring.clear(), 37);
+        assert_eq!($ring.stats().peak, 34);
+        let _ = $ring.push_iter(0..64);
+        $at_full;
+        $ring.clear();
+        assert_eq!($ring.stats().peak, 64);
+    };
+}
+
 #[cfg(feature = "critical-section")]
 #[test]
 fn peak_is_sampled_within_n_over_16_mpmc_cs() {
     let ring: mpmc::cs::Ring<u32, 64> = mpmc::cs::Ring::new();
-    ring.try_push(0).unwrap();
-    assert_eq!(ring.try_pop(), Some(0)); // slot 0: samples 1
-    assert_eq!(ring.stats().peak, 1);
-    assert_eq!(ring.push_iter(1..=37), 37);
-    assert_eq!(ring.stats().peak, 37); // the length now
-    assert_eq!(ring.clear(), 37);
-    assert_eq!(ring.stats().peak, 34);
-    let _ = ring.push_iter(0..64);
-    let _ = ring.try_push(64); // refused: 64 items inside
-    ring.clear();
-    assert_eq!(ring.stats().peak, 64);
+    peak_within_n_over_16!(ring, {
+        let _ = ring.try_push(64); // refused: 64 items inside
+    });
 }
 
 /// The same burst on the SCQ ring: positions play the part of slots.
 #[test]
 fn peak_is_sampled_within_n_over_16_mpmc() {
     let ring: mpmc::Ring<u32, 64> = mpmc::Ring::new();
-    ring.try_push(0).unwrap();
-    assert_eq!(ring.try_pop(), Some(0)); // position 0: samples 1
-    assert_eq!(ring.stats().peak, 1);
-    assert_eq!(ring.push_iter(1..=37), 37);
-    assert_eq!(ring.stats().peak, 37); // the length now
-    assert_eq!(ring.clear(), 37);
-    assert_eq!(ring.stats().peak, 34);
-    let _ = ring.push_iter(0..64);
-    let _ = ring.push_overwrite(64); // an eviction: no free slot
-    ring.clear();
-    assert_eq!(ring.stats().peak, 64);
+    peak_within_n_over_16!(ring, {
+        let _ = ring.push_overwrite(64); // an eviction: no free slot
+    });
 }
 
 /// Below 16 slots every pop samples: the mark is exact.

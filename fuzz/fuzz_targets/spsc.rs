@@ -10,8 +10,8 @@ use std::collections::VecDeque;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use sluicegate::spsc::Ring;
-use sluicegate_fuzz::{Cap, Start};
+use sluicegate::spsc::{Reject, Ring};
+use sluicegate_fuzz::{check_abandoned, drop_consumer, drop_producer, split, Cap, Handles, Start};
 
 #[derive(Arbitrary, Debug)]
 enum Op {
@@ -64,7 +64,7 @@ struct Input {
 fn run<const N: usize>(start: usize, ops: &[Op]) {
     let ring: Ring<u64, N> = Ring::with_start(start);
     let (tx, rx) = ring.try_split().expect("a new ring splits");
-    let (mut tx, mut rx) = (Some(tx), Some(rx));
+    let mut handles: Handles<'_, u64, N, Reject> = (Some(tx), Some(rx));
     let mut model: VecDeque<u64> = VecDeque::new();
     let mut max_len = 0usize;
     let mut next = 0u64;
@@ -77,27 +77,11 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
     for op in ops {
         // Lifecycle operations first; the others need both handles.
         match *op {
-            Op::DropProducer => {
-                tx = None;
-                if let Some(rx) = &rx {
-                    assert!(rx.is_abandoned());
-                }
-            }
-            Op::DropConsumer => {
-                rx = None;
-                if let Some(tx) = &tx {
-                    assert!(tx.is_abandoned());
-                }
-            }
-            Op::Split => match ring.try_split() {
-                Some((t, r)) => {
-                    assert!(tx.is_none() && rx.is_none());
-                    (tx, rx) = (Some(t), Some(r));
-                }
-                None => assert!(tx.is_some() || rx.is_some()),
-            },
+            Op::DropProducer => drop_producer(&mut handles),
+            Op::DropConsumer => drop_consumer(&mut handles),
+            Op::Split => split(&ring, &mut handles),
             Op::PushBlocking => {
-                if let Some(tx) = &mut tx {
+                if let (Some(tx), rx) = &mut handles {
                     if model.len() < N || rx.is_none() {
                         let item = fresh(&mut next, 1)[0];
                         match tx.push_blocking(item) {
@@ -114,7 +98,7 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
                 }
             }
             Op::PopBlocking => {
-                if let Some(rx) = &mut rx {
+                if let (tx, Some(rx)) = &mut handles {
                     if !model.is_empty() || tx.is_none() {
                         assert_eq!(rx.pop_blocking(), model.pop_front());
                     }
@@ -122,7 +106,7 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
             }
             _ => {}
         }
-        if let (Some(tx), Some(rx)) = (&mut tx, &mut rx) {
+        if let (Some(tx), Some(rx)) = &mut handles {
             step::<N>(op, tx, rx, &mut model, &mut next, &mut rejected, fresh);
         }
         max_len = max_len.max(model.len());
@@ -138,16 +122,11 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
             stats.peak <= max_len && max_len <= 2 * stats.peak,
             "{stats:?} {max_len}"
         );
-        if let Some(tx) = &tx {
-            assert_eq!(tx.is_abandoned(), rx.is_none());
-        }
-        if let Some(rx) = &rx {
-            assert_eq!(rx.is_abandoned(), tx.is_none());
-        }
+        check_abandoned(&handles);
     }
     // What is left comes out in order, through the handles of a new split
     // if need be.
-    drop((tx, rx));
+    drop(handles);
     let (_tx, mut rx) = ring.try_split().expect("both handles are gone");
     assert!(rx.drain().eq(model.into_iter()));
 }

@@ -13,7 +13,10 @@ use std::collections::VecDeque;
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use sluicegate::spsc::{Overwrite, Ring};
-use sluicegate_fuzz::{bombed, Cap, Item, Start};
+use sluicegate_fuzz::{
+    bombed, check_abandoned, clear_checked, drop_checked, drop_consumer, drop_producer, split, Cap,
+    Handles, Item, Start,
+};
 
 #[derive(Arbitrary, Debug)]
 enum Op {
@@ -85,7 +88,7 @@ impl Model {
 fn run<const N: usize>(start: usize, ops: &[Op]) {
     let ring: Ring<Item, N, Overwrite> = Ring::with_start(start);
     let (tx, rx) = ring.try_split().expect("a new ring splits");
-    let (mut tx, mut rx) = (Some(tx), Some(rx));
+    let mut handles: Handles<'_, Item, N, Overwrite> = (Some(tx), Some(rx));
     let mut m = Model::default();
     let mut max_len = 0usize;
     let mut next = 0u64;
@@ -95,28 +98,13 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
     };
     for op in ops {
         match *op {
-            Op::DropProducer => {
-                tx = None;
-                if let Some(rx) = &rx {
-                    assert!(rx.is_abandoned());
-                }
-            }
-            Op::DropConsumer => {
-                rx = None;
-                if let Some(tx) = &tx {
-                    assert!(tx.is_abandoned());
-                }
-            }
-            Op::Split => match ring.try_split() {
-                Some((t, r)) => {
-                    assert!(tx.is_none() && rx.is_none());
-                    (tx, rx) = (Some(t), Some(r));
-                }
-                None => assert!(tx.is_some() || rx.is_some()),
-            },
+            Op::DropProducer => drop_producer(&mut handles),
+            Op::DropConsumer => drop_consumer(&mut handles),
+            Op::Split => split(&ring, &mut handles),
             _ => {}
         }
-        let (Some(tx), Some(rx)) = (&mut tx, &mut rx) else {
+        check_abandoned(&handles);
+        let (Some(tx), Some(rx)) = &mut handles else {
             check::<N>(&ring, &m, &mut max_len);
             continue;
         };
@@ -138,21 +126,7 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
                 let got: Vec<u64> = rx.drain().map(Item::take).collect();
                 assert_eq!(got, m.items.drain(..).collect::<Vec<_>>());
             }
-            Op::Clear => {
-                let mut cleared = 0;
-                let bombed_now = bombed(|| cleared = rx.clear());
-                match m.items.iter().position(|&v| Item::is_bomb(v)) {
-                    Some(at) => {
-                        assert!(bombed_now);
-                        m.items.drain(..=at);
-                    }
-                    None => {
-                        assert!(!bombed_now);
-                        assert_eq!(cleared, m.items.len());
-                        m.items.clear();
-                    }
-                }
-            }
+            Op::Clear => clear_checked(&mut m.items, || rx.clear()),
             Op::Push => {
                 let item = fresh();
                 match tx.try_push(Item::new(item)) {
@@ -228,10 +202,8 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
     }
     // Dropping the handles ends their borrows of the ring. The ring's Drop
     // frees what is left, all of it even if an item panics.
-    drop((tx, rx));
-    let bombs = m.items.iter().any(|&v| Item::is_bomb(v));
-    assert_eq!(bombed(|| drop(ring)), bombs);
-    assert_eq!(Item::live(), 0, "an item leaked");
+    drop(handles);
+    drop_checked(ring, &m.items);
 }
 
 /// Length and counters exact; the high-water mark a length the ring had.

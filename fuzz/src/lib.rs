@@ -1,11 +1,17 @@
 //! Shared pieces of the fuzz targets: where positions start, which capacity,
-//! and a payload that is `!Sync`, counts itself and may panic in `Drop`.
-//! Each target carries its own `VecDeque` model.
+//! a payload that is `!Sync`, counts itself and may panic in `Drop`, the
+//! checks of the in-place drops and of the SPSC handles' lifecycle, and (in
+//! [`mpmc`]) the model and driver of both MPMC rings. The SPSC targets carry
+//! their own `VecDeque` models.
+
+pub mod mpmc;
 
 use std::cell::Cell;
+use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use arbitrary::Arbitrary;
+use sluicegate::spsc::{Consumer, Policy, Producer, Ring};
 
 /// Where a ring's positions start, so wrap-around at every integer limit the
 /// ring uses is reached by short inputs.
@@ -121,5 +127,78 @@ pub fn bombed(f: impl FnOnce()) -> bool {
         Ok(()) => false,
         Err(payload) if payload.is::<Bomb>() => true,
         Err(_) => std::process::abort(),
+    }
+}
+
+/// `clear()` (given as `clear`) on a ring whose items are `model`: it drops
+/// them in place, so the first bomb stops it there; without one it clears
+/// them all and says how many.
+pub fn clear_checked(model: &mut VecDeque<u64>, clear: impl FnOnce() -> usize) {
+    let mut cleared = 0;
+    let bombed_now = bombed(|| cleared = clear());
+    match model.iter().position(|&v| Item::is_bomb(v)) {
+        Some(at) => {
+            assert!(bombed_now);
+            model.drain(..=at);
+        }
+        None => {
+            assert!(!bombed_now);
+            assert_eq!(cleared, model.len());
+            model.clear();
+        }
+    }
+}
+
+/// Drops `ring`, whose items are `model`: its `Drop` frees them all, even
+/// if one panics (and it panics exactly when one is a bomb); then no item
+/// is alive.
+pub fn drop_checked<R>(ring: R, model: &VecDeque<u64>) {
+    let bombs = model.iter().any(|&v| Item::is_bomb(v));
+    assert_eq!(bombed(|| drop(ring)), bombs);
+    assert_eq!(Item::live(), 0, "an item leaked");
+}
+
+/// An SPSC ring's handles, either of which may have been dropped.
+pub type Handles<'a, T, const N: usize, P> =
+    (Option<Producer<'a, T, N, P>>, Option<Consumer<'a, T, N, P>>);
+
+/// Drops the producer (if alive): the consumer sees it abandoned.
+pub fn drop_producer<T, const N: usize, P: Policy>((tx, rx): &mut Handles<'_, T, N, P>) {
+    *tx = None;
+    if let Some(rx) = rx {
+        assert!(rx.is_abandoned());
+    }
+}
+
+/// Drops the consumer (if alive): the producer sees it abandoned.
+pub fn drop_consumer<T, const N: usize, P: Policy>((tx, rx): &mut Handles<'_, T, N, P>) {
+    *rx = None;
+    if let Some(tx) = tx {
+        assert!(tx.is_abandoned());
+    }
+}
+
+/// `try_split`: succeeds exactly when both handles are gone, and gives
+/// both back.
+pub fn split<'a, T, const N: usize, P: Policy>(
+    ring: &'a Ring<T, N, P>,
+    handles: &mut Handles<'a, T, N, P>,
+) {
+    match ring.try_split() {
+        Some((t, r)) => {
+            assert!(handles.0.is_none() && handles.1.is_none());
+            *handles = (Some(t), Some(r));
+        }
+        None => assert!(handles.0.is_some() || handles.1.is_some()),
+    }
+}
+
+/// Each live handle sees the other abandoned exactly when it is gone.
+pub fn check_abandoned<T, const N: usize, P: Policy>((tx, rx): &Handles<'_, T, N, P>) {
+    if let Some(tx) = tx {
+        assert_eq!(tx.is_abandoned(), rx.is_none());
+    }
+    if let Some(rx) = rx {
+        assert_eq!(rx.is_abandoned(), tx.is_none());
     }
 }

@@ -5,6 +5,7 @@
 
 extern crate std;
 
+use super::pause_tests::account_for_every_item;
 use super::Ring;
 use crate::sync::pause::{self, stop_at_nth};
 use crate::sync::Point;
@@ -110,17 +111,7 @@ fn scenario(op: Op, point: Point, nth: usize) {
         Op::PushBurst => pushed.extend(&SUSPENDED[..n]),
         Op::PopBurst => out.extend(&got[..n]),
     }
-    while let Some(v) = r.try_pop() {
-        out.push(v);
-    }
-    pushed.sort_unstable();
-    out.sort_unstable();
-    assert_eq!(out, pushed, "{}: items lost or duplicated", ctx());
-    for i in 0..N as u32 {
-        r.try_push(i)
-            .unwrap_or_else(|_| panic!("{}: slot still lost after resume", ctx()));
-    }
-    assert!(r.try_push(0).is_err());
+    account_for_every_item(&r, pushed, out, &ctx());
 }
 
 #[test]

@@ -113,19 +113,31 @@ fn scenario(start: Start, op: Op, point: Point) -> Outcome {
         }
         Op::Pop => out.extend(result),
     }
+    account_for_every_item(&r, pushed, out, &ctx());
+    result
+}
+
+/// The end of a scenario, once the suspended operation has resumed and its
+/// outcome is in `pushed` or `out`: pops what is left into `out`, checks
+/// that every item that entered the ring (`pushed`) came out exactly once,
+/// and that the ring is whole again (all `CAP` slots usable, no more).
+pub(super) fn account_for_every_item<const CAP: usize>(
+    r: &Ring<u32, CAP>,
+    mut pushed: Vec<u32>,
+    mut out: Vec<u32>,
+    ctx: &str,
+) {
     while let Some(v) = r.try_pop() {
         out.push(v);
     }
     pushed.sort_unstable();
     out.sort_unstable();
-    assert_eq!(out, pushed, "{}: items lost or duplicated", ctx());
-    // The ring is whole again: all N slots usable.
-    for i in 0..N as u32 {
+    assert_eq!(out, pushed, "{ctx}: items lost or duplicated");
+    for i in 0..CAP as u32 {
         r.try_push(i)
-            .unwrap_or_else(|_| panic!("{}: slot still lost after resume", ctx()));
+            .unwrap_or_else(|_| panic!("{ctx}: slot still lost after resume"));
     }
     assert!(r.try_push(0).is_err());
-    result
 }
 
 #[test]

@@ -1,0 +1,272 @@
+//! The model and the driver of the `mpmc` and `mpmc_cs` targets: both
+//! rings have the same API ([`Mpmc`] forwards to it), so one `VecDeque`
+//! model checks every operation of either, one at a time, with boxed,
+//! `!Sync` items of which some panic when the ring drops them.
+
+use std::collections::VecDeque;
+
+use arbitrary::Arbitrary;
+use sluicegate::{Closed, Overwritten, RingStats, TryPopError, TryPushError};
+
+use crate::{clear_checked, drop_checked, Item};
+
+#[derive(Arbitrary, Debug)]
+pub enum Op {
+    Push,
+    PushOverwrite,
+    Pop,
+    /// Several pops in a row (drains quickly, reaches "empty" paths).
+    Drain(u8),
+    /// Several overwrites in a row (reaches eviction at every offset).
+    Flood(u8),
+    /// `push_iter` of up to this many new items.
+    PushIter(u8),
+    /// `drain()` to the end.
+    DrainAll,
+    /// `clear()` (drops in place: a bomb stops it there).
+    Clear,
+    /// `close()`.
+    Close,
+    /// `push_blocking`, where it cannot wait for ever (room, or closed).
+    PushBlocking,
+    /// `pop_blocking`, where it cannot wait for ever (an item, or closed).
+    PopBlocking,
+}
+
+/// The API the two MPMC rings share, for items of type [`Item`].
+pub trait Mpmc {
+    /// The capacity, `N`.
+    const N: usize;
+    /// Whether `len` (and what derives from it) stays exact after a close.
+    /// `mpmc::Ring`: no, the pushes a close refuses leave unused positions
+    /// that `len` counts; `mpmc::cs::Ring`: yes.
+    const EXACT_WHEN_CLOSED: bool;
+    fn try_push(&self, item: Item) -> Result<(), TryPushError<Item>>;
+    fn push_overwrite(&self, item: Item) -> Overwritten<Item>;
+    fn try_pop(&self) -> Option<Item>;
+    fn try_pop_or_closed(&self) -> Result<Item, TryPopError>;
+    fn push_iter(&self, items: impl Iterator<Item = Item>) -> usize;
+    fn drain(&self) -> impl Iterator<Item = Item> + '_;
+    fn clear(&self) -> usize;
+    fn close(&self) -> bool;
+    fn is_closed(&self) -> bool;
+    fn push_blocking(&self, item: Item) -> Result<(), Closed<Item>>;
+    fn pop_blocking(&self) -> Option<Item>;
+    fn len(&self) -> usize;
+    fn is_empty(&self) -> bool;
+    fn is_full(&self) -> bool;
+    fn stats(&self) -> RingStats;
+}
+
+macro_rules! forward {
+    ($ring:ty, $exact:expr) => {
+        impl<const N: usize> Mpmc for $ring {
+            const N: usize = N;
+            const EXACT_WHEN_CLOSED: bool = $exact;
+            fn try_push(&self, item: Item) -> Result<(), TryPushError<Item>> {
+                self.try_push(item)
+            }
+            fn push_overwrite(&self, item: Item) -> Overwritten<Item> {
+                self.push_overwrite(item)
+            }
+            fn try_pop(&self) -> Option<Item> {
+                self.try_pop()
+            }
+            fn try_pop_or_closed(&self) -> Result<Item, TryPopError> {
+                self.try_pop_or_closed()
+            }
+            fn push_iter(&self, items: impl Iterator<Item = Item>) -> usize {
+                self.push_iter(items)
+            }
+            fn drain(&self) -> impl Iterator<Item = Item> + '_ {
+                self.drain()
+            }
+            fn clear(&self) -> usize {
+                self.clear()
+            }
+            fn close(&self) -> bool {
+                self.close()
+            }
+            fn is_closed(&self) -> bool {
+                self.is_closed()
+            }
+            fn push_blocking(&self, item: Item) -> Result<(), Closed<Item>> {
+                self.push_blocking(item)
+            }
+            fn pop_blocking(&self) -> Option<Item> {
+                self.pop_blocking()
+            }
+            fn len(&self) -> usize {
+                self.len()
+            }
+            fn is_empty(&self) -> bool {
+                self.is_empty()
+            }
+            fn is_full(&self) -> bool {
+                self.is_full()
+            }
+            fn stats(&self) -> RingStats {
+                self.stats()
+            }
+        }
+    };
+}
+
+forward!(sluicegate::mpmc::Ring<Item, N>, false);
+forward!(sluicegate::mpmc::cs::Ring<Item, N>, true);
+
+#[derive(Default)]
+struct Model {
+    items: VecDeque<u64>,
+    rejected: usize,
+    overwritten: usize,
+    next: u64,
+    closed: bool,
+}
+
+impl Model {
+    fn overwrite<R: Mpmc>(&mut self, ring: &R) {
+        self.next += 1;
+        if self.closed {
+            let back = ring.push_overwrite(Item::new(self.next));
+            assert!(matches!(back, Overwritten::Rejected(_)));
+            assert_eq!(back.into_item().map(Item::take), Some(self.next));
+            return;
+        }
+        let got = ring
+            .push_overwrite(Item::new(self.next))
+            .into_item()
+            .map(Item::take);
+        if self.items.len() < R::N {
+            assert_eq!(got, None);
+        } else {
+            // Sequentially nobody holds a slot: the oldest is evicted.
+            assert_eq!(got, self.items.pop_front());
+            self.overwritten += 1;
+        }
+        self.items.push_back(self.next);
+    }
+
+    /// One pop: `try_pop` on an open ring, `try_pop_or_closed` on a closed
+    /// one (which also answers "closed and drained" exactly when the model
+    /// is empty). `try_pop_or_closed` on an open ring answers `Empty` when
+    /// there is none.
+    fn pop<R: Mpmc>(&mut self, ring: &R) {
+        if self.closed {
+            match ring.try_pop_or_closed() {
+                Ok(item) => assert_eq!(Some(item.take()), self.items.pop_front()),
+                Err(e) => {
+                    assert_eq!(e, TryPopError::Closed);
+                    assert!(self.items.is_empty());
+                }
+            }
+        } else if self.items.is_empty() {
+            assert_eq!(
+                ring.try_pop_or_closed().map(Item::take),
+                Err(TryPopError::Empty)
+            );
+        } else {
+            assert_eq!(ring.try_pop().map(Item::take), self.items.pop_front());
+        }
+    }
+
+    fn step<R: Mpmc>(&mut self, ring: &R, op: &Op) {
+        let cap = R::N;
+        match *op {
+            Op::PushBlocking => {
+                if self.items.len() < cap || self.closed {
+                    self.next += 1;
+                    match ring.push_blocking(Item::new(self.next)) {
+                        Ok(()) => {
+                            assert!(!self.closed);
+                            self.items.push_back(self.next);
+                        }
+                        Err(closed) => {
+                            assert!(self.closed);
+                            assert_eq!(closed.into_inner().take(), self.next);
+                        }
+                    }
+                }
+            }
+            Op::PopBlocking => {
+                if !self.items.is_empty() || self.closed {
+                    assert_eq!(ring.pop_blocking().map(Item::take), self.items.pop_front());
+                }
+            }
+            Op::Push => {
+                self.next += 1;
+                match ring.try_push(Item::new(self.next)) {
+                    Ok(()) => {
+                        assert!(self.items.len() < cap && !self.closed);
+                        self.items.push_back(self.next);
+                    }
+                    Err(e) => {
+                        assert_eq!(e.is_closed(), self.closed);
+                        assert!(self.closed || self.items.len() == cap);
+                        assert_eq!(e.into_inner().take(), self.next);
+                        self.rejected += usize::from(!self.closed);
+                    }
+                }
+            }
+            Op::PushIter(n) => {
+                let base = self.next;
+                let pushed = ring.push_iter((1..=u64::from(n)).map(|k| Item::new(base + k)));
+                let room = if self.closed {
+                    0
+                } else {
+                    cap - self.items.len()
+                };
+                assert_eq!(pushed, usize::from(n).min(room));
+                self.items.extend(base + 1..=base + pushed as u64);
+                self.next = base + pushed as u64;
+            }
+            Op::DrainAll => {
+                let got: Vec<u64> = ring.drain().map(Item::take).collect();
+                assert_eq!(got, self.items.drain(..).collect::<Vec<_>>());
+            }
+            Op::Clear => clear_checked(&mut self.items, || ring.clear()),
+            Op::Close => {
+                assert_eq!(ring.close(), !self.closed);
+                self.closed = true;
+            }
+            Op::PushOverwrite => self.overwrite(ring),
+            Op::Pop => self.pop(ring),
+            Op::Drain(n) => {
+                for _ in 0..n % (2 * cap as u8 + 2) {
+                    self.pop(ring);
+                }
+            }
+            Op::Flood(n) => {
+                for _ in 0..n % (3 * cap as u8 + 2) {
+                    self.overwrite(ring);
+                }
+            }
+        }
+    }
+}
+
+/// Runs `ops` on `ring` (new, at any starting position) against the model,
+/// checking after every step what no operation in progress leaves exact:
+/// the closed flag and the counters always; `len`, `is_empty`, `is_full`
+/// and (below 16 slots, where every pop samples the length) the high-water
+/// mark until a close, or always if `R::EXACT_WHEN_CLOSED`. Then drops the
+/// ring, which must free what is left, all of it even if an item panics.
+pub fn run<R: Mpmc>(ring: R, ops: &[Op]) {
+    let mut m = Model::default();
+    let mut max_len = 0usize;
+    for op in ops {
+        m.step(&ring, op);
+        max_len = max_len.max(m.items.len());
+        let stats = ring.stats();
+        if !m.closed || R::EXACT_WHEN_CLOSED {
+            assert_eq!(ring.len(), m.items.len());
+            assert_eq!(ring.is_empty(), m.items.is_empty());
+            assert_eq!(ring.is_full(), m.items.len() == R::N);
+            assert_eq!(stats.peak, max_len);
+        }
+        assert_eq!(ring.is_closed(), m.closed);
+        assert_eq!(stats.rejected, m.rejected);
+        assert_eq!(stats.overwritten, m.overwritten);
+    }
+    drop_checked(ring, &m.items);
+}
