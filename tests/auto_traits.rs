@@ -99,8 +99,11 @@ fn limiter_and_error_types() {
     is_sync::<Permit<'static>>();
     is_send::<LimiterConfig>();
     is_sync::<LimiterConfig>();
+    is_send::<LimiterStats>();
     is_sync::<LimiterStats>();
+    is_send::<ConfigError>();
     is_sync::<ConfigError>();
+    is_send::<Priority>();
     is_sync::<Priority>();
     is_send::<Insufficient>();
     is_sync::<Insufficient>();
@@ -116,6 +119,17 @@ fn limiter_and_error_types() {
     assert_not!(Sync: Full<C>);
     is_sync::<Full<AtomicU32>>();
     assert_not!(Send: Full<R>);
+    // So do the lifecycle outcomes that carry an item back.
+    is_send::<sluicegate::Closed<C>>();
+    assert_not!(Sync: sluicegate::Closed<C>);
+    is_sync::<sluicegate::Closed<AtomicU32>>();
+    assert_not!(Send: sluicegate::Closed<R>);
+    is_send::<sluicegate::TryPushError<C>>();
+    assert_not!(Sync: sluicegate::TryPushError<C>);
+    is_sync::<sluicegate::TryPushError<AtomicU32>>();
+    assert_not!(Send: sluicegate::TryPushError<R>);
+    is_send::<sluicegate::TryPopError>();
+    is_sync::<sluicegate::TryPopError>();
 }
 
 /// Threads that share a read chunk of `Sync` items may read the same items
