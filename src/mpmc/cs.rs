@@ -79,7 +79,7 @@
 //!
 //! # Waiting
 //!
-//! With the `async` feature, [`Ring::push`] and [`Ring::pop`] are futures
+//! With the `async` feature, `Ring::push` and `Ring::pop` are futures
 //! that wait for room or for an item, with the names, results and limits of
 //! [`mpmc::Ring`](super::Ring)'s (four sleeping waiters per side, more
 //! poll). Any push or pop on any context wakes them (an interrupt handler's
