@@ -80,6 +80,16 @@ impl<const N: usize> Overwrite for Ring<u64, N> {
     }
 }
 
+#[cfg(feature = "critical-section")]
+impl Queue for sluicegate::mpmc::cs::Ring<u64, 128> {
+    fn push(&self, v: u64) -> bool {
+        self.try_push(v).is_ok()
+    }
+    fn pop(&self) -> Option<u64> {
+        self.try_pop()
+    }
+}
+
 impl Queue for ArrayQueue<u64> {
     fn push(&self, v: u64) -> bool {
         ArrayQueue::push(self, v).is_ok()
@@ -523,7 +533,8 @@ fn single_thread_cases() -> Vec<Case<'static>> {
     };
     let burst_ring: &'static Ring<u64, 128> = Box::leak(Box::new(Ring::new()));
     let burst_aq: &'static ArrayQueue<u64> = Box::leak(Box::new(ArrayQueue::new(128)));
-    vec![
+    #[allow(unused_mut)] // pushed to with `critical-section`
+    let mut cases: Vec<Case<'static>> = vec![
         (
             "mpmc_burst32_pair_128",
             "sluicegate_burst",
@@ -557,7 +568,17 @@ fn single_thread_cases() -> Vec<Case<'static>> {
             pair(Box::leak(Box::new(aq))),
         ),
         ("mpmc_pair_128", "heapless", pair(hl)),
-    ]
+    ];
+    // `mpmc::cs` (feature `critical-section`: critical-section's `std`
+    // implementation, a global mutex): for the instruction count of the
+    // `async` wake checks, not a peer of the others.
+    #[cfg(feature = "critical-section")]
+    {
+        let cs: &'static sluicegate::mpmc::cs::Ring<u64, 128> =
+            Box::leak(Box::new(sluicegate::mpmc::cs::Ring::new()));
+        cases.push(("mpmc_pair_128", "sluicegate_cs", pair(cs)));
+    }
+    cases
 }
 
 fn main() {

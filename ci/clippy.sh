@@ -25,6 +25,7 @@ cargo clippy --target thumbv6m-none-eabi --features critical-section -- -D warni
 cargo clippy --target thumbv7em-none-eabihf --features critical-section -- -D warnings
 cargo clippy --target thumbv6m-none-eabi --features portable-atomic,portable-atomic/critical-section -- -D warnings
 cargo clippy --target thumbv6m-none-eabi --features async,portable-atomic,portable-atomic/critical-section -- -D warnings
+cargo clippy --target thumbv6m-none-eabi --features async,critical-section,portable-atomic,portable-atomic/critical-section -- -D warnings
 cargo clippy --target thumbv7em-none-eabihf --features async,defmt -- -D warnings
 
 # The fuzz targets: a workspace of their own, so not reached by the above.

@@ -20,5 +20,6 @@ cargo build --release --target thumbv7em-none-eabihf --features critical-section
 cargo build --release --target thumbv7em-none-eabihf --features defmt
 # `async` (needs CAS: native on thumbv7em, portable-atomic on thumbv6m).
 cargo build --release --target thumbv6m-none-eabi --features async,portable-atomic,portable-atomic/critical-section
+cargo build --release --target thumbv6m-none-eabi --features async,critical-section,portable-atomic,portable-atomic/critical-section
 cargo build --release --target thumbv7em-none-eabihf --features async
 cargo build --release --target thumbv7em-none-eabihf --features async,critical-section,defmt

@@ -16,7 +16,8 @@ cargo test --features critical-section --doc
 # then `std` (the blocking calls park), each with the suites that wait.
 cargo test --features async --lib --test wait --test close --test spsc --test mpmc
 cargo test --features async --doc
-cargo test --features std,critical-section --lib --test wait --test close --test everyday --test spsc \
+cargo test --features async,critical-section --test wait_cs
+cargo test --features std,critical-section --lib --test wait --test wait_cs --test close --test everyday --test spsc \
   --test mpmc --test mpmc_stress --test spsc_stress --test panic_safety --test auto_traits
 cargo test --features std,critical-section --doc
 # The limiter scenario suite's goals on the full-length scenarios (release:

@@ -230,3 +230,16 @@ fn wait_futures_cross_threads_with_send_items() {
     assert_not!(Sync: sluicegate::spsc::Push<'static, 'static, C, 4, Reject>, sluicegate::spsc::Pop<'static, 'static, C, 4, Reject>, mpmc::Push<'static, C, 4>);
     assert_not!(Send: sluicegate::spsc::Push<'static, 'static, R, 4, Reject>, sluicegate::spsc::Pop<'static, 'static, R, 4, Reject>, mpmc::Push<'static, R, 4>, mpmc::Pop<'static, R, 4>);
 }
+
+#[cfg(all(feature = "async", feature = "critical-section"))]
+#[test]
+fn cs_wait_futures_cross_threads_with_send_items() {
+    // As the MPMC ring's: `Push` holds the item (`Sync` needs `T: Sync`),
+    // `Pop` only `&Ring`, which is `Sync` for `T: Send`.
+    is_send::<mpmc::cs::Push<'static, C, 4>>();
+    is_send::<mpmc::cs::Pop<'static, C, 4>>();
+    is_sync::<mpmc::cs::Pop<'static, C, 4>>();
+    is_sync::<mpmc::cs::Push<'static, u32, 4>>();
+    assert_not!(Sync: mpmc::cs::Push<'static, C, 4>);
+    assert_not!(Send: mpmc::cs::Push<'static, R, 4>, mpmc::cs::Pop<'static, R, 4>);
+}

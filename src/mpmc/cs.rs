@@ -77,13 +77,36 @@
 //! Nothing wraps: both indices stay below `N`. The two counters wrap at
 //! `2^usize::BITS`, like every counter of the crate.
 //!
+//! # Waiting
+//!
+//! With the `async` feature, `Ring::push` and `Ring::pop` are futures
+//! that wait for room or for an item, with the names, results and limits of
+//! [`mpmc::Ring`](super::Ring)'s (four sleeping waiters per side, more
+//! poll). Any push or pop on any context wakes them (an interrupt handler's
+//! plain `try_push` included, and `push_overwrite`, the bursts, `drain` and
+//! `clear`), and the close ends every wait. The waiters are kept in the
+//! ring's state and checked inside the critical section each operation
+//! takes anyway, so there is no fence: `src/mpmc/cs/wait.rs` has the
+//! protocol and why it loses no wake-up. With `std`, `push_blocking` and
+//! `pop_blocking` park the thread on those futures instead of spinning.
+//!
 //! # Memory
 //!
 //! `N` slots of `T` plus five words (`head`, `len` with the closed flag in
 //! its top bit, `peak`, `rejected`, `overwritten`), nothing padded: a
 //! `Ring<u32, 8>` takes 52 bytes on thumbv6m and thumbv7em, 72 on x86-64
-//! (`tests/ram.rs` pins these).
+//! (`tests/ram.rs` pins these). The `async` feature adds two mask words
+//! and eight `Option<Waker>` cells (two words each): 72 bytes on 32-bit
+//! targets, 144 on 64-bit ones.
 
+#[cfg(feature = "async")]
+mod wait;
+#[cfg(feature = "async")]
+#[cfg_attr(docsrs, doc(cfg(feature = "async")))]
+pub use wait::{Pop, Push};
+
+#[cfg(feature = "async")]
+use crate::wait::Side;
 use crate::{Closed, Overwritten, RingStats, TryPopError, TryPushError};
 use core::cell::UnsafeCell;
 use core::fmt;
@@ -123,9 +146,18 @@ struct State<T, const N: usize> {
     peak: usize,
     rejected: usize,
     overwritten: usize,
+    /// Per side (`Side as usize`: tasks waiting for an item, for room): bit
+    /// `i` set: waker cell `i` of that side is owned by a waiting future
+    /// (`src/mpmc/cs/wait.rs`). Before the slots, where Thumb-1 loads reach
+    /// it from the ring's address: every push and pop tests it.
+    #[cfg(feature = "async")]
+    wait_masks: [usize; 2],
     /// Slot `(head + k) % N` is initialised exactly for `k` in
     /// `0..len & !CLOSED`.
     slots: [MaybeUninit<T>; N],
+    /// The waker cells, touched only when a task waits.
+    #[cfg(feature = "async")]
+    wakers: wait::Cells,
 }
 
 /// The bit of `State::len` (and `State::peak`) that says the ring is closed: the top bit, so
@@ -156,6 +188,15 @@ impl<T, const N: usize> State<T, N> {
         self.len & CLOSED != 0
     }
 
+    /// Sets the closed flag; returns whether it was open.
+    #[inline(always)]
+    fn close(&mut self) -> bool {
+        let was_open = !self.is_closed();
+        self.len |= CLOSED;
+        self.peak |= CLOSED;
+        was_open
+    }
+
     #[inline(always)]
     fn debug_check(&self) {
         debug_assert!(self.head < N && self.count() <= N);
@@ -171,6 +212,17 @@ impl<T, const N: usize> State<T, N> {
         self.slots[i].write(item);
         self.len += 1;
         Ok(())
+    }
+
+    /// The push of a waiting call: `Ok(Ok(()))` pushed, `Ok(Err)` closed,
+    /// `Err` full (not counted: a wait is not a rejection).
+    #[inline(always)]
+    fn push_unless_full(&mut self, item: T) -> Result<Result<(), Closed<T>>, T> {
+        if self.len == N {
+            Err(item)
+        } else {
+            Ok(self.push(item).map_err(|e| Closed(e.into_inner())))
+        }
     }
 
     /// The refused push: full (counted) or closed (uncounted). Past the
@@ -293,7 +345,11 @@ impl<T, const N: usize> Ring<T, N> {
                 rejected: 0,
                 overwritten: 0,
                 peak: 0,
+                #[cfg(feature = "async")]
+                wait_masks: [0; 2],
                 slots: [const { MaybeUninit::uninit() }; N],
+                #[cfg(feature = "async")]
+                wakers: wait::Cells::new(),
             })),
         }
     }
@@ -311,6 +367,45 @@ impl<T, const N: usize> Ring<T, N> {
     #[inline(always)]
     fn with<R>(&self, f: impl FnOnce(&mut State<T, N>) -> R) -> R {
         critical_section::with(|cs| f(self.state(cs)))
+    }
+
+    /// `with` for an operation that may store an item: with `async`, if
+    /// `pushed` says it did, the same critical section checks for tasks
+    /// waiting in `pop`, which are woken after it. Without `async`, `with`.
+    #[inline(always)]
+    fn with_push<R>(
+        &self,
+        f: impl FnOnce(&mut State<T, N>) -> R,
+        pushed: impl FnOnce(&R) -> bool,
+    ) -> R {
+        #[cfg(feature = "async")]
+        {
+            self.with_notify(Side::Item, f, pushed)
+        }
+        #[cfg(not(feature = "async"))]
+        {
+            let _ = pushed;
+            self.with(f)
+        }
+    }
+
+    /// `with` for an operation that may take an item, as
+    /// [`with_push`](Self::with_push) for the tasks waiting in `push`.
+    #[inline(always)]
+    fn with_pop<R>(
+        &self,
+        f: impl FnOnce(&mut State<T, N>) -> R,
+        popped: impl FnOnce(&R) -> bool,
+    ) -> R {
+        #[cfg(feature = "async")]
+        {
+            self.with_notify(Side::Room, f, popped)
+        }
+        #[cfg(not(feature = "async"))]
+        {
+            let _ = popped;
+            self.with(f)
+        }
     }
 
     /// The state, borrowed for the critical section `cs`.
@@ -340,7 +435,7 @@ impl<T, const N: usize> Ring<T, N> {
     /// ```
     #[inline]
     pub fn try_push(&self, item: T) -> Result<(), TryPushError<T>> {
-        self.with(|s| s.push(item))
+        self.with_push(|s| s.push(item), Result::is_ok)
     }
 
     /// Pushes `item`; if the ring is full, evicts the oldest item to make
@@ -362,7 +457,10 @@ impl<T, const N: usize> Ring<T, N> {
     /// ```
     #[inline]
     pub fn push_overwrite(&self, item: T) -> Overwritten<T> {
-        self.with(|s| s.push_overwrite(item))
+        self.with_push(
+            |s| s.push_overwrite(item),
+            |r| !matches!(r, Overwritten::Rejected(_)),
+        )
     }
 
     /// Pops the oldest item, or `None` if the ring is empty. One critical
@@ -376,7 +474,7 @@ impl<T, const N: usize> Ring<T, N> {
     /// ```
     #[inline]
     pub fn try_pop(&self) -> Option<T> {
-        self.with(|s| s.pop())
+        self.with_pop(|s| s.pop(), Option::is_some)
     }
 
     /// Closes the ring: from now on every push fails and hands its item
@@ -401,12 +499,14 @@ impl<T, const N: usize> Ring<T, N> {
     /// assert_eq!(ring.try_pop_or_closed(), Err(TryPopError::Closed));
     /// ```
     pub fn close(&self) -> bool {
-        self.with(|s| {
-            let was_open = !s.is_closed();
-            s.len |= CLOSED;
-            s.peak |= CLOSED;
-            was_open
-        })
+        #[cfg(feature = "async")]
+        {
+            self.close_and_wake()
+        }
+        #[cfg(not(feature = "async"))]
+        {
+            self.with(|s| s.close())
+        }
     }
 
     /// Whether [`close`](Self::close) has been called.
@@ -436,11 +536,14 @@ impl<T, const N: usize> Ring<T, N> {
     /// assert_eq!(ring.try_pop_or_closed(), Err(TryPopError::Closed));
     /// ```
     pub fn try_pop_or_closed(&self) -> Result<T, TryPopError> {
-        self.with(|s| match s.pop() {
-            Some(item) => Ok(item),
-            None if s.is_closed() => Err(TryPopError::Closed),
-            None => Err(TryPopError::Empty),
-        })
+        self.with_pop(
+            |s| match s.pop() {
+                Some(item) => Ok(item),
+                None if s.is_closed() => Err(TryPopError::Closed),
+                None => Err(TryPopError::Empty),
+            },
+            Result::is_ok,
+        )
     }
 
     /// An iterator that pops until the ring is empty, or closed and drained
@@ -487,13 +590,16 @@ impl<T, const N: usize> Ring<T, N> {
         while self.with(|s| s.len < N) {
             let Some(item) = iter.next() else { break };
             // Not `try_push`: a lost race for the room is not a rejection.
-            let pushed = self.with(|s| {
-                if s.len < N {
-                    s.push(item).map_err(TryPushError::into_inner)
-                } else {
-                    Err(item)
-                }
-            });
+            let pushed = self.with_push(
+                |s| {
+                    if s.len < N {
+                        s.push(item).map_err(TryPushError::into_inner)
+                    } else {
+                        Err(item)
+                    }
+                },
+                Result::is_ok,
+            );
             if let Err(lost) = pushed {
                 drop(lost); // here, outside the critical section
                 break;
@@ -505,9 +611,13 @@ impl<T, const N: usize> Ring<T, N> {
 
     /// Pushes `item`, waiting for a free slot: pressure travels upstream
     /// instead of being shed. Hands the item back in [`Closed`] if the ring
-    /// is closed before it finds room. Spins with
+    /// is closed before it finds room. With the `std` feature the thread
+    /// **sleeps** (parked) until a pop or the close wakes it (up to four
+    /// threads or tasks per side sleep; more poll, sleeping 50 µs to 1 ms
+    /// between tries). Without `std` it **spins** with
     /// [`crossbeam_utils::Backoff`] between attempts, outside the critical
-    /// section; a wait is not counted as a rejection.
+    /// section, and burns its core while it waits. A wait is not counted as
+    /// a rejection.
     ///
     /// **Never call this from an interrupt handler** (or any context that
     /// can preempt a consumer on the same core): the consumer could not run
@@ -525,29 +635,42 @@ impl<T, const N: usize> Ring<T, N> {
     /// });
     /// ```
     pub fn push_blocking(&self, item: T) -> Result<(), Closed<T>> {
-        let backoff = crossbeam_utils::Backoff::new();
-        let mut item = item;
-        loop {
-            // Not `try_push`: a wait is not a rejection.
-            match self.with(|s| {
-                if s.len == N {
-                    Err(TryPushError::Full(item))
-                } else {
-                    s.push(item)
-                }
-            }) {
-                Ok(()) => return Ok(()),
-                Err(TryPushError::Closed(back)) => return Err(Closed(back)),
-                Err(TryPushError::Full(back)) => item = back,
+        #[cfg(feature = "std")]
+        {
+            match self.push_unless_full(item) {
+                Ok(done) => done,
+                Err(item) => crate::wait::park::block_on(self.push(item)),
             }
-            backoff.snooze();
+        }
+        #[cfg(not(feature = "std"))]
+        {
+            let backoff = crossbeam_utils::Backoff::new();
+            let mut item = item;
+            loop {
+                match self.push_unless_full(item) {
+                    Ok(done) => return done,
+                    Err(back) => item = back,
+                }
+                backoff.snooze();
+            }
         }
     }
 
+    /// One critical section: pushes `item` (`Ok(Ok(()))`), or hands it back
+    /// closed (`Ok(Err)`) or full (`Err`, not counted: a wait is not a
+    /// rejection).
+    #[inline]
+    fn push_unless_full(&self, item: T) -> Result<Result<(), Closed<T>>, T> {
+        self.with_push(|s| s.push_unless_full(item), |r| matches!(r, Ok(Ok(()))))
+    }
+
     /// Pops the oldest item, waiting until there is one; `None` once the
-    /// ring is closed and drained. Spins with [`crossbeam_utils::Backoff`]
-    /// outside the critical section. **Never call this from an interrupt
-    /// handler** that can preempt a producer: the wait would never end.
+    /// ring is closed and drained. With the `std` feature the thread sleeps
+    /// until a push or the close wakes it (as in
+    /// [`push_blocking`](Self::push_blocking)); without it, it spins with
+    /// [`crossbeam_utils::Backoff`] outside the critical section. **Never
+    /// call this from an interrupt handler** that can preempt a producer:
+    /// the wait would never end.
     ///
     /// ```
     /// let ring: sluicegate::mpmc::cs::Ring<u8, 2> = sluicegate::mpmc::cs::Ring::new();
@@ -557,12 +680,23 @@ impl<T, const N: usize> Ring<T, N> {
     /// assert_eq!(ring.pop_blocking(), None);
     /// ```
     pub fn pop_blocking(&self) -> Option<T> {
-        let backoff = crossbeam_utils::Backoff::new();
-        loop {
+        #[cfg(feature = "std")]
+        {
             match self.try_pop_or_closed() {
-                Ok(item) => return Some(item),
-                Err(TryPopError::Closed) => return None,
-                Err(TryPopError::Empty) => backoff.snooze(),
+                Ok(item) => Some(item),
+                Err(TryPopError::Closed) => None,
+                Err(TryPopError::Empty) => crate::wait::park::block_on(self.pop()),
+            }
+        }
+        #[cfg(not(feature = "std"))]
+        {
+            let backoff = crossbeam_utils::Backoff::new();
+            loop {
+                match self.try_pop_or_closed() {
+                    Ok(item) => return Some(item),
+                    Err(TryPopError::Closed) => return None,
+                    Err(TryPopError::Empty) => backoff.snooze(),
+                }
             }
         }
     }

@@ -1,10 +1,11 @@
 //! The `async` phase (library feature `async`): an async consumer task woken
 //! by the SysTick interrupt's pushes. The interrupt `try_push`es
 //! sequence-numbered items into a `static` SPSC ring, then drops its
-//! producer and does the same into a `static` `mpmc::Ring`, which it then
-//! closes (counting the items refused when a ring is full). One task on a
-//! minimal executor (below) awaits `rx.pop()` and `EVENTS.pop()` until they
-//! answer `None`; while both rings are empty the core sleeps in `wfi`, so
+//! producer and does the same into a `static` `mpmc::Ring` and then into a
+//! `static` `mpmc::cs::Ring`, closing each after its items (counting the
+//! items refused when a ring is full). One task on a minimal executor
+//! (below) awaits `rx.pop()`, `EVENTS.pop()` and `CS_EVENTS.pop()` until
+//! they answer `None`; while both rings are empty the core sleeps in `wfi`, so
 //! only a wake from the interrupt can make it go on.
 //!
 //! Check, per ring: received + refused == produced, every sequence number
@@ -34,6 +35,7 @@ const ITEMS: u32 = 20_000;
 
 static RING: Ring<u32, 8> = Ring::new();
 static EVENTS: mpmc::Ring<u32, 8> = mpmc::Ring::new();
+static CS_EVENTS: mpmc::cs::Ring<u32, 8> = mpmc::cs::Ring::new();
 static SOURCE: Mutex<RefCell<Option<Source>>> = Mutex::new(RefCell::new(None));
 
 /// The interrupt's side.
@@ -44,6 +46,8 @@ struct Source {
     refused_sum: u64,
     mpmc_refused: u32,
     mpmc_refused_sum: u64,
+    cs_refused: u32,
+    cs_refused_sum: u64,
 }
 
 #[exception]
@@ -53,7 +57,7 @@ fn SysTick() {
         let Some(s) = source.as_mut() else { return };
         // First ITEMS into the SPSC ring, then (producer dropped: the task's
         // `rx.pop()` answers None once drained) ITEMS into the MPMC ring,
-        // then the close.
+        // then the close, then the same into the cs ring.
         if let Some(tx) = s.tx.as_mut() {
             if tx.try_push(s.next).is_err() {
                 s.refused += 1;
@@ -72,6 +76,16 @@ fn SysTick() {
             s.next += 1;
             if s.next == ITEMS {
                 EVENTS.close();
+            }
+        } else if s.next < 2 * ITEMS {
+            let v = s.next - ITEMS;
+            if CS_EVENTS.try_push(v).is_err() {
+                s.cs_refused += 1;
+                s.cs_refused_sum += v as u64;
+            }
+            s.next += 1;
+            if s.next == 2 * ITEMS {
+                CS_EVENTS.close();
             }
         }
     });
@@ -160,6 +174,8 @@ fn main() -> ! {
             refused_sum: 0,
             mpmc_refused: 0,
             mpmc_refused_sum: 0,
+            cs_refused: 0,
+            cs_refused_sum: 0,
         }))
     });
     syst.set_clock_source(SystClkSource::Core);
@@ -168,7 +184,7 @@ fn main() -> ! {
     syst.enable_counter();
     syst.enable_interrupt();
 
-    let ((spsc, mpmc), pending) = block_on(async {
+    let ((spsc, mpmc, cs), pending) = block_on(async {
         let mut spsc = Got::default();
         while let Some(v) = rx.pop().await {
             spsc.take(v);
@@ -180,7 +196,12 @@ fn main() -> ! {
             mpmc.take(v);
             fw::spin(if v % 64 < 8 { 600 } else { 20 });
         }
-        (spsc, mpmc)
+        let mut cs = Got::default();
+        while let Some(v) = CS_EVENTS.pop().await {
+            cs.take(v);
+            fw::spin(if v % 64 < 8 { 600 } else { 20 });
+        }
+        (spsc, mpmc, cs)
     });
     syst.disable_interrupt();
 
@@ -195,9 +216,13 @@ fn main() -> ! {
         && mpmc.sum + s.mpmc_refused_sum == all
         && mpmc.out_of_order == 0
         && s.mpmc_refused as usize == EVENTS.stats().rejected;
-    let ok = spsc_ok && mpmc_ok && pending > 0 && wakes >= pending;
+    let cs_ok = cs.count + s.cs_refused == ITEMS
+        && cs.sum + s.cs_refused_sum == all
+        && cs.out_of_order == 0
+        && s.cs_refused as usize == CS_EVENTS.stats().rejected;
+    let ok = spsc_ok && mpmc_ok && cs_ok && pending > 0 && wakes >= pending;
     fw::hprintln!(
-        "async {} ({}, {}): {} spsc[received={} refused={}] mpmc[received={} refused={}] task[pending={} wakes={}]",
+        "async {} ({}, {}): {} spsc[received={} refused={}] mpmc[received={} refused={}] cs[received={} refused={}] task[pending={} wakes={}]",
         fw::BOARD,
         fw::CORE,
         fw::CAS,
@@ -206,6 +231,8 @@ fn main() -> ! {
         s.refused,
         mpmc.count,
         s.mpmc_refused,
+        cs.count,
+        s.cs_refused,
         pending,
         wakes
     );
