@@ -163,9 +163,12 @@ pub struct RingStats {
     /// Kept off the push path, so how exact it is depends on the ring (each
     /// ring's `stats` says precisely): on the SPSC ring a length the ring
     /// had, at least half the true mark; on the MPMC rings a sample taken
-    /// by one pop in `N / 16`, less than `N / 16` below the true mark (exact
-    /// for `N < 16`; on [`mpmc::Ring`](crate::mpmc::Ring) operations in
-    /// progress may add to it, never beyond `N`). It never goes down.
+    /// by one pop in `K` positions or slots, less than `K` below the true
+    /// mark, and `N` once a push was refused as full or an item evicted.
+    /// `K` is `N / 16` (exact for `N < 16`), except on
+    /// [`mpmc::Ring`](crate::mpmc::Ring) on hosts, where it is at least 64
+    /// (a sample there costs a cache-line transfer); operations in progress
+    /// may add to that ring's mark, never beyond `N`. It never goes down.
     pub peak: usize,
 }
 

@@ -65,10 +65,10 @@ fn against_model<const N: usize>(ring: &Ring<u32, N>, seed: u64, ops: usize) {
         }
         assert_eq!(ring.len(), model.len(), "step {step}: len");
         // The high-water mark: sampled by pops (every round of a burst, one
-        // single pop in N/16), so at most N/16 below the true one.
+        // single pop in a period), so at most a period below the true one.
         max_len = max_len.max(model.len());
         let peak = ring.stats().peak;
-        let slack = if N >= 16 { N / 16 } else { 0 };
+        let slack = Ring::<u64, N>::PEAK_SAMPLE_EVERY - 1;
         assert!(
             peak <= max_len && peak + slack >= max_len,
             "step {step}: peak {peak}, true {max_len}"

@@ -108,24 +108,27 @@ fn since_keeps_the_later_peak() {
     );
 }
 
-/// On a new 64-slot MPMC ring (either kind): a burst of 37 whose first
-/// sampling pop comes three pops late (slots, or positions, 1, 2, 3 are not
-/// multiples of 64 / 16 = 4), so the mark is 34, below the true 37 by less
-/// than 4; then the ring filled, `$at_full` done on the full ring, and
-/// cleared: the mark is 64.
-macro_rules! peak_within_n_over_16 {
-    ($ring:ident, $at_full:expr) => {
+/// On a new MPMC ring of `$n` slots whose pops sample the length at one
+/// position (or slot) in `$k`: a burst of `$burst` (at least `$k`) after one
+/// item in and out at position 0 (a sample: 1); the burst's first sampling
+/// pop is the one at position `$k`, which finds `$burst + 1 - $k` items, so
+/// the mark is that, less than `$k` below the true one. Then the ring
+/// filled, `$at_full` done on the full ring, and cleared: the mark is `$n`.
+macro_rules! peak_within_one_period {
+    ($ring:ident, $n:expr, $k:expr, $burst:expr, $at_full:expr) => {
+        let (n, k, burst): (usize, usize, u32) = ($n, $k, $burst);
+        assert!(burst as usize >= k && (burst as usize) < n);
         $ring.try_push(0).unwrap();
-        assert_eq!($ring.try_pop(), Some(0)); // slot 0: samples 1
+        assert_eq!($ring.try_pop(), Some(0)); // position 0: samples 1
         assert_eq!($ring.stats().peak, 1);
-        assert_eq!($ring.push_iter(1..=37), 37);
-        assert_eq!($ring.stats().peak, 37); // the length now
-        assert_eq!($ring.clear(), 37);
-        assert_eq!($ring.stats().peak, 34);
-        let _ = $ring.push_iter(0..64);
+        assert_eq!($ring.push_iter(1..=burst), burst as usize);
+        assert_eq!($ring.stats().peak, burst as usize); // the length now
+        assert_eq!($ring.clear(), burst as usize);
+        assert_eq!($ring.stats().peak, burst as usize + 1 - k);
+        let _ = $ring.push_iter(0..n as u32);
         $at_full;
         $ring.clear();
-        assert_eq!($ring.stats().peak, 64);
+        assert_eq!($ring.stats().peak, n);
     };
 }
 
@@ -133,24 +136,51 @@ macro_rules! peak_within_n_over_16 {
 #[test]
 fn peak_is_sampled_within_n_over_16_mpmc_cs() {
     let ring: mpmc::cs::Ring<u32, 64> = mpmc::cs::Ring::new();
-    peak_within_n_over_16!(ring, {
+    peak_within_one_period!(ring, 64, 4, 37, {
         let _ = ring.try_push(64); // refused: 64 items inside
     });
 }
 
-/// The same burst on the SCQ ring: positions play the part of slots.
+/// The same on the SCQ ring, where positions play the part of slots: one
+/// in `N / 16` samples, but at least one in 64 on hosts.
 #[test]
-fn peak_is_sampled_within_n_over_16_mpmc() {
-    let ring: mpmc::Ring<u32, 64> = mpmc::Ring::new();
-    peak_within_n_over_16!(ring, {
-        let _ = ring.push_overwrite(64); // an eviction: no free slot
+fn peak_is_sampled_within_one_period_mpmc() {
+    type R = mpmc::Ring<u32, 128>;
+    let ring = R::new();
+    let k = R::PEAK_SAMPLE_EVERY;
+    assert_eq!(k, if cfg!(target_os = "none") { 8 } else { 64 });
+    peak_within_one_period!(ring, 128, k, 100, {
+        let _ = ring.push_overwrite(128); // an eviction: no free slot
     });
+    type Big = mpmc::Ring<u32, 1024>;
+    let big = Big::new();
+    assert_eq!(Big::PEAK_SAMPLE_EVERY, 64); // N / 16 everywhere
+    peak_within_one_period!(big, 1024, 64, 600, {
+        let _ = big.try_push(0); // refused: full
+    });
+    assert_eq!(mpmc::Ring::<u32, 4096>::PEAK_SAMPLE_EVERY, 256);
 }
 
-/// Below 16 slots every pop samples: the mark is exact.
+/// A push refused as full raises the SCQ ring's mark to `N` even where no
+/// sample saw the ring full (here the samples at positions 64 and 128 see
+/// 65 and 1 items; on a microcontroller, one in 8).
+#[test]
+fn a_refused_push_makes_the_mpmc_peak_n() {
+    let ring: mpmc::Ring<u32, 128> = mpmc::Ring::new();
+    ring.try_push(0).unwrap();
+    assert_eq!(ring.try_pop(), Some(0));
+    assert_eq!(ring.push_iter(1..), 128);
+    assert!(ring.try_push(0).is_err());
+    assert_eq!(ring.clear(), 128);
+    assert_eq!(ring.stats().peak, 128);
+}
+
+/// Where every pop samples (below 16 slots on the critical-section ring,
+/// and on the SCQ ring on microcontrollers) the mark is exact.
+#[cfg(feature = "critical-section")]
 #[test]
 fn peak_is_exact_below_16_slots() {
-    let ring: mpmc::Ring<u32, 8> = mpmc::Ring::new();
+    let ring: mpmc::cs::Ring<u32, 8> = mpmc::cs::Ring::new();
     ring.push_iter(0..5);
     ring.clear();
     ring.push_iter(0..3);

@@ -453,7 +453,7 @@ impl<T, const N: usize> Ring<T, N> {
     #[inline]
     pub fn try_pop(&self) -> Option<T> {
         let (i, p) = self.aq.dequeue_at()?;
-        if p % Self::PEAK_EVERY == 0 {
+        if p % Self::PEAK_SAMPLE_EVERY == 0 {
             self.note_peak(self.aq.len_from(p));
         }
         // SAFETY: we took `i` from `aq`, so the slot holds an item and is ours.
@@ -461,8 +461,21 @@ impl<T, const N: usize> Ring<T, N> {
     }
 
     /// One `aq` position in this many is a sample of the length (see
-    /// [`Ring::stats`]): `N / 16`, or every one for `N < 16`.
-    const PEAK_EVERY: usize = if N >= 16 { N / 16 } else { 1 };
+    /// [`Ring::stats`]). On microcontrollers `N / 16`, or every one for
+    /// `N < 16`: there a sample is one more load. On hosts at least 64: a
+    /// sample reads `aq`'s `tail`, the line the producers' fetch-and-add
+    /// keeps, and takes it from them; one pop in 8 doing that made a
+    /// 128-slot ring 2-3x slower at one producer and one consumer (and at
+    /// two and two), one in 64 costs less than the runs vary.
+    #[doc(hidden)]
+    pub const PEAK_SAMPLE_EVERY: usize = {
+        let every = if N >= 16 { N / 16 } else { 1 };
+        if cfg!(all(target_arch = "arm", target_os = "none")) || every >= 64 {
+            every
+        } else {
+            64
+        }
+    };
 
     /// Raises the high-water mark to `seen` (at most `N`), if that is more.
     /// The load first, so the read-modify-write runs only when the mark
@@ -557,18 +570,22 @@ impl<T, const N: usize> Ring<T, N> {
     ///
     /// `peak` is the largest length sampled by pops (and by every round of
     /// [`pop_burst`](Self::pop_burst)), or the length now
-    /// ([`len`](Self::len)) if that is more, or `N` once an item has been
-    /// evicted (an eviction finds no free slot). A pop that takes its place
-    /// in the ring at one position in `N / 16` (every position for
-    /// `N < 16`) samples the length: the positions from its own to the next
-    /// free one. Positions are taken in order and, between two samples,
-    /// only the pops in between take items out, so `peak` is at least the
-    /// true high-water mark less `N / 16` (exact for `N < 16` while nothing
-    /// overlaps); it is never more than `N`, and exceeds the true mark only
-    /// by counting pushes still in progress at a sample (or slots held by
-    /// operations in progress at an eviction). Nothing is added to the push
-    /// path; a pop pays a test of its position, and one pop in `N / 16` a
-    /// relaxed load of the producers' position and a compare.
+    /// ([`len`](Self::len)) if that is more, or `N` once a push was refused
+    /// as full or an item evicted (neither finds a free slot). A pop that
+    /// takes its place in the ring at one position in `K` samples the
+    /// length: the positions from its own to the next free one. `K` is
+    /// `N / 16` (every position for `N < 16`) on microcontrollers, and on
+    /// hosts `N / 16` but at least 64, because there a sample takes the
+    /// producers' cache line from them. Positions are taken in order and,
+    /// between two samples, only the pops in between take items out, so
+    /// `peak` is at least the true high-water mark less `K` (exact on a
+    /// microcontroller for `N < 16` while nothing overlaps, and `N` whenever
+    /// the ring filled up); it is never more than `N`, and exceeds the true
+    /// mark only by counting pushes still in progress at a sample (or slots
+    /// held by operations in progress at a refusal or an eviction). Nothing
+    /// is added to the push path; a pop pays a test of its position, and
+    /// one pop in `K` a relaxed load of the producers' position and a
+    /// compare.
     ///
     /// ```
     /// use sluicegate::RingStats;
@@ -586,7 +603,7 @@ impl<T, const N: usize> Ring<T, N> {
         RingStats {
             rejected: self.rejected.get(),
             overwritten: self.overwritten.get(),
-            peak: if self.overwritten.get() != 0 {
+            peak: if self.overwritten.get() != 0 || self.rejected.get() != 0 {
                 N
             } else {
                 self.peak.load(Ordering::Relaxed).max(self.len())
