@@ -117,15 +117,20 @@
 //! # Bursts
 //!
 //! For `T: Copy`, [`Ring::push_burst`] and [`Ring::pop_burst`] move up to
-//! 32 items per round with one fetch-and-add on each index ring's counter
-//! instead of one per item (a push+pop pair of 32 takes 4 fetch-and-adds
-//! instead of 128; each item still takes its own CAS and fetch-or on its
-//! index entries, so a round costs about half the read-modify-writes of as
-//! many single operations). Every position a round takes is handled
-//! exactly as a single operation handles its one, so the guarantees above
-//! hold unchanged, except that a burst suspended mid-round holds the slots
-//! of its round (up to 32) instead of one. A burst's items stay in slice
-//! order, so one producer's items come out in the order it pushed them.
+//! 32 items per round. A push burst takes its free slots one `fq` dequeue
+//! at a time and then places all of them in `aq` with one fetch-and-add on
+//! `aq`'s `tail`; a pop burst takes its items one `aq` dequeue at a time
+//! and gives all their slots back to `fq` with one fetch-and-add on `fq`'s
+//! `tail`. So a push+pop pair of 32 takes 66 fetch-and-adds instead of 128.
+//! Each dequeue stays a single one: a dequeuer holding many positions can
+//! miss at all of them and count the misses against `threshold` after an
+//! enqueue reset it, which can leave a ring answering "empty" for good
+//! with indices inside (it happened to a 2-slot ring under 3 x 3 threads
+//! of bursts). Every position a round takes is handled exactly as a single
+//! operation handles its one, so the guarantees above hold unchanged,
+//! except that a burst suspended mid-round holds the slots of its round
+//! (up to 32) instead of one. A burst's items stay in slice order, so one
+//! producer's items come out in the order it pushed them.
 //! There is no all-or-nothing `pop_bulk`: items taken out of a FIFO that
 //! others pop from at the same time cannot be put back at its front.
 //!

@@ -312,50 +312,30 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
     }
 
     /// Removes up to `out.len()` of the oldest indices into `out`, in order,
-    /// taking their positions with one fetch-and-add; returns how many.
+    /// one `dequeue` at a time; returns `None` if the first finds the ring
+    /// empty, else how many it took and the length the first one saw (its
+    /// position to `tail`: a sample of the length).
     ///
-    /// It takes no more positions than `tail - head` (read in that order),
-    /// and none if that is 0: the empty check of `dequeue`, which holds
-    /// whatever `threshold` says. Each position taken is then one dequeue
-    /// attempt: its index is taken, or the entry is left so that its late
-    /// enqueuer moves on; the misses count against `threshold` and bring
-    /// `tail` up to `head`, as the same number of single dequeues would.
-    /// A miss may leave fewer indices than were there at the check (their
-    /// enqueues were still in progress), never lose one. `None` if it took
-    /// no position (the ring is empty, or `threshold` says so); else how
-    /// many indices it took, which may be 0 if every position missed, and
-    /// `tail - head` as it read them (a sample of the length).
-    /// Wait-free apart from `catch_up`, which is lock-free.
+    /// One fetch-and-add for many positions would be cheaper, but a
+    /// dequeuer holding many positions at once can miss at all of them and
+    /// count those misses against `threshold` after an enqueue has reset
+    /// it; several such counts landing late drove a 2-slot ring's free-index
+    /// ring to "empty" for good with free indices inside (3 x 3 threads of
+    /// bursts; tests/mpmc_burst.rs). One position at a time keeps each
+    /// dequeuer to the single miss in flight that `threshold`'s bound
+    /// allows for.
     pub(super) fn dequeue_many(&self, out: &mut [usize]) -> Option<(usize, usize)> {
-        if (self.threshold.load(Ordering::SeqCst) as isize) < 0 || out.is_empty() {
-            return None;
-        }
-        let h = self.head.load(Ordering::SeqCst);
-        let t = self.tail.load(Ordering::SeqCst);
-        if !before(h, t) {
-            return None;
-        }
-        let seen = t.wrapping_sub(h);
-        let k = seen.min(out.len());
-        let h0 = self.head.fetch_add(k, Ordering::SeqCst);
-        pause_point(Self::P_DEQ_TICKET);
-        let mut got = 0;
-        for m in 0..k {
-            if let Some(index) = self.take_at(h0.wrapping_add(m)) {
-                out[got] = index;
-                got += 1;
-            } else {
-                pause_point(Self::P_DEQ_MISSED);
-            }
-        }
-        let missed = k - got;
-        if missed > 0 {
-            let t = self.tail.load(Ordering::SeqCst);
-            let next = h0.wrapping_add(k);
-            if !before(next, t) {
-                self.catch_up(t, next);
-            }
-            self.threshold.fetch_sub(missed, Ordering::SeqCst);
+        let first = out.first_mut()?;
+        let (index, p) = self.dequeue_at()?;
+        *first = index;
+        let seen = self.len_from(p);
+        let mut got = 1;
+        while got < out.len() {
+            let Some((index, _)) = self.dequeue_at() else {
+                break;
+            };
+            out[got] = index;
+            got += 1;
         }
         Some((got, seen))
     }
