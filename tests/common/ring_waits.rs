@@ -1,0 +1,460 @@
+//! The waits of an MPMC ring, shared by `tests/wait.rs` (`mpmc::Ring`) and
+//! `tests/wait_cs.rs` (`mpmc::cs::Ring`): both rings promise the same
+//! waiting behaviour, so one set of tests holds each to it. The including
+//! file names the ring under test `crate::Ring`. Real executors: `pollster`
+//! (one future per thread) and `futures`' `LocalPool` (many tasks on one
+//! thread), with threads standing in for interrupt handlers that only call
+//! `try_push`/`try_pop`. Every test checks exact accounting: each item comes
+//! out once, in order per producer.
+
+use crate::Ring;
+use futures::executor::LocalPool;
+use futures::task::LocalSpawnExt;
+use sluicegate::{Closed, Overwritten, TryPopError};
+use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Wake, Waker};
+use std::thread;
+
+pub const ITEMS: u32 = if cfg!(miri) { 60 } else { 20_000 };
+
+/// A waker that counts its wakes.
+#[derive(Default)]
+pub struct Count(pub AtomicUsize);
+impl Wake for Count {
+    fn wake(self: Arc<Self>) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+pub fn counting() -> (Arc<Count>, Waker) {
+    let c = Arc::new(Count::default());
+    (c.clone(), Waker::from(c))
+}
+
+pub fn poll_with<F: Future + Unpin>(fut: &mut F, waker: &Waker) -> Poll<F::Output> {
+    std::pin::Pin::new(fut).poll(&mut Context::from_waker(waker))
+}
+
+/// Checks that every producer's items (`t << 24 | i`) came out once and,
+/// within each consumer's list, in order per producer.
+fn check_accounting(outs: &[Vec<u32>], producers: u32, per: u32) {
+    let mut count = 0;
+    for got in outs {
+        let mut last = vec![None; producers as usize];
+        for v in got {
+            let (t, i) = ((v >> 24) as usize, v & 0xff_ffff);
+            assert!(last[t].is_none_or(|l| l < i), "per-producer order");
+            last[t] = Some(i);
+            count += 1;
+        }
+    }
+    assert_eq!(count, producers * per);
+    let mut all: Vec<u32> = outs.concat();
+    all.sort_unstable();
+    all.dedup();
+    assert_eq!(all.len() as u32, producers * per, "each item once");
+}
+
+/// Two "interrupt handlers" `try_push` (retrying when full, counting the
+/// refusals); one task's `pop` must be woken by them, and the close ends it.
+#[test]
+fn async_pop_woken_by_interrupt_style_try_push() {
+    static RING: Ring<u32, 4> = Ring::new();
+    let per = ITEMS / 2;
+    let got = thread::scope(|s| {
+        let isrs: Vec<_> = (0..2u32)
+            .map(|t| {
+                s.spawn(move || {
+                    let mut refused = 0;
+                    for i in 0..per {
+                        while RING.try_push(t << 24 | i).is_err() {
+                            refused += 1;
+                            thread::yield_now();
+                        }
+                    }
+                    refused
+                })
+            })
+            .collect();
+        let consumer = s.spawn(|| {
+            pollster::block_on(async {
+                let mut got = Vec::new();
+                while let Some(v) = RING.pop().await {
+                    got.push(v);
+                }
+                got
+            })
+        });
+        let refused: usize = isrs.into_iter().map(|h| h.join().unwrap()).sum();
+        RING.close();
+        assert_eq!(RING.stats().rejected, refused, "each refusal counted");
+        consumer.join().unwrap()
+    });
+    check_accounting(&[got], 2, per);
+}
+
+/// Many tasks on one thread: consumers and producers both wait on a ring of
+/// two (six producers: more than the four cells, so two poll), then the
+/// close ends the consumers. Four consumers, one per cell: a fifth would
+/// poll on the empty ring at the end, and `run_until_stalled` never stalls.
+#[test]
+fn async_local_pool_many_tasks() {
+    const TASKS: u32 = 6;
+    const CONSUMERS: u32 = 4;
+    let per = ITEMS / 20;
+    static RING: Ring<u32, 2> = Ring::new();
+    static GOT: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+    let (ring, got) = (&RING, &GOT);
+    let mut pool = LocalPool::new();
+    let spawner = pool.spawner();
+    for _ in 0..CONSUMERS {
+        spawner
+            .spawn_local(async move {
+                while let Some(v) = ring.pop().await {
+                    got.lock().unwrap().push(v);
+                }
+            })
+            .unwrap();
+    }
+    for t in 0..TASKS {
+        spawner
+            .spawn_local(async move {
+                for i in 0..per {
+                    ring.push(t * per + i).await.unwrap();
+                }
+            })
+            .unwrap();
+    }
+    pool.run_until_stalled();
+    assert!(ring.is_empty());
+    assert_eq!(got.lock().unwrap().len() as u32, TASKS * per);
+    ring.close();
+    pool.run(); // the close wakes every consumer and they end
+    let mut all = std::mem::take(&mut *got.lock().unwrap());
+    all.sort_unstable();
+    assert_eq!(all, (0..TASKS * per).collect::<Vec<_>>());
+    assert_eq!(ring.stats().rejected, 0, "a wait is not a rejection");
+}
+
+/// Producer and consumer threads under `pollster`, waiters on both sides,
+/// then a close while consumers wait.
+#[test]
+fn async_threads_exact_accounting_then_close() {
+    const THREADS: u32 = 3;
+    let ring: Ring<u32, 4> = Ring::new();
+    let per = ITEMS / THREADS;
+    let outs: Vec<Vec<u32>> = thread::scope(|s| {
+        let consumers: Vec<_> = (0..THREADS)
+            .map(|_| {
+                s.spawn(|| {
+                    pollster::block_on(async {
+                        let mut got = Vec::new();
+                        while let Some(v) = ring.pop().await {
+                            got.push(v);
+                        }
+                        got
+                    })
+                })
+            })
+            .collect();
+        let producers: Vec<_> = (0..THREADS)
+            .map(|t| {
+                let ring = &ring;
+                s.spawn(move || {
+                    pollster::block_on(async {
+                        for i in 0..per {
+                            ring.push(t << 24 | i).await.unwrap();
+                        }
+                    })
+                })
+            })
+            .collect();
+        producers.into_iter().for_each(|p| p.join().unwrap());
+        ring.close();
+        consumers.into_iter().map(|c| c.join().unwrap()).collect()
+    });
+    check_accounting(&outs, THREADS, per);
+    assert_eq!(ring.stats().rejected, 0);
+    assert!(pollster::block_on(ring.push(1)).is_err());
+}
+
+/// Six pushes wait on a full ring (four in cells, two polling); the close
+/// hands every item back.
+#[test]
+fn async_push_waiters_woken_by_close() {
+    let ring: Ring<u32, 1> = Ring::new();
+    ring.try_push(1).unwrap();
+    let ring = &ring;
+    thread::scope(|s| {
+        let waiting: Vec<_> = (0..6)
+            .map(|i| s.spawn(move || pollster::block_on(ring.push(10 + i))))
+            .collect();
+        ring.close();
+        for (i, w) in waiting.into_iter().enumerate() {
+            assert_eq!(w.join().unwrap(), Err(Closed(10 + i as u32)));
+        }
+    });
+    assert_eq!(ring.try_pop_or_closed(), Ok(1));
+    assert_eq!(ring.try_pop_or_closed(), Err(TryPopError::Closed));
+}
+
+/// The close wakes a pending pop at once, and it answers `None` after the
+/// items left.
+#[test]
+fn async_pop_woken_by_close() {
+    let ring: Ring<u32, 2> = Ring::new();
+    let (count, waker) = counting();
+    let mut pop = ring.pop();
+    assert!(poll_with(&mut pop, &waker).is_pending());
+    ring.close();
+    assert_eq!(count.0.load(Ordering::Relaxed), 1);
+    assert_eq!(poll_with(&mut pop, &waker), Poll::Ready(None));
+}
+
+/// Pending futures dropped (more than the four cells, twice) give their
+/// cells back: four new waiters then sleep in cells and are woken.
+#[test]
+fn async_cancelled_waiters_release_their_cells() {
+    let ring: Ring<u32, 1> = Ring::new();
+    let (_, waker) = counting();
+    for _ in 0..2 {
+        let mut pops: Vec<_> = (0..6).map(|_| ring.pop()).collect();
+        for p in &mut pops {
+            assert!(poll_with(p, &waker).is_pending());
+        }
+    }
+    // Cells free: a pending pop sleeps (no self-wake) and a push wakes it.
+    let (count, waker) = counting();
+    let mut pops: Vec<_> = (0..4).map(|_| ring.pop()).collect();
+    for p in &mut pops {
+        assert!(poll_with(p, &waker).is_pending());
+    }
+    assert_eq!(count.0.load(Ordering::Relaxed), 0, "four sleep in cells");
+    ring.try_push(7).unwrap();
+    assert_eq!(count.0.load(Ordering::Relaxed), 4, "the push woke all four");
+    let got: Vec<_> = pops
+        .iter_mut()
+        .map(|p| poll_with(p, &waker))
+        .filter(|p| p.is_ready())
+        .collect();
+    assert_eq!(got, [Poll::Ready(Some(7))]);
+}
+
+/// A leaked pending future (`mem::forget`) keeps its cell; with all four
+/// leaked, a fifth waiter polls (wakes itself) and still completes, and a
+/// push with nobody left to wake still goes through.
+#[test]
+fn async_leaked_futures_keep_their_cells() {
+    let ring: Ring<u32, 2> = Ring::new();
+    let (leaked, waker) = counting();
+    for _ in 0..4 {
+        let mut p = ring.pop();
+        assert!(poll_with(&mut p, &waker).is_pending());
+        std::mem::forget(p);
+    }
+    let (count, fifth) = counting();
+    let mut p = ring.pop();
+    assert!(poll_with(&mut p, &fifth).is_pending());
+    assert_eq!(count.0.load(Ordering::Relaxed), 1, "no cell: it polls");
+    ring.try_push(5).unwrap();
+    assert_eq!(
+        leaked.0.load(Ordering::Relaxed),
+        4,
+        "the leaked cells' wakers"
+    );
+    assert_eq!(poll_with(&mut p, &fifth), Poll::Ready(Some(5)));
+    ring.try_push(6).unwrap(); // wakers taken: nothing to wake
+    assert_eq!(ring.try_pop(), Some(6));
+}
+
+/// A future polled again with another waker wakes the new one only.
+#[test]
+fn async_repoll_replaces_the_waker() {
+    let ring: Ring<u32, 2> = Ring::new();
+    let (a, wa) = counting();
+    let (b, wb) = counting();
+    let mut pop = ring.pop();
+    assert!(poll_with(&mut pop, &wa).is_pending());
+    assert!(poll_with(&mut pop, &wb).is_pending());
+    assert!(poll_with(&mut pop, &wb).is_pending()); // same waker: kept
+    ring.try_push(1).unwrap();
+    assert_eq!(a.0.load(Ordering::Relaxed), 0);
+    assert_eq!(b.0.load(Ordering::Relaxed), 1);
+    assert_eq!(poll_with(&mut pop, &wb), Poll::Ready(Some(1)));
+}
+
+/// Every operation that makes progress wakes the other side: pushes
+/// (`try_push`, `push_overwrite` storing or evicting, `push_iter`,
+/// `push_burst`, a resolving async `push`) wake a pending pop; pops
+/// (`try_pop`, `try_pop_or_closed`, `pop_burst`, `drain`, `clear`, a
+/// resolving async `pop`) wake a pending push. A refused operation wakes
+/// nobody.
+#[test]
+fn async_every_operation_wakes() {
+    type Op = fn(&Ring<u32, 2>);
+    let pushes: [(&str, Op); 5] = [
+        ("try_push", |r| r.try_push(1).unwrap()),
+        ("push_overwrite", |r| {
+            assert_eq!(r.push_overwrite(1), Overwritten::Stored)
+        }),
+        ("push_iter", |r| assert_eq!(r.push_iter([1]), 1)),
+        ("push_burst", |r| assert_eq!(r.push_burst(&[1]), 1)),
+        ("async push", |r| {
+            assert_eq!(pollster::block_on(r.push(1)), Ok(()))
+        }),
+    ];
+    for (name, op) in pushes {
+        let ring: Ring<u32, 2> = Ring::new();
+        let (count, waker) = counting();
+        let mut pop = ring.pop();
+        assert!(poll_with(&mut pop, &waker).is_pending());
+        op(&ring);
+        assert_eq!(count.0.load(Ordering::Relaxed), 1, "{name} wakes a pop");
+        assert_eq!(poll_with(&mut pop, &waker), Poll::Ready(Some(1)));
+    }
+    // An evicting push_overwrite: a pop pending on an empty ring, then the
+    // ring filled with the pop not yet polled again, then an eviction.
+    {
+        let ring: Ring<u32, 1> = Ring::new();
+        let (count, waker) = counting();
+        let mut pop = ring.pop();
+        assert!(poll_with(&mut pop, &waker).is_pending());
+        ring.try_push(1).unwrap();
+        assert_eq!(ring.push_overwrite(2), Overwritten::Evicted(1));
+        assert!(count.0.load(Ordering::Relaxed) >= 1);
+        assert_eq!(poll_with(&mut pop, &waker), Poll::Ready(Some(2)));
+    }
+    let pops: [(&str, Op); 6] = [
+        ("try_pop", |r| assert_eq!(r.try_pop(), Some(0))),
+        ("try_pop_or_closed", |r| {
+            assert_eq!(r.try_pop_or_closed(), Ok(0))
+        }),
+        ("pop_burst", |r| assert_eq!(r.pop_burst(&mut [0; 1]), 1)),
+        ("drain", |r| assert_eq!(r.drain().next(), Some(0))),
+        ("clear", |r| assert_eq!(r.clear(), 2)),
+        ("async pop", |r| {
+            assert_eq!(pollster::block_on(r.pop()), Some(0))
+        }),
+    ];
+    for (name, op) in pops {
+        let ring: Ring<u32, 2> = Ring::new();
+        ring.push_iter([0, 1]);
+        let (count, waker) = counting();
+        let mut push = ring.push(9);
+        assert!(poll_with(&mut push, &waker).is_pending());
+        assert_eq!(ring.stats().rejected, 0, "a wait is not a rejection");
+        // Refused operations wake nobody.
+        assert!(ring.try_push(5).is_err());
+        assert_eq!(ring.push_burst(&[5]), 0);
+        assert_eq!(count.0.load(Ordering::Relaxed), 0);
+        op(&ring);
+        assert_eq!(count.0.load(Ordering::Relaxed), 1, "{name} wakes a push");
+        assert_eq!(poll_with(&mut push, &waker), Poll::Ready(Ok(())));
+    }
+}
+
+/// Tasks waiting in `pop` woken by another thread's `push_burst`, and tasks
+/// waiting in `push` by its `pop_burst`; every item once, in order.
+#[test]
+fn async_waiters_woken_by_bursts() {
+    let total = ITEMS - ITEMS % 8;
+    let ring: Ring<u32, 4> = Ring::new();
+    thread::scope(|s| {
+        let consumer = s.spawn(|| {
+            pollster::block_on(async {
+                let mut got = Vec::new();
+                while let Some(v) = ring.pop().await {
+                    got.push(v);
+                }
+                got
+            })
+        });
+        let mut next = 0;
+        while next < total {
+            let items: Vec<u32> = (next..next + 8).collect();
+            let mut sent = 0;
+            while sent < 8 {
+                sent += ring.push_burst(&items[sent..]);
+                thread::yield_now();
+            }
+            next += 8;
+        }
+        ring.close();
+        assert_eq!(consumer.join().unwrap(), (0..total).collect::<Vec<_>>());
+    });
+    let ring: Ring<u32, 4> = Ring::new();
+    thread::scope(|s| {
+        s.spawn(|| {
+            pollster::block_on(async {
+                for i in 0..total {
+                    ring.push(i).await.unwrap();
+                }
+            });
+            ring.close();
+        });
+        let mut got = Vec::new();
+        let mut buf = [0; 8];
+        loop {
+            let n = ring.pop_burst(&mut buf);
+            got.extend_from_slice(&buf[..n]);
+            if n == 0 {
+                match ring.try_pop_or_closed() {
+                    Ok(v) => got.push(v),
+                    Err(TryPopError::Closed) => break,
+                    Err(TryPopError::Empty) => thread::yield_now(),
+                }
+            }
+        }
+        assert_eq!(got, (0..total).collect::<Vec<_>>());
+    });
+}
+
+/// The blocking calls park (feature `std`): threads on both sides of a
+/// small ring, then a close ends the waiting consumers.
+#[cfg(feature = "std")]
+#[test]
+fn blocking_waits_park_and_end_on_close() {
+    let ring: Ring<u32, 2> = Ring::new();
+    let per = ITEMS / 4;
+    let outs: Vec<Vec<u32>> = thread::scope(|s| {
+        let consumers: Vec<_> = (0..3)
+            .map(|_| s.spawn(|| std::iter::from_fn(|| ring.pop_blocking()).collect()))
+            .collect();
+        let producers: Vec<_> = (0..2u32)
+            .map(|t| {
+                let ring = &ring;
+                s.spawn(move || (0..per).for_each(|i| ring.push_blocking(t << 24 | i).unwrap()))
+            })
+            .collect();
+        producers.into_iter().for_each(|p| p.join().unwrap());
+        ring.close();
+        consumers.into_iter().map(|c| c.join().unwrap()).collect()
+    });
+    check_accounting(&outs, 2, per);
+    assert_eq!(ring.stats().rejected, 0, "a wait is not a rejection");
+    assert_eq!(ring.push_blocking(1), Err(Closed(1)));
+}
+
+/// A consumer parked in `pop_blocking` is woken by a thread that only calls
+/// `try_push`; a producer parked in `push_blocking` by one that only calls
+/// `try_pop`.
+#[cfg(feature = "std")]
+#[test]
+fn blocking_woken_by_try_push_and_try_pop() {
+    let nap = std::time::Duration::from_millis(if cfg!(miri) { 1 } else { 20 });
+    let ring: Ring<u32, 1> = Ring::new();
+    thread::scope(|s| {
+        let c = s.spawn(|| ring.pop_blocking());
+        thread::sleep(nap);
+        ring.try_push(3).unwrap();
+        assert_eq!(c.join().unwrap(), Some(3));
+        ring.try_push(4).unwrap();
+        let p = s.spawn(|| ring.push_blocking(5));
+        thread::sleep(nap);
+        assert_eq!(ring.try_pop(), Some(4));
+        assert_eq!(p.join().unwrap(), Ok(()));
+        assert_eq!(ring.try_pop(), Some(5));
+    });
+}
