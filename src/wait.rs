@@ -388,3 +388,157 @@ pub(crate) mod park {
         }
     }
 }
+
+/// The async face of an MPMC ring, the same on [`crate::mpmc::Ring`] and
+/// `mpmc::cs::Ring`: the `push`/`pop` constructors, the futures `Push` and
+/// `Pop` (a ring reference, the item, a [`Registration`]) and their `Unpin`,
+/// `Debug` and parking impls. `$path` is the ring's module as users write
+/// it, for the doc examples. The invoking module has `Ring` and
+/// `Registration` in scope and writes the futures' `Future` and `Drop`
+/// impls, which follow its own protocol.
+#[cfg(feature = "async")]
+macro_rules! mpmc_wait_futures {
+    ($path:literal) => {
+        impl<T, const N: usize> Ring<T, N> {
+            /// Pushes `item`, waiting (asynchronously) for a free slot.
+            /// Resolves to `Ok(())` once the item is in, or to
+            /// `Err(Closed(item))` once the ring is closed. Any pop (on any
+            /// context, an interrupt handler's `try_pop` included) or the
+            /// close wakes it; any number of tasks may wait (four per side
+            /// sleep, more poll; see the module docs). A wait is not counted
+            /// as a rejection; dropping the future drops the item. Feature
+            /// `async`.
+            ///
+            /// ```
+            #[doc = concat!("use ", $path, "::Ring;")]
+            ///
+            /// static JOBS: Ring<u32, 2> = Ring::new();
+            /// std::thread::scope(|s| {
+            ///     for t in 0..3 {
+            ///         s.spawn(move || {
+            ///             pollster::block_on(async {
+            ///                 for i in 0..10 {
+            ///                     JOBS.push(t * 10 + i).await.unwrap();
+            ///                 }
+            ///             })
+            ///         });
+            ///     }
+            ///     let sum: u32 = pollster::block_on(async {
+            ///         let mut sum = 0;
+            ///         for _ in 0..30 {
+            ///             sum += JOBS.pop().await.unwrap();
+            ///         }
+            ///         sum
+            ///     });
+            ///     assert_eq!(sum, (0..30).sum());
+            /// });
+            /// JOBS.close();
+            /// assert!(pollster::block_on(JOBS.push(1)).is_err()); // handed back
+            /// ```
+            #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
+            pub fn push(&self, item: T) -> Push<'_, T, N> {
+                Push {
+                    ring: self,
+                    item: Some(item),
+                    reg: Registration::None,
+                }
+            }
+
+            /// Pops the oldest item, waiting (asynchronously) until there is
+            /// one; resolves to `None` once the ring is closed and drained.
+            /// Any push (an interrupt handler's `try_push` included) or the
+            /// close wakes it. Feature `async`.
+            ///
+            /// ```
+            #[doc = concat!("use ", $path, "::Ring;")]
+            ///
+            /// static EVENTS: Ring<u8, 4> = Ring::new();
+            /// let isr = std::thread::spawn(|| {
+            ///     EVENTS.try_push(1).unwrap();
+            ///     EVENTS.close();
+            /// });
+            /// assert_eq!(pollster::block_on(EVENTS.pop()), Some(1));
+            /// assert_eq!(pollster::block_on(EVENTS.pop()), None); // closed and drained
+            /// isr.join().unwrap();
+            /// ```
+            #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
+            pub fn pop(&self) -> Pop<'_, T, N> {
+                Pop {
+                    ring: self,
+                    reg: Registration::None,
+                }
+            }
+        }
+
+        /// The future of [`Ring::push`]. Feature `async`.
+        ///
+        /// Holds the item until it is in; dropped before that, it drops the
+        /// item and gives up its waker cell.
+        ///
+        /// ```
+        #[doc = concat!("use ", $path, "::{Push, Ring};")]
+        ///
+        /// let ring: Ring<u8, 1> = Ring::new();
+        /// let push: Push<'_, u8, 1> = ring.push(1);
+        /// assert_eq!(pollster::block_on(push), Ok(()));
+        /// ```
+        #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
+        #[must_use = "futures do nothing unless polled"]
+        pub struct Push<'r, T, const N: usize> {
+            ring: &'r Ring<T, N>,
+            /// The item, until it is pushed or handed back.
+            item: Option<T>,
+            reg: Registration,
+        }
+
+        /// The future of [`Ring::pop`]. Feature `async`.
+        ///
+        /// ```
+        #[doc = concat!("use ", $path, "::{Pop, Ring};")]
+        ///
+        /// let ring: Ring<u8, 1> = Ring::new();
+        /// ring.try_push(2).unwrap();
+        /// let pop: Pop<'_, u8, 1> = ring.pop();
+        /// assert_eq!(pollster::block_on(pop), Some(2));
+        /// ```
+        #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
+        #[must_use = "futures do nothing unless polled"]
+        pub struct Pop<'r, T, const N: usize> {
+            ring: &'r Ring<T, N>,
+            reg: Registration,
+        }
+
+        // Never pinned in place: the item is moved by value.
+        impl<T, const N: usize> Unpin for Push<'_, T, N> {}
+
+        impl<T, const N: usize> core::fmt::Debug for Push<'_, T, N> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.debug_struct("Push")
+                    .field("pending", &self.item.is_some())
+                    .finish_non_exhaustive()
+            }
+        }
+
+        impl<T, const N: usize> core::fmt::Debug for Pop<'_, T, N> {
+            fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+                f.debug_struct("Pop").finish_non_exhaustive()
+            }
+        }
+
+        #[cfg(feature = "std")]
+        impl<T, const N: usize> crate::wait::park::Waiting for Push<'_, T, N> {
+            fn polling(&self) -> bool {
+                self.reg == Registration::Polling
+            }
+        }
+
+        #[cfg(feature = "std")]
+        impl<T, const N: usize> crate::wait::park::Waiting for Pop<'_, T, N> {
+            fn polling(&self) -> bool {
+                self.reg == Registration::Polling
+            }
+        }
+    };
+}
+#[cfg(feature = "async")]
+pub(crate) use mpmc_wait_futures;

@@ -70,73 +70,6 @@ impl<T, const N: usize> Ring<T, N> {
         }
     }
 
-    /// Pushes `item`, waiting (asynchronously) for a free slot. Resolves to
-    /// `Ok(())` once the item is in, or to `Err(Closed(item))` once the ring
-    /// is closed. Any pop (on any context) or the close wakes it; any number
-    /// of tasks may wait (four per side sleep, more poll; see the module
-    /// docs). A wait is not counted as a rejection; dropping the future
-    /// drops the item. Feature `async`.
-    ///
-    /// ```
-    /// use sluicegate::mpmc::Ring;
-    ///
-    /// static JOBS: Ring<u32, 2> = Ring::new();
-    /// std::thread::scope(|s| {
-    ///     for t in 0..3 {
-    ///         s.spawn(move || {
-    ///             pollster::block_on(async {
-    ///                 for i in 0..10 {
-    ///                     JOBS.push(t * 10 + i).await.unwrap();
-    ///                 }
-    ///             })
-    ///         });
-    ///     }
-    ///     let sum: u32 = pollster::block_on(async {
-    ///         let mut sum = 0;
-    ///         for _ in 0..30 {
-    ///             sum += JOBS.pop().await.unwrap();
-    ///         }
-    ///         sum
-    ///     });
-    ///     assert_eq!(sum, (0..30).sum());
-    /// });
-    /// JOBS.close();
-    /// assert!(pollster::block_on(JOBS.push(1)).is_err()); // handed back
-    /// ```
-    #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
-    pub fn push(&self, item: T) -> Push<'_, T, N> {
-        Push {
-            ring: self,
-            item: Some(item),
-            reg: Registration::None,
-        }
-    }
-
-    /// Pops the oldest item, waiting (asynchronously) until there is one;
-    /// resolves to `None` once the ring is closed and drained. Any push (an
-    /// interrupt handler's `try_push` included) or the close wakes it.
-    /// Feature `async`.
-    ///
-    /// ```
-    /// use sluicegate::mpmc::Ring;
-    ///
-    /// static EVENTS: Ring<u8, 4> = Ring::new();
-    /// let isr = std::thread::spawn(|| {
-    ///     EVENTS.try_push(1).unwrap();
-    ///     EVENTS.close();
-    /// });
-    /// assert_eq!(pollster::block_on(EVENTS.pop()), Some(1));
-    /// assert_eq!(pollster::block_on(EVENTS.pop()), None); // closed and drained
-    /// isr.join().unwrap();
-    /// ```
-    #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
-    pub fn pop(&self) -> Pop<'_, T, N> {
-        Pop {
-            ring: self,
-            reg: Registration::None,
-        }
-    }
-
     /// `Some(Some(item))`, `Some(None)` if closed and drained, `None` if the
     /// caller must wait.
     fn pop_or_finished(&self) -> Option<Option<T>> {
@@ -148,45 +81,8 @@ impl<T, const N: usize> Ring<T, N> {
     }
 }
 
-/// The future of [`Ring::push`]. Feature `async`.
-///
-/// Holds the item until it is in; dropped before that, it drops the item
-/// and gives up its waker cell.
-///
-/// ```
-/// let ring: sluicegate::mpmc::Ring<u8, 1> = sluicegate::mpmc::Ring::new();
-/// let push: sluicegate::mpmc::Push<'_, u8, 1> = ring.push(1);
-/// assert_eq!(pollster::block_on(push), Ok(()));
-/// ```
 #[cfg(feature = "async")]
-#[cfg_attr(docsrs, doc(cfg(feature = "async")))]
-#[must_use = "futures do nothing unless polled"]
-pub struct Push<'r, T, const N: usize> {
-    ring: &'r Ring<T, N>,
-    /// The item, until it is pushed or handed back.
-    item: Option<T>,
-    reg: Registration,
-}
-
-/// The future of [`Ring::pop`]. Feature `async`.
-///
-/// ```
-/// let ring: sluicegate::mpmc::Ring<u8, 1> = sluicegate::mpmc::Ring::new();
-/// ring.try_push(2).unwrap();
-/// let pop: sluicegate::mpmc::Pop<'_, u8, 1> = ring.pop();
-/// assert_eq!(pollster::block_on(pop), Some(2));
-/// ```
-#[cfg(feature = "async")]
-#[cfg_attr(docsrs, doc(cfg(feature = "async")))]
-#[must_use = "futures do nothing unless polled"]
-pub struct Pop<'r, T, const N: usize> {
-    ring: &'r Ring<T, N>,
-    reg: Registration,
-}
-
-// Never pinned in place: the item is moved by value.
-#[cfg(feature = "async")]
-impl<T, const N: usize> Unpin for Push<'_, T, N> {}
+crate::wait::mpmc_wait_futures!("sluicegate::mpmc");
 
 #[cfg(feature = "async")]
 impl<T, const N: usize> Future for Push<'_, T, N> {
@@ -256,35 +152,5 @@ impl<T, const N: usize> Drop for Push<'_, T, N> {
 impl<T, const N: usize> Drop for Pop<'_, T, N> {
     fn drop(&mut self) {
         self.ring.waiters.disarm(Side::Item, &mut self.reg);
-    }
-}
-
-#[cfg(feature = "async")]
-impl<T, const N: usize> core::fmt::Debug for Push<'_, T, N> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Push")
-            .field("pending", &self.item.is_some())
-            .finish_non_exhaustive()
-    }
-}
-
-#[cfg(feature = "async")]
-impl<T, const N: usize> core::fmt::Debug for Pop<'_, T, N> {
-    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
-        f.debug_struct("Pop").finish_non_exhaustive()
-    }
-}
-
-#[cfg(feature = "std")]
-impl<T, const N: usize> crate::wait::park::Waiting for Push<'_, T, N> {
-    fn polling(&self) -> bool {
-        self.reg == Registration::Polling
-    }
-}
-
-#[cfg(feature = "std")]
-impl<T, const N: usize> crate::wait::park::Waiting for Pop<'_, T, N> {
-    fn polling(&self) -> bool {
-        self.reg == Registration::Polling
     }
 }
