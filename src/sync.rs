@@ -1,5 +1,6 @@
 //! The one place that decides where atomics, `UnsafeCell` and cache padding
-//! come from. Every other module imports from here and nowhere else.
+//! come from. Every other module imports from here and nowhere else. It
+//! also holds [`spin_until`], the wait of the blocking calls without `std`.
 //!
 //! | build                                   | atomics from      |
 //! |-----------------------------------------|-------------------|
@@ -369,5 +370,22 @@ pub(crate) mod pause {
                 stopped.join().unwrap()
             })
         }
+    }
+}
+
+/// Runs `attempt` until it answers `Ok`, handing what it gave back (`Err`,
+/// e.g. the item of a push that found no room) to the next try, with
+/// [`crossbeam_utils::Backoff`] between tries: the blocking calls' wait
+/// without `std`. A spin: `snooze` yields the thread only if some crate in
+/// the build turns on crossbeam-utils' own `std` feature.
+#[cfg(not(feature = "std"))]
+pub(crate) fn spin_until<S, R>(mut state: S, mut attempt: impl FnMut(S) -> Result<R, S>) -> R {
+    let backoff = crossbeam_utils::Backoff::new();
+    loop {
+        match attempt(state) {
+            Ok(out) => return out,
+            Err(back) => state = back,
+        }
+        backoff.snooze();
     }
 }

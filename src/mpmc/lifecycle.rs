@@ -8,6 +8,9 @@ use crate::{Closed, TryPopError};
 #[cfg(doc)]
 use crate::{Overwritten, TryPushError};
 
+/// An item that found no free slot (and the ring open).
+pub(super) struct NoRoom<T>(pub(super) T);
+
 impl<T, const N: usize> Ring<T, N> {
     /// Closes the ring: from now on every push fails and hands its item
     /// back ([`TryPushError::Closed`], [`Closed`], or
@@ -212,25 +215,12 @@ impl<T, const N: usize> Ring<T, N> {
         #[cfg(feature = "std")]
         {
             match self.push_if_room(item) {
-                Err(super::wait::NoRoom(item)) => crate::wait::park::block_on(self.push(item)),
+                Err(NoRoom(item)) => crate::wait::park::block_on(self.push(item)),
                 Ok(done) => done,
             }
         }
         #[cfg(not(feature = "std"))]
-        {
-            let backoff = crossbeam_utils::Backoff::new();
-            loop {
-                if let Some(i) = self.fq.dequeue() {
-                    // SAFETY: we took `i` from `fq`, so the slot is free and ours.
-                    unsafe { self.write(i, item) };
-                    return self.publish(i);
-                }
-                if self.is_closed() {
-                    return Err(Closed(item));
-                }
-                backoff.snooze();
-            }
-        }
+        crate::sync::spin_until(item, |item| self.push_if_room(item).map_err(|NoRoom(i)| i))
     }
 
     /// Pops the oldest item, waiting until there is one; `None` once the
@@ -251,22 +241,39 @@ impl<T, const N: usize> Ring<T, N> {
     pub fn pop_blocking(&self) -> Option<T> {
         #[cfg(feature = "std")]
         {
-            match self.try_pop_or_closed() {
-                Ok(item) => Some(item),
-                Err(TryPopError::Closed) => None,
-                Err(TryPopError::Empty) => crate::wait::park::block_on(self.pop()),
+            match self.pop_or_finished() {
+                Some(out) => out,
+                None => crate::wait::park::block_on(self.pop()),
             }
         }
         #[cfg(not(feature = "std"))]
-        {
-            let backoff = crossbeam_utils::Backoff::new();
-            loop {
-                match self.try_pop_or_closed() {
-                    Ok(item) => return Some(item),
-                    Err(TryPopError::Closed) => return None,
-                    Err(TryPopError::Empty) => backoff.snooze(),
-                }
+        crate::sync::spin_until((), |()| self.pop_or_finished().ok_or(()))
+    }
+}
+
+impl<T, const N: usize> Ring<T, N> {
+    /// Pushes `item` if a slot is free, without counting a refusal:
+    /// `Ok(Ok(()))` pushed, `Ok(Err(Closed))` closed, `Err(NoRoom)` full.
+    #[inline]
+    pub(super) fn push_if_room(&self, item: T) -> Result<Result<(), Closed<T>>, NoRoom<T>> {
+        match self.fq.dequeue() {
+            Some(i) => {
+                // SAFETY: we took `i` from `fq`, so the slot is free and ours.
+                unsafe { self.write(i, item) };
+                Ok(self.publish(i))
             }
+            None if self.is_closed() => Ok(Err(Closed(item))),
+            None => Err(NoRoom(item)),
+        }
+    }
+
+    /// `Some(Some(item))`, `Some(None)` if closed and drained, `None` if the
+    /// caller must wait.
+    pub(super) fn pop_or_finished(&self) -> Option<Option<T>> {
+        match self.try_pop_or_closed() {
+            Ok(item) => Some(Some(item)),
+            Err(TryPopError::Closed) => Some(None),
+            Err(TryPopError::Empty) => None,
         }
     }
 }

@@ -8,11 +8,13 @@
 //! Without the feature the wake-up helpers are empty and the ring is
 //! unchanged.
 
+#[cfg(feature = "async")]
+use super::lifecycle::NoRoom;
 use super::Ring;
 #[cfg(feature = "async")]
 use crate::wait::{Registration, Side, Waiters};
 #[cfg(feature = "async")]
-use crate::{Closed, TryPopError};
+use crate::Closed;
 #[cfg(feature = "async")]
 use core::{
     future::Future,
@@ -23,10 +25,6 @@ use core::{
 /// Four waker cells per side.
 #[cfg(feature = "async")]
 pub(super) type RingWaiters = Waiters<4>;
-
-/// An item that found no free slot (and the ring open).
-#[cfg(feature = "async")]
-pub(super) struct NoRoom<T>(pub(super) T);
 
 // The wake-ups, called by `publish`, `take`, `close` and `FreeSlot`'s drop;
 // empty without the feature.
@@ -50,34 +48,6 @@ impl<T, const N: usize> Ring<T, N> {
     pub(super) fn wake_all(&self) {
         #[cfg(feature = "async")]
         self.waiters.notify_all();
-    }
-}
-
-#[cfg(feature = "async")]
-impl<T, const N: usize> Ring<T, N> {
-    /// Pushes `item` if a slot is free, without counting a refusal:
-    /// `Ok(Ok(()))` pushed, `Ok(Err(Closed))` closed, `Err(NoRoom)` full.
-    #[inline]
-    pub(super) fn push_if_room(&self, item: T) -> Result<Result<(), Closed<T>>, NoRoom<T>> {
-        match self.fq.dequeue() {
-            Some(i) => {
-                // SAFETY: we took `i` from `fq`, so the slot is free and ours.
-                unsafe { self.write(i, item) };
-                Ok(self.publish(i))
-            }
-            None if self.is_closed() => Ok(Err(Closed(item))),
-            None => Err(NoRoom(item)),
-        }
-    }
-
-    /// `Some(Some(item))`, `Some(None)` if closed and drained, `None` if the
-    /// caller must wait.
-    fn pop_or_finished(&self) -> Option<Option<T>> {
-        match self.try_pop_or_closed() {
-            Ok(item) => Some(Some(item)),
-            Err(TryPopError::Closed) => Some(None),
-            Err(TryPopError::Empty) => None,
-        }
     }
 }
 

@@ -132,6 +132,18 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
         Ok(())
     }
 
+    /// Pushes `item` if there is room, without counting a refusal.
+    #[inline]
+    pub(super) fn push_if_room(&mut self, item: T) -> Result<(), T> {
+        if self.ring.free_for(self.tail, &mut self.head, 1) == 0 {
+            return Err(item);
+        }
+        // SAFETY: `free_for` saw the slot at tail free.
+        unsafe { self.write_slot(self.tail, item) };
+        self.ring.publish(&mut self.tail, 1);
+        Ok(())
+    }
+
     /// Pushes `item`, waiting for room: pressure travels upstream instead of
     /// being shed. With the `std` feature the thread **sleeps** (parked)
     /// until a pop or the consumer's drop wakes it. Without `std` it
@@ -167,19 +179,11 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
             }
         }
         #[cfg(not(feature = "std"))]
-        {
-            let backoff = crossbeam_utils::Backoff::new();
-            while self.ring.free_for(self.tail, &mut self.head, 1) == 0 {
-                if self.is_abandoned() {
-                    return Err(Closed(item));
-                }
-                backoff.snooze();
-            }
-            // SAFETY: `free_for` saw the slot at tail free.
-            unsafe { self.write_slot(self.tail, item) };
-            self.ring.publish(&mut self.tail, 1);
-            Ok(())
-        }
+        crate::sync::spin_until(item, |item| match self.push_if_room(item) {
+            Ok(()) => Ok(Ok(())),
+            Err(item) if self.is_abandoned() => Ok(Err(Closed(item))),
+            Err(item) => Err(item),
+        })
     }
 
     /// Pushes items from `iter` until it ends or the ring is full; returns
@@ -375,6 +379,21 @@ impl<'a, T, const N: usize, P: Policy> Consumer<'a, T, N, P> {
         Some(item)
     }
 
+    /// `Some(Some(item))`, `Some(None)` if the producer is gone and the ring
+    /// drained, `None` if the caller must wait.
+    #[inline]
+    pub(super) fn pop_or_finished(&mut self) -> Option<Option<T>> {
+        if let Some(item) = self.try_pop() {
+            return Some(Some(item));
+        }
+        if self.is_abandoned() {
+            // Acquired after the producer's last publish: what it left is
+            // visible to this last pop.
+            return Some(self.try_pop());
+        }
+        None
+    }
+
     /// Pops the oldest item, waiting until there is one; `None` once the
     /// producer is gone and the ring is drained. With the `std` feature the
     /// thread sleeps until a push or the producer's drop wakes it; without
@@ -400,20 +419,7 @@ impl<'a, T, const N: usize, P: Policy> Consumer<'a, T, N, P> {
             }
         }
         #[cfg(not(feature = "std"))]
-        {
-            let backoff = crossbeam_utils::Backoff::new();
-            loop {
-                if let Some(item) = self.try_pop() {
-                    return Some(item);
-                }
-                if self.is_abandoned() {
-                    // Acquired after the producer's last publish: what it
-                    // left is visible to this last pop.
-                    return self.try_pop();
-                }
-                backoff.snooze();
-            }
-        }
+        crate::sync::spin_until((), |()| self.pop_or_finished().ok_or(()))
     }
 
     /// An iterator that pops until the ring is empty (each `next` is a

@@ -60,18 +60,6 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
 
 #[cfg(all(feature = "async", sluicegate_cas))]
 impl<'a, T, const N: usize, P: Policy> Producer<'a, T, N, P> {
-    /// Pushes `item` if there is room, without counting a refusal.
-    #[inline]
-    pub(super) fn push_if_room(&mut self, item: T) -> Result<(), T> {
-        if self.ring.free_for(self.tail, &mut self.head, 1) == 0 {
-            return Err(item);
-        }
-        // SAFETY: `free_for` saw the slot at tail free.
-        unsafe { self.write_slot(self.tail, item) };
-        self.ring.publish(&mut self.tail, 1);
-        Ok(())
-    }
-
     /// Pushes `item`, waiting (asynchronously) for room. The future
     /// resolves to `Ok(())` once the item is in, or to `Err(Closed(item))`
     /// if the ring is full and the consumer is gone
@@ -239,24 +227,6 @@ impl<T, const N: usize, P: Policy> Pop<'_, '_, T, N, P> {
     fn done(&mut self, out: Option<T>) -> Poll<Option<T>> {
         self.rx.ring.waiters.disarm(Side::Item, &mut self.reg);
         Poll::Ready(out)
-    }
-}
-
-#[cfg(all(feature = "async", sluicegate_cas))]
-impl<T, const N: usize, P: Policy> Consumer<'_, T, N, P> {
-    /// `Some(Some(item))`, `Some(None)` if the producer is gone and the ring
-    /// drained, `None` if the caller must wait.
-    #[inline]
-    pub(super) fn pop_or_finished(&mut self) -> Option<Option<T>> {
-        if let Some(item) = self.try_pop() {
-            return Some(Some(item));
-        }
-        if self.is_abandoned() {
-            // Acquired after the producer's last publish: what it left is
-            // visible to this last pop.
-            return Some(self.try_pop());
-        }
-        None
     }
 }
 

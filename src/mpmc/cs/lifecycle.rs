@@ -174,17 +174,7 @@ impl<T, const N: usize> Ring<T, N> {
             }
         }
         #[cfg(not(feature = "std"))]
-        {
-            let backoff = crossbeam_utils::Backoff::new();
-            let mut item = item;
-            loop {
-                match self.push_unless_full(item) {
-                    Ok(done) => return done,
-                    Err(back) => item = back,
-                }
-                backoff.snooze();
-            }
-        }
+        crate::sync::spin_until(item, |item| self.push_unless_full(item))
     }
 
     /// One critical section: pushes `item` (`Ok(Ok(()))`), or hands it back
@@ -213,22 +203,24 @@ impl<T, const N: usize> Ring<T, N> {
     pub fn pop_blocking(&self) -> Option<T> {
         #[cfg(feature = "std")]
         {
-            match self.try_pop_or_closed() {
-                Ok(item) => Some(item),
-                Err(TryPopError::Closed) => None,
-                Err(TryPopError::Empty) => crate::wait::park::block_on(self.pop()),
+            match self.pop_or_finished() {
+                Some(out) => out,
+                None => crate::wait::park::block_on(self.pop()),
             }
         }
         #[cfg(not(feature = "std"))]
-        {
-            let backoff = crossbeam_utils::Backoff::new();
-            loop {
-                match self.try_pop_or_closed() {
-                    Ok(item) => return Some(item),
-                    Err(TryPopError::Closed) => return None,
-                    Err(TryPopError::Empty) => backoff.snooze(),
-                }
-            }
+        crate::sync::spin_until((), |()| self.pop_or_finished().ok_or(()))
+    }
+}
+
+impl<T, const N: usize> Ring<T, N> {
+    /// `Some(Some(item))`, `Some(None)` if closed and drained, `None` if the
+    /// caller must wait.
+    fn pop_or_finished(&self) -> Option<Option<T>> {
+        match self.try_pop_or_closed() {
+            Ok(item) => Some(Some(item)),
+            Err(TryPopError::Closed) => Some(None),
+            Err(TryPopError::Empty) => None,
         }
     }
 }
