@@ -126,10 +126,13 @@
 //! miss at all of them and count the misses against `threshold` after an
 //! enqueue reset it, which can leave a ring answering "empty" for good
 //! with indices inside (it happened to a 2-slot ring under 3 x 3 threads
-//! of bursts). Every position a round takes is handled exactly as a single
-//! operation handles its one, so the guarantees above hold unchanged,
-//! except that a burst suspended mid-round holds the slots of its round
-//! (up to 32) instead of one. A burst's items stay in slice order, so one
+//! of bursts). The appending round tries every position it took, each with
+//! the next index not yet placed, and leaves only positions a dequeuer has
+//! already passed (as a single enqueue leaves its one); the indices those
+//! cost go to a new round. Every position a round takes is handled exactly
+//! as a single operation handles its one, so the guarantees above hold
+//! unchanged, except that a burst suspended mid-round holds the slots of
+//! its round (up to 32) instead of one. A burst's items stay in slice order, so one
 //! producer's items come out in the order it pushed them.
 //! There is no all-or-nothing `pop_bulk`: items taken out of a FIFO that
 //! others pop from at the same time cannot be put back at its front.

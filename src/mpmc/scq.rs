@@ -280,11 +280,17 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
     /// unless `closed` (if given) has its low bit set when a round holds its
     /// positions (then the rest are refused, as in `enqueue_unless_closed`).
     ///
-    /// A round that meets an unusable entry (dequeuers passed that position
-    /// first) leaves it and the rest of its positions unused, which
-    /// dequeuers pass like positions an enqueuer abandoned, and starts a new
-    /// round with the indices not yet placed: so the indices keep their
-    /// order. Lock-free, as `enqueue`: a new round means a dequeuer moved on.
+    /// A round tries every position it took, in order, each with the next
+    /// index not yet placed; a position whose entry is unusable (a dequeuer
+    /// passed it first) is left, as a single enqueuer leaves it, and the
+    /// next position gets that index. The indices left over (one per
+    /// unusable position) go to a new round: so the indices keep their
+    /// order, and every position a round leaves unused is one a dequeuer has
+    /// already passed. That is what `threshold`'s bound needs: a round that
+    /// gave up the rest of its positions at its first unusable one would
+    /// leave fresh positions ahead of `head`, each a miss no dequeuer had
+    /// counted yet, in front of the indices of its next round.
+    /// Lock-free, as `enqueue`: a new round means a dequeuer moved on.
     pub(super) fn enqueue_many(&self, indices: &[usize], closed: Option<&AtomicUsize>) -> usize {
         let mut done = 0;
         while done < indices.len() {
@@ -299,6 +305,8 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
             for (k, &index) in rest.iter().enumerate() {
                 debug_assert!(index < N);
                 if !self.place_at(t0.wrapping_add(k), index) {
+                    let first = t0.wrapping_add(k + 1);
+                    done += self.place_in_rest_of_round(first, rest.len() - k - 1, &rest[k..]);
                     break;
                 }
                 done += 1;
@@ -309,6 +317,30 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
             }
         }
         done
+    }
+
+    /// The rest of a round that met an unusable entry: places `left`, in
+    /// order, each at the first usable one of the round's `count` remaining
+    /// positions from `first`; returns how many it placed. Out of line: the
+    /// round's usual path stays one CAS per index.
+    #[cold]
+    #[inline(never)]
+    fn place_in_rest_of_round(&self, first: usize, count: usize, left: &[usize]) -> usize {
+        let mut positions = (0..count).map(|k| first.wrapping_add(k));
+        let mut placed = 0;
+        for &index in left {
+            loop {
+                let Some(t) = positions.next() else {
+                    return placed;
+                };
+                if self.place_at(t, index) {
+                    break;
+                }
+            }
+            placed += 1;
+            pause_point(Self::P_ENQ_PLACED);
+        }
+        placed
     }
 
     /// Removes up to `out.len()` of the oldest indices into `out`, in order,
@@ -500,5 +532,47 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
         } else {
             (d as usize).min(N)
         }
+    }
+}
+
+#[cfg(all(test, not(sluicegate_loom)))]
+mod tests {
+    use super::IndexRing;
+    use crate::sync::{pause, pause::stop_at, Ordering};
+
+    /// A burst enqueue whose first position a dequeuer passes while the
+    /// burst holds it (the dequeuer's miss is the last one `threshold`
+    /// allowed, so it passes that one position and answers "empty") places
+    /// its indices in the round's other positions: the dequeues after it
+    /// find every index without missing anywhere, so no unused position is
+    /// left ahead of `head` to eat into the bound.
+    #[test]
+    fn burst_enqueue_leaves_no_unused_position_ahead_of_head() {
+        const N: usize = 4;
+        let r = IndexRing::<N, false>::new(0, false);
+        r.enqueue(0);
+        assert_eq!(r.dequeue(), Some(0));
+        // As after `3N-1` misses: the next miss answers "empty" at once.
+        r.threshold.store(0, Ordering::SeqCst);
+        let start = r.tail.load(Ordering::SeqCst);
+        let placed = stop_at(
+            pause::MPMC_AQ_ENQ_TICKET,
+            || r.enqueue_many(&[0, 1, 2, 3], None),
+            || assert_eq!(r.dequeue(), None, "the passed position held nothing"),
+        );
+        assert_eq!(placed, 4);
+        assert_eq!(r.head.load(Ordering::SeqCst), start.wrapping_add(1));
+        // A round of four (one position passed, three placed), then a
+        // round of one.
+        assert_eq!(r.tail.load(Ordering::SeqCst), start.wrapping_add(5));
+        for i in 0..4 {
+            assert_eq!(r.dequeue(), Some(i), "in order");
+        }
+        assert_eq!(
+            r.threshold.load(Ordering::SeqCst),
+            IndexRing::<N, false>::THRESHOLD,
+            "no dequeue missed: nothing unused lay between the indices"
+        );
+        assert_eq!(r.head.load(Ordering::SeqCst), start.wrapping_add(5));
     }
 }
