@@ -50,7 +50,7 @@ use std::thread;
 use std::time::Instant;
 
 mod common;
-use common::{yield_every, Case};
+use common::{yield_every, Case, Shares};
 
 trait Queue: Sync {
     fn push(&self, v: u64) -> bool;
@@ -340,7 +340,13 @@ fn burst_groups(c: &mut Criterion) {
 /// per item the consumers received: a queue whose consumers fall behind
 /// pushes fast (every push evicts) but delivers little, which the time per
 /// push alone rewards.
-fn overwrite(q: &dyn Overwrite, threads: usize, iters: u64, per_delivered: bool) -> Duration {
+fn overwrite(
+    q: &dyn Overwrite,
+    threads: usize,
+    iters: u64,
+    per_delivered: bool,
+    share: impl FnOnce(u64, u64),
+) -> Duration {
     let per = iters.div_ceil(threads as u64);
     let done = AtomicBool::new(false);
     let got = AtomicU64::new(0);
@@ -386,9 +392,11 @@ fn overwrite(q: &dyn Overwrite, threads: usize, iters: u64, per_delivered: bool)
         e
     });
     while q.pop().is_some() {}
+    // The scope joined the consumers: `got` is final.
+    let got = got.load(Ordering::Relaxed);
+    share(per * threads as u64, got);
     if per_delivered {
-        // The scope joined the consumers: `got` is final.
-        elapsed.mul_f64(iters as f64 / got.load(Ordering::Relaxed).max(1) as f64)
+        elapsed.mul_f64(iters as f64 / got.max(1) as f64)
     } else {
         elapsed
     }
@@ -507,13 +515,19 @@ fn overwrite_group(c: &mut Criterion) {
         ("mpmc_overwrite_2p2c_1024", false),
         ("mpmc_overwrite_delivered_2p2c_1024", true),
     ] {
+        let shares = &Shares::default();
         let mut g = c.benchmark_group(group);
         for (name, q) in peers {
             g.bench_function(name, |b| {
-                b.iter_custom(|iters| overwrite(q, 2, iters, per_delivered))
+                b.iter_custom(|iters| {
+                    overwrite(q, 2, iters, per_delivered, |p, got| {
+                        shares.add(name, p, got)
+                    })
+                })
             });
         }
         g.finish();
+        shares.print(group);
     }
 }
 

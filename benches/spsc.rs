@@ -55,7 +55,7 @@ use std::thread;
 use std::time::Instant;
 
 mod common;
-use common::{wait, Case};
+use common::{wait, Case, Shares};
 
 // ---------------------------------------------------------------- harnesses
 
@@ -322,7 +322,10 @@ enum Per {
 }
 
 impl Per {
-    fn time(self, iters: u64, (d, got): (Duration, u64)) -> Duration {
+    /// The sample's time per iteration; also adds its pushes and deliveries
+    /// to `id`'s share (see [`Shares`]).
+    fn time(self, shares: &Shares, id: &str, iters: u64, (d, got): (Duration, u64)) -> Duration {
+        shares.add(id, iters, got);
         match self {
             Per::Push => d,
             Per::Delivered => d.mul_f64(iters as f64 / got.max(1) as f64),
@@ -675,7 +678,9 @@ fn overwrite_live_group<const N: usize>(c: &mut Criterion, per: Per) {
         Per::Push => "overwrite_live",
         Per::Delivered => "overwrite_delivered",
     };
-    let mut g = c.benchmark_group(format!("{name}_{N}"));
+    let group = format!("{name}_{N}");
+    let shares = &Shares::default();
+    let mut g = c.benchmark_group(&group);
     g.bench_function("sluicegate_spsc", |b| {
         b.iter_custom(|iters| {
             let mut ring = Box::new(OverwriteRing::<N>::new());
@@ -689,7 +694,7 @@ fn overwrite_live_group<const N: usize>(c: &mut Criterion, per: Per) {
                 },
                 |c| c.try_pop(),
             );
-            per.time(iters, r)
+            per.time(shares, "sluicegate_spsc", iters, r)
         })
     });
     g.bench_function("sluicegate_mpmc", |b| {
@@ -705,7 +710,7 @@ fn overwrite_live_group<const N: usize>(c: &mut Criterion, per: Per) {
                 },
                 |r| r.try_pop(),
             );
-            per.time(iters, r)
+            per.time(shares, "sluicegate_mpmc", iters, r)
         })
     });
     g.bench_function("crossbeam_force_push", |b| {
@@ -720,10 +725,11 @@ fn overwrite_live_group<const N: usize>(c: &mut Criterion, per: Per) {
                 },
                 |q| q.pop(),
             );
-            per.time(iters, r)
+            per.time(shares, "crossbeam_force_push", iters, r)
         })
     });
     g.finish();
+    shares.print(&group);
 }
 
 /// A single-thread case: `batch` items in with `push`, then out into a

@@ -108,3 +108,35 @@ pub fn bench_cases(c: &mut Criterion, cases: &mut [Case<'_>]) {
         g.finish();
     }
 }
+
+/// Per benchmark id, the pushes and the items the consumer received, summed
+/// over the samples (warm-up included), printed when the group ends: the
+/// share of the pushed items each ring delivered. `overwrite_live_*` per
+/// push rewards a ring that evicts alone while its consumer starves, and
+/// `overwrite_delivered_*` per item leaves out how many were lost; the share
+/// says both.
+#[derive(Default)]
+pub struct Shares(std::sync::Mutex<Vec<(String, u64, u64)>>);
+
+impl Shares {
+    pub fn add(&self, id: &str, pushed: u64, got: u64) {
+        let mut v = self.0.lock().unwrap();
+        match v.iter_mut().find(|(name, ..)| name == id) {
+            Some((_, p, g)) => {
+                *p += pushed;
+                *g += got;
+            }
+            None => v.push((id.to_string(), pushed, got)),
+        }
+    }
+
+    /// One line per id on stdout (`ci/bench-table.sh` keeps the log).
+    pub fn print(&self, group: &str) {
+        for (id, pushed, got) in self.0.lock().unwrap().iter() {
+            println!(
+                "delivered share {group}/{id}: {:.1} % of {pushed} pushes",
+                100.0 * *got as f64 / (*pushed).max(1) as f64
+            );
+        }
+    }
+}
