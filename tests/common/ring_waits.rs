@@ -37,6 +37,17 @@ pub fn poll_with<F: Future + Unpin>(fut: &mut F, waker: &Waker) -> Poll<F::Outpu
     std::pin::Pin::new(fut).poll(&mut Context::from_waker(waker))
 }
 
+/// Pops with `pop().await` until it answers `None` (closed and drained).
+fn pop_all<const N: usize>(ring: &Ring<u32, N>) -> Vec<u32> {
+    pollster::block_on(async {
+        let mut got = Vec::new();
+        while let Some(v) = ring.pop().await {
+            got.push(v);
+        }
+        got
+    })
+}
+
 /// Checks that every producer's items (`t << 24 | i`) came out once and,
 /// within each consumer's list, in order per producer.
 fn check_accounting(outs: &[Vec<u32>], producers: u32, per: u32) {
@@ -78,15 +89,7 @@ fn async_pop_woken_by_interrupt_style_try_push() {
                 })
             })
             .collect();
-        let consumer = s.spawn(|| {
-            pollster::block_on(async {
-                let mut got = Vec::new();
-                while let Some(v) = RING.pop().await {
-                    got.push(v);
-                }
-                got
-            })
-        });
+        let consumer = s.spawn(|| pop_all(&RING));
         let refused: usize = isrs.into_iter().map(|h| h.join().unwrap()).sum();
         RING.close();
         assert_eq!(RING.stats().rejected, refused, "each refusal counted");
@@ -146,19 +149,7 @@ fn async_threads_exact_accounting_then_close() {
     let ring: Ring<u32, 4> = Ring::new();
     let per = ITEMS / THREADS;
     let outs: Vec<Vec<u32>> = thread::scope(|s| {
-        let consumers: Vec<_> = (0..THREADS)
-            .map(|_| {
-                s.spawn(|| {
-                    pollster::block_on(async {
-                        let mut got = Vec::new();
-                        while let Some(v) = ring.pop().await {
-                            got.push(v);
-                        }
-                        got
-                    })
-                })
-            })
-            .collect();
+        let consumers: Vec<_> = (0..THREADS).map(|_| s.spawn(|| pop_all(&ring))).collect();
         let producers: Vec<_> = (0..THREADS)
             .map(|t| {
                 let ring = &ring;
@@ -362,15 +353,7 @@ fn async_waiters_woken_by_bursts() {
     let total = ITEMS - ITEMS % 8;
     let ring: Ring<u32, 4> = Ring::new();
     thread::scope(|s| {
-        let consumer = s.spawn(|| {
-            pollster::block_on(async {
-                let mut got = Vec::new();
-                while let Some(v) = ring.pop().await {
-                    got.push(v);
-                }
-                got
-            })
-        });
+        let consumer = s.spawn(|| pop_all(&ring));
         let mut next = 0;
         while next < total {
             let items: Vec<u32> = (next..next + 8).collect();
