@@ -122,18 +122,15 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
     /// ```
     #[inline]
     pub fn try_push(&mut self, item: T) -> Result<(), Full<T>> {
-        if self.ring.free_for(self.tail, &mut self.head, 1) == 0 {
+        self.push_if_room(item).map_err(|item| {
             self.ring.producer.rejected.add(1);
-            return Err(Full(item));
-        }
-        // SAFETY: `free_for` saw the slot at tail free.
-        unsafe { self.write_slot(self.tail, item) };
-        self.ring.publish(&mut self.tail, 1);
-        Ok(())
+            Full(item)
+        })
     }
 
-    /// Pushes `item` if there is room, without counting a refusal.
-    #[inline]
+    /// Pushes `item` if there is room, without counting a refusal (the
+    /// waits' attempt, and `try_push` less its count).
+    #[inline(always)]
     pub(super) fn push_if_room(&mut self, item: T) -> Result<(), T> {
         if self.ring.free_for(self.tail, &mut self.head, 1) == 0 {
             return Err(item);
