@@ -164,8 +164,9 @@
 //! [`RingStats`] and its `peak`, plus which handles are alive (a word where
 //! compare-and-swap exists, two bytes without). On bare-metal Arm nothing is
 //! padded: a `Ring<u32, 8>` takes 56 bytes on thumbv6m and thumbv7em.
-//! On hosts `head` and the producer's words each take a 128-byte line, so
-//! the same ring takes 384 bytes on x86-64.
+//! On hosts `head` and the producer's words (`tail`, the counters and
+//! `peak`) each take a 128-byte line, so the same ring takes 384 bytes on
+//! x86-64.
 //!
 //! # References
 //!
@@ -277,6 +278,12 @@ struct ProducerSide {
     tail: LoadStoreUsize,
     rejected: SoloCounter,
     overwritten: SoloCounter,
+    /// The most items the consumer found when it looked at `tail` (see
+    /// [`Ring::stats`]). Stored only by the consumer (and by a split), and
+    /// only when it grows; the consumer loads it right after `tail`, from
+    /// the line that load brought in. Next to the slots it shared a line
+    /// with the first of them, which the producer keeps writing.
+    peak: LoadStoreUsize,
 }
 
 /// A bounded single-producer/single-consumer ring of `N` items.
@@ -295,11 +302,6 @@ pub struct Ring<T, const N: usize, P: Policy = Reject> {
     waiters: Padded<wait::RingWaiters>,
     /// Which handles are alive.
     live: Live,
-    /// The most items the consumer found when it looked at `tail` (see
-    /// [`Ring::stats`]). Stored only by the consumer (and by a split), and
-    /// only when it grows, so it shares a line with `live` on hosts: both
-    /// are written rarely.
-    peak: LoadStoreUsize,
     slots: [Slot<T>; N],
     _policy: PhantomData<P>,
 }
@@ -357,11 +359,11 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
                     tail: LoadStoreUsize::new(stored),
                     rejected: SoloCounter::new(),
                     overwritten: SoloCounter::new(),
+                    peak: LoadStoreUsize::new(0),
                 }),
                 #[cfg(all(feature = "async", sluicegate_cas))]
                 waiters: Padded::new(wait::RingWaiters::new()),
                 live: Live::new(),
-                peak: LoadStoreUsize::new(0),
                 slots: slots::<T, N>(),
                 _policy: PhantomData,
             }
@@ -466,7 +468,7 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         RingStats {
             rejected: self.producer.rejected.get(),
             overwritten: self.producer.overwritten.get(),
-            peak: self.peak.load(Ordering::Relaxed).max(self.len()),
+            peak: self.producer.peak.load(Ordering::Relaxed).max(self.len()),
         }
     }
 
@@ -615,8 +617,8 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     /// suffice.
     #[inline(always)]
     fn note_peak(&self, seen: usize) {
-        if seen > self.peak.load(Ordering::Relaxed) {
-            self.peak.store(seen.min(N), Ordering::Relaxed);
+        if seen > self.producer.peak.load(Ordering::Relaxed) {
+            self.producer.peak.store(seen.min(N), Ordering::Relaxed);
         }
     }
 
