@@ -13,6 +13,43 @@ use std::sync::Barrier;
 use std::thread;
 use std::time::Instant;
 
+/// Runs `other` on a new thread and `mine` on this one, both starting at a
+/// barrier; returns the time `mine` took from the barrier on.
+fn timed_against(other: impl FnOnce() + Send, mine: impl FnOnce()) -> Duration {
+    let barrier = &Barrier::new(2);
+    thread::scope(|s| {
+        s.spawn(move || {
+            barrier.wait();
+            other();
+        });
+        barrier.wait();
+        let start = Instant::now();
+        mine();
+        start.elapsed()
+    })
+}
+
+/// Pushes `v`, waiting (`common::wait`) while `push` refuses it.
+#[inline(always)]
+fn push_waiting<P>(push: fn(&mut P, u64) -> bool, p: &mut P, v: u64) {
+    let mut m = 0;
+    while !push(p, v) {
+        wait(&mut m);
+    }
+}
+
+/// Pops one item, waiting (`common::wait`) while `pop` finds none.
+#[inline(always)]
+fn pop_waiting<C>(pop: fn(&mut C) -> Option<u64>, c: &mut C) -> u64 {
+    let mut m = 0;
+    loop {
+        if let Some(v) = pop(c) {
+            return v;
+        }
+        wait(&mut m);
+    }
+}
+
 /// Moves `iters` items from a producer thread to the calling (consumer)
 /// thread; returns the consumer's time from the barrier to the last item.
 pub(crate) fn stream<P: Send, C>(
@@ -22,33 +59,20 @@ pub(crate) fn stream<P: Send, C>(
     push: fn(&mut P, u64) -> bool,
     pop: fn(&mut C) -> Option<u64>,
 ) -> Duration {
-    let barrier = &Barrier::new(2);
-    thread::scope(|s| {
-        // `move`: the producer's handle goes to its thread, instead of
-        // sharing a cache line with the consumer's on this stack.
-        s.spawn(move || {
-            barrier.wait();
+    // `move`: the producer's handle goes to its thread, instead of sharing
+    // a cache line with the consumer's on this stack.
+    timed_against(
+        move || {
             for i in 0..iters {
-                let mut m = 0;
-                while !push(&mut p, i) {
-                    wait(&mut m);
-                }
+                push_waiting(push, &mut p, i);
             }
-        });
-        barrier.wait();
-        let start = Instant::now();
-        for _ in 0..iters {
-            let mut m = 0;
-            loop {
-                if let Some(v) = pop(&mut c) {
-                    black_box(v);
-                    break;
-                }
-                wait(&mut m);
+        },
+        || {
+            for _ in 0..iters {
+                black_box(pop_waiting(pop, &mut c));
             }
-        }
-        start.elapsed()
-    })
+        },
+    )
 }
 
 /// Moves `iters` batches of `batch` items; `push(p, first_value, max)` and
@@ -66,10 +90,8 @@ pub(crate) fn batches<P: Send, C>(
 ) -> Duration {
     let total = iters * batch as u64;
     let mut out = vec![0u64; batch];
-    let barrier = &Barrier::new(2);
-    thread::scope(|s| {
-        s.spawn(move || {
-            barrier.wait();
+    timed_against(
+        move || {
             let mut sent = 0u64;
             let mut m = 0;
             while sent < total {
@@ -82,24 +104,23 @@ pub(crate) fn batches<P: Send, C>(
                     }
                 }
             }
-        });
-        barrier.wait();
-        let start = Instant::now();
-        let mut got = 0u64;
-        let mut m = 0;
-        while got < total {
-            let want = batch.min((total - got) as usize);
-            match pop(&mut c, &mut out[..want]) {
-                0 => wait(&mut m),
-                n => {
-                    black_box(&out[..n]);
-                    got += n as u64;
-                    m = 0;
+        },
+        || {
+            let mut got = 0u64;
+            let mut m = 0;
+            while got < total {
+                let want = batch.min((total - got) as usize);
+                match pop(&mut c, &mut out[..want]) {
+                    0 => wait(&mut m),
+                    n => {
+                        black_box(&out[..n]);
+                        got += n as u64;
+                        m = 0;
+                    }
                 }
             }
-        }
-        start.elapsed()
-    })
+        },
+    )
 }
 
 /// `iters` round trips: the caller pushes into `a` and waits for the echo
@@ -111,42 +132,20 @@ pub(crate) fn pingpong<P: Send, C: Send>(
     push: fn(&mut P, u64) -> bool,
     pop: fn(&mut C) -> Option<u64>,
 ) -> Duration {
-    let barrier = &Barrier::new(2);
-    thread::scope(|s| {
-        s.spawn(move || {
-            barrier.wait();
+    timed_against(
+        move || {
             for _ in 0..iters {
-                let mut m = 0;
-                let v = loop {
-                    if let Some(v) = pop(&mut ca) {
-                        break v;
-                    }
-                    wait(&mut m);
-                };
-                let mut m = 0;
-                while !push(&mut pb, v) {
-                    wait(&mut m);
-                }
+                let v = pop_waiting(pop, &mut ca);
+                push_waiting(push, &mut pb, v);
             }
-        });
-        barrier.wait();
-        let start = Instant::now();
-        for i in 0..iters {
-            let mut m = 0;
-            while !push(&mut pa, i) {
-                wait(&mut m);
+        },
+        || {
+            for i in 0..iters {
+                push_waiting(push, &mut pa, i);
+                black_box(pop_waiting(pop, &mut cb));
             }
-            let mut m = 0;
-            loop {
-                if let Some(v) = pop(&mut cb) {
-                    black_box(v);
-                    break;
-                }
-                wait(&mut m);
-            }
-        }
-        start.elapsed()
-    })
+        },
+    )
 }
 
 /// The floor of a round trip: two threads bouncing one padded word.
