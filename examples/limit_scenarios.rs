@@ -5,6 +5,8 @@
 //! cargo run --release --example limit_scenarios -- spread exp    # names containing "spread" or "exp"
 //! cargo run --release --example limit_scenarios -- --markdown    # tables for BENCHMARKS.md
 //! cargo run --release --example limit_scenarios -- --goals       # issue #13's goals per crate row
+//! cargo run --release --example limit_scenarios -- --goals --seeds 8  # ... on 8 draws of each scenario
+//! cargo run --release --example limit_scenarios -- --draw 3 slow # the table on another draw
 //! ```
 //!
 //! The model and the anchors are described in `tests/scenarios/mod.rs`.
@@ -19,13 +21,33 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let markdown = args.iter().any(|a| a == "--markdown");
     let want_goals = args.iter().any(|a| a == "--goals");
-    let names: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
+    let number = |flag: &str, min: u64| match args.iter().position(|a| a == flag) {
+        Some(i) => match args.get(i + 1).and_then(|n| n.parse::<u64>().ok()) {
+            Some(n) if n >= min => n,
+            _ => {
+                eprintln!("{flag} takes a number, at least {min}");
+                std::process::exit(2);
+            }
+        },
+        None => min,
+    };
+    let seeds = number("--seeds", 1);
+    let draw = number("--draw", 0);
+    let names: Vec<&String> = args
+        .iter()
+        .enumerate()
+        .filter(|&(i, a)| {
+            !a.starts_with("--")
+                && (i == 0 || !["--seeds", "--draw"].contains(&args[i - 1].as_str()))
+        })
+        .map(|(_, a)| a)
+        .collect();
     let start = Instant::now();
 
     if want_goals {
         for row in crate_limiters::crate_rows() {
             println!("{}", row.name);
-            for g in goals::all(&row) {
+            for g in goals::all(&row, seeds) {
                 println!("  [{}] {}", if g.pass { "pass" } else { "FAIL" }, g.name);
                 for line in &g.detail {
                     println!("        {line}");
@@ -47,7 +69,7 @@ fn main() {
              sampled every 10 ms.\n"
         );
     }
-    for sc in catalogue::catalogue() {
+    for sc in catalogue::catalogue().iter().map(|sc| sc.reseeded(draw)) {
         if !names.is_empty() && !names.iter().any(|n| sc.name.contains(n.as_str())) {
             continue;
         }

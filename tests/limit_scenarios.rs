@@ -381,13 +381,12 @@ fn check(goal: impl Fn(&Row) -> goals::Goal) {
 ///   so the two thirds of the offered work that is Normal or Background is
 ///   refused; the classless anchors serve all classes alike.
 /// * `hung-150` (gradient): 2 % of requests hold a worker for 500 ms; it
-///   keeps its latency target (p99 39 ms) by shedding and serves 85 % of
-///   capacity, where Envoy, queueing more (p99 46 ms), serves 90 %.
-/// * `lognormal-150` (gradient): 97 % against the windowed Gradient2's 98 %,
-///   at a p99 1.21× its 66 ms (the goal allows 1.2×).
+///   keeps its latency target (p99 32 ms) by shedding and serves 82 % of
+///   capacity, where Envoy, queueing more (p99 46 ms), serves 90 % (92 %
+///   against the windowed Gradient2's 97 % over 8 draws).
 fn known_misses(row: &str) -> &'static [&'static str] {
     if row.contains("gradient") {
-        &["classes-limit1", "hung-150", "lognormal-150"]
+        &["classes-limit1", "hung-150"]
     } else {
         &["classes-limit1"]
     }
@@ -406,42 +405,42 @@ fn goal_within_3_points_of_the_best_anchor() {
             .collect();
         // Every miss named is a scenario of the catalogue.
         assert_eq!(scenarios.len() + misses.len(), all.len());
-        goals::vs_anchors(row, &scenarios)
+        goals::vs_anchors(row, &scenarios, 1)
     });
 }
 
 #[test]
 #[cfg_attr(debug_assertions, ignore = "full-length scenarios: run with --release")]
 fn goal_spread() {
-    check(goals::spread);
+    check(|row| goals::spread(row, 1));
 }
 
 #[test]
 #[cfg_attr(debug_assertions, ignore = "full-length scenarios: run with --release")]
 fn goal_ratchet() {
-    check(goals::ratchet);
+    check(|row| goals::ratchet(row, 1));
 }
 
 #[test]
 #[cfg_attr(debug_assertions, ignore = "full-length scenarios: run with --release")]
 fn goal_slowdown() {
-    check(goals::slowdown);
+    check(|row| goals::slowdown(row, 1));
 }
 
 #[test]
 #[cfg_attr(debug_assertions, ignore = "full-length scenarios: run with --release")]
 fn goal_coarse_clock() {
-    check(goals::coarse_clock);
+    check(|row| goals::coarse_clock(row, 1));
 }
 
 #[test]
 #[cfg_attr(debug_assertions, ignore = "full-length scenarios: run with --release")]
 fn goal_capacity_doubling() {
-    check(goals::capacity_doubling);
+    check(|row| goals::capacity_doubling(row, 1));
 }
 
 #[test]
 #[cfg_attr(debug_assertions, ignore = "full-length scenarios: run with --release")]
 fn goal_classes() {
-    check(goals::classes);
+    check(|row| goals::classes(row, 1));
 }

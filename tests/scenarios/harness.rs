@@ -302,6 +302,17 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// The same scenario on its `k`th other draw of arrivals and service
+    /// times (`k = 0`: itself), so a goal can be checked on more than the
+    /// one seed the table shows.
+    pub fn reseeded(&self, k: u64) -> Scenario {
+        let mut sc = self.clone();
+        if k != 0 {
+            sc.seed = Rng(self.seed ^ k.wrapping_mul(0x9E37_79B9_7F4A_7C15)).next_u64();
+        }
+        sc
+    }
+
     /// Workers at `t`.
     pub fn workers_at(&self, t: u64) -> u32 {
         let mut w = self.workers[0].1;
