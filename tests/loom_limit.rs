@@ -360,3 +360,53 @@ fn loom_limit_release_hands_over_to_admission_at_the_limit() {
         assert!(r > 0 && a > 0, "{outcome:?}: refused {r}, admitted {a}");
     }
 }
+
+/// Queue-free samples in a row on one side that are a level shift
+/// (`SHIFT_RUN` in the crate).
+const SHIFT_RUN: usize = 5;
+
+/// Two queue-free successes race the baseline's level shift: the run of
+/// four samples of 200 above a baseline of 100 ends with one more of 200
+/// (the shift) racing one of 50 (a step down, or a run of its own). The
+/// relaxed words may lose either update, but the estimates stay within the
+/// samples seen and a later steady latency is learnt again.
+#[test]
+fn loom_limit_level_shift_racing_a_step() {
+    // The 36 sequential successes that set the race up are branches too.
+    let mut model = loom::model::Builder::new();
+    model.max_branches = 100_000;
+    model.check(|| {
+        let limiter = leak(config(2, 4, 8));
+        for _ in 0..32 {
+            limiter.try_acquire().unwrap().success(100);
+        }
+        for _ in 0..4 {
+            limiter.try_acquire().unwrap().success(200);
+        }
+        let ts: Vec<_> = [200, 50]
+            .into_iter()
+            .map(|ticks| thread::spawn(move || limiter.try_acquire().unwrap().success(ticks)))
+            .collect();
+        for t in ts {
+            t.join().unwrap();
+        }
+        let s = limiter.stats();
+        let (b, m) = (s.baseline.unwrap(), s.mean.unwrap());
+        assert!((50..=200).contains(&b), "baseline {b}");
+        assert!((50..=200).contains(&m), "mean {m}");
+        assert_eq!(s.in_flight, 0);
+        // Whatever the race left in the run (at worst a shift that moves
+        // nothing), a steady 150 is learnt by the next full run.
+        let mut trace = std::vec![(b, m, s.limit)];
+        for _ in 0..2 * SHIFT_RUN {
+            limiter.try_acquire().unwrap().success(150);
+            let s = limiter.stats();
+            trace.push((s.baseline.unwrap(), s.mean.unwrap(), s.limit));
+        }
+        let b = limiter.baseline().unwrap();
+        assert!(
+            (140..=160).contains(&b),
+            "baseline {b} after 10 samples of 150: {trace:?}"
+        );
+    });
+}

@@ -7,7 +7,9 @@
 //! doubling under the gradient law; a probe's end back to the limit before
 //! it), no cut from a permit admitted before the last cut, ignored outcomes
 //! never moving anything, dropped and queued outcomes never touching the
-//! baseline, every counter exact and the snapshot adding up. Configurations
+//! baseline, the baseline and mean (level shifts included) never outside
+//! the queue-free latencies seen, every counter exact and the snapshot
+//! adding up. Configurations
 //! include edge values and invalid ones (which `try_new` must refuse for the
 //! documented reasons); counters and epochs start at arbitrary values to
 //! reach wrap-around.
@@ -137,6 +139,9 @@ fuzz_target!(|input: Input| {
     let mut epochs = 0usize;
     // The limit before the probe in progress.
     let mut before_probe = None;
+    // The lowest and highest queue-free latency seen, in ticks as the
+    // limiter takes them (0 counts as 1; at most 2^28 - 1).
+    let mut free_seen: Option<(u32, u32)> = None;
 
     for op in &input.ops {
         let baseline_before = (gate.baseline(), gate.stats().mean);
@@ -179,6 +184,14 @@ fuzz_target!(|input: Input| {
                 from_epoch = Some(epoch);
                 permit.success(ticks);
                 succeeded += 1;
+                if queue_free {
+                    let t = ticks.clamp(1, u32::MAX >> 4);
+                    let (lo, hi) = free_seen.map_or((t, t), |(lo, hi)| (lo.min(t), hi.max(t)));
+                    free_seen = Some((lo, hi));
+                    let (b, m) = (gate.baseline().unwrap(), gate.stats().mean.unwrap());
+                    assert!((lo..=hi).contains(&b), "baseline {b} outside {lo}..={hi}");
+                    assert!((lo..=hi).contains(&m), "mean {m} outside {lo}..={hi}");
+                }
             }
             Op::Dropped(which) if !held.is_empty() => {
                 let (permit, _, epoch) = held.swap_remove(which as usize % held.len());

@@ -5,7 +5,7 @@
 
 use super::word::*;
 use super::{
-    Law, Limiter, Priority, ONE, PROBE_AFTER, PROBE_SAMPLES, TICK, WINDOW_MIN, YOUNG,
+    Law, Limiter, Priority, ONE, PROBE_AFTER, PROBE_SAMPLES, SHIFT_RUN, TICK, WINDOW_MIN, YOUNG,
     YOUNG_PROBE_AFTER,
 };
 use crate::sync::{pause, pause_point, Ordering};
@@ -34,19 +34,63 @@ impl Limiter {
             }
             (m.max(TICK), m.max(TICK))
         } else {
-            // Robbins–Monro step toward the median: ±1/32 of the estimate.
+            // Robbins–Monro step toward the median: ±1/32 of the estimate,
+            // never past the sample. A run of `SHIFT_RUN` samples in a row
+            // on one side (samples equal to it neither end nor extend a
+            // run) is taken as a level shift: both estimates jump to the
+            // sample of the run nearest to them (a bound the run shows), so
+            // a slower or faster dependency is followed in a few samples
+            // while a noisy steady one, whose runs are short, keeps the
+            // small step. Both stay between samples seen (in range). When
+            // the sample equals the estimate nothing but the mean moves, so
+            // a steady latency costs no more than before.
             let m = old_m;
-            let step = (m >> 5).max(1);
-            let m = if x > m {
-                m + step
-            } else if x < m {
-                m - step
-            } else {
-                m
-            };
             // mean · 15/16 + x/16 without a 64-bit multiply (thumbv6m has
             // none); between the two, so in range.
-            let mean = old_mean - (old_mean >> 4) + (x >> 4);
+            let ema = old_mean - (old_mean >> 4) + (x >> 4);
+            let (m, mean) = if x == m {
+                // Neither side: the run goes on.
+                (m, ema)
+            } else {
+                let above = x > m;
+                let old_run = t.run.load(Ordering::Relaxed) as isize;
+                let run = if above {
+                    old_run.max(0) + 1
+                } else {
+                    old_run.min(0) - 1
+                };
+                // The sample of the run nearest to the estimate, but not on
+                // the estimate's other side: its steps may pass an earlier
+                // sample of the run, and a racing learner of the other side
+                // may have written its own (then the bound is the estimate
+                // itself, and a shift moves nothing: a lost step).
+                let near = if run.unsigned_abs() == 1 {
+                    x
+                } else if above {
+                    t.run_near.load(Ordering::Relaxed).min(x).max(m)
+                } else {
+                    t.run_near.load(Ordering::Relaxed).max(x).min(m)
+                };
+                if run.unsigned_abs() >= SHIFT_RUN {
+                    t.run.store(0, Ordering::Relaxed);
+                    let mean = if above {
+                        old_mean.max(near)
+                    } else {
+                        old_mean.min(near)
+                    };
+                    (near, mean)
+                } else {
+                    t.run.store(run as usize, Ordering::Relaxed);
+                    t.run_near.store(near, Ordering::Relaxed);
+                    let step = (m >> 5).max(1);
+                    let m = if above {
+                        m + step.min(x - m)
+                    } else {
+                        m - step.min(m - x)
+                    };
+                    (m, ema)
+                }
+            };
             (m.min(u32::MAX as usize), mean.max(TICK))
         };
         // Written only when they change, so a steady latency writes nothing

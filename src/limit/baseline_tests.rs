@@ -60,6 +60,71 @@ fn the_baseline_is_the_median_not_the_minimum() {
 }
 
 #[test]
+fn a_run_on_one_side_is_a_level_shift() {
+    // A grown-up baseline of 100 ticks; the dependency doubles. Four
+    // samples in a row above it move it by 1/32 each (compounded); the
+    // fifth is a level shift: both estimates jump to the run's sample
+    // nearest to them, 200, where steps of 1/32 alone would need 23.
+    let l = Limiter::try_new(config(2, 10, 20)).unwrap();
+    mature(&l, 100);
+    let mut seen = Vec::new();
+    for _ in 0..SHIFT_RUN + 2 {
+        l.try_acquire().unwrap().success(200);
+        seen.push((l.baseline().unwrap(), l.stats().mean.unwrap()));
+    }
+    assert_eq!(
+        seen,
+        [
+            (103, 106),
+            (106, 112),
+            (110, 118),
+            (113, 123),
+            (200, 200),
+            (200, 200),
+            (200, 200)
+        ]
+    );
+    // Five below the (stepping) estimate: to the run's highest, 165.
+    for t in [150, 160, 155, 165, 158] {
+        l.try_acquire().unwrap().success(t);
+    }
+    assert_eq!(l.baseline(), Some(165));
+    // Runs cut short by a sample on the other side move it by steps only:
+    // five steps of 1/32 up and one down from 165.
+    for t in [300, 300, 300, 300, 100, 300] {
+        l.try_acquire().unwrap().success(t);
+    }
+    let b = l.baseline().unwrap();
+    assert!((180..=190).contains(&b), "baseline {b}");
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "thousands of sequential successes; minutes under Miri")]
+fn a_noisy_steady_service_keeps_the_small_step() {
+    // 50..=150 ticks, uniform: runs of `SHIFT_RUN` on one side are rare and
+    // their nearest sample is close to the median, so the estimate stays
+    // near 100: its mean distance from it is a few ticks.
+    let l = Limiter::try_new(config(2, 10, 20)).unwrap();
+    mature(&l, 100);
+    let mut x = 7u64;
+    let mut off = 0u64;
+    let n = 20_000;
+    for _ in 0..n {
+        x = x
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        l.try_acquire()
+            .unwrap()
+            .success(50 + ((x >> 33) % 101) as u32);
+        off += l.baseline().unwrap().abs_diff(100) as u64;
+    }
+    let off = off as f64 / n as f64;
+    // 6.9 ticks with steps of 1/32 alone; a shift rule that fired on short
+    // runs (or doubled the step in them) would give 10 or more.
+    assert!(off < 8.0, "mean distance from the median {off:.2} ticks");
+}
+
+#[test]
 fn a_window_whose_median_is_slow_cuts_scattered_slow_samples_do_not() {
     // Baseline and mean 100; target 100 + 0.5 × 100 = 150.
     let l = Limiter::try_new(config(1, 10, 20)).unwrap();
