@@ -34,7 +34,7 @@
 //! nearest to them (the run shows the new level is at least that far off).
 //! A noisy steady service seldom makes such a run, and when it does its
 //! nearest sample is close to the median (on a uniform ±50 % service the
-//! estimate's mean distance from the median is 7.5 % of it, against 6.9 %
+//! estimate's mean distance from the median is 7.3 % of it, against 7.0 %
 //! with the steps alone). Latencies are kept in 1/16 tick, so a one-tick
 //! clock still has a resolution.
 //!
