@@ -3,8 +3,9 @@
 //! concurrency-limits, Envoy's adaptive concurrency, a static limit), all on
 //! the same arrivals.
 //!
-//! * [`harness`] has the event loop, the service model, the metrics and the
+//! * [`harness`] has the event loop, the metrics and the
 //!   [`harness::SimLimiter`] interface;
+//! * [`service`] has the service-time model and the seeded arithmetic;
 //! * [`anchors`] has the anchor models;
 //! * [`crate_limiters`] has the adapter for the crate's limiters and their
 //!   rows (the only file that uses the crate's API);
@@ -21,6 +22,7 @@ pub mod catalogue;
 pub mod crate_limiters;
 pub mod goals;
 pub mod harness;
+pub mod service;
 pub mod table;
 
 use harness::Row;
