@@ -41,11 +41,12 @@
 //! At light load nearly every request is queue-free. When a dependency gets
 //! slower for good, every sample is slow, the limit falls to `min_limit`,
 //! and there every request is queue-free and re-teaches the baseline within
-//! five samples (a level shift), whatever the request rate. When no queue-free sample
-//! has arrived for 2^16 successes (1024 while the baseline has seen fewer
-//! than 32) and the limit binds (work was refused with the whole limit in
-//! use since the last window closed), the limiter *probes*: it cuts the
-//! limit to `min_limit` once, so that fresh queue-free samples can correct a baseline that is too high (a dependency
+//! five samples (a level shift), whatever the request rate. When no
+//! queue-free sample has arrived for 2^16 successes (1024 while the
+//! baseline has seen fewer than 32) and the limit binds (work was refused
+//! with the whole limit in use since the last window closed), the limiter
+//! *probes*: it cuts the limit to `min_limit` once, so that fresh
+//! queue-free samples can correct a baseline that is too high (a dependency
 //! that got faster under load), and after 8 successes of that epoch (32 for
 //! a young baseline) puts the old limit back.
 //!
