@@ -64,16 +64,12 @@ impl Limiter {
                 // sample of the run, and a racing learner of the other side
                 // may have written its own (then the bound is the estimate
                 // itself, and a shift moves nothing: a lost step).
-                let (near, moved) = if run.unsigned_abs() == 1 {
-                    (x, true)
+                let near = if run.unsigned_abs() == 1 {
+                    x
+                } else if above {
+                    t.run_near.load(Ordering::Relaxed).min(x).max(m)
                 } else {
-                    let prev = t.run_near.load(Ordering::Relaxed);
-                    let near = if above {
-                        prev.min(x).max(m)
-                    } else {
-                        prev.max(x).min(m)
-                    };
-                    (near, near != prev)
+                    t.run_near.load(Ordering::Relaxed).max(x).min(m)
                 };
                 if run.unsigned_abs() >= SHIFT_RUN {
                     t.run.store(0, Ordering::Relaxed);
@@ -85,9 +81,7 @@ impl Limiter {
                     (near, mean)
                 } else {
                     t.run.store(run as usize, Ordering::Relaxed);
-                    if moved {
-                        t.run_near.store(near, Ordering::Relaxed);
-                    }
+                    t.run_near.store(near, Ordering::Relaxed);
                     let step = (m >> 5).max(1);
                     let m = if above {
                         m + step.min(x - m)
