@@ -60,7 +60,7 @@ fn storm(limiter: &Limiter, hold_limit: u32, adaptive: bool) -> Tally {
                     Rng(0x9E37_79B9_7F4A_7C15 ^ (t as u64 + 1).wrapping_mul(0xA24B_AED4_963E_E407));
                 barrier.wait();
                 while !stop.load(Ordering::Relaxed) {
-                    let r = rng.next();
+                    let r = rng.next_u64();
                     let class = [Priority::Critical, Priority::Normal, Priority::Background]
                         [(r % 3) as usize];
                     let Some(permit) = limiter.try_acquire_with(class) else {

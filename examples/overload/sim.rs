@@ -385,23 +385,13 @@ impl Run {
     }
 }
 
-/// splitmix64.
-pub struct Rng(u64);
+#[path = "../../tests/common/splitmix.rs"]
+mod splitmix;
+pub use splitmix::Rng;
 
 impl Rng {
     pub fn new(seed: u64) -> Self {
         Self(seed)
-    }
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// Uniform in `0..n` (`n > 0`).
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n
     }
     /// Exponentially distributed with the given mean, at least 1.
     pub fn exp(&mut self, mean: f64) -> u64 {

@@ -113,25 +113,11 @@ impl Service {
     }
 }
 
-/// splitmix64.
-#[derive(Clone, Debug)]
-pub struct Rng(pub u64);
+#[path = "../common/splitmix.rs"]
+mod splitmix;
+pub use splitmix::Rng;
 
 impl Rng {
-    /// Next 64 random bits.
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n`.
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next_u64() % n
-    }
-
     /// Uniform in the open interval (0, 1).
     pub fn unit(&mut self) -> f64 {
         ((self.next_u64() >> 11) as f64 + 0.5) / (1u64 << 53) as f64
