@@ -91,7 +91,7 @@ impl Limiter {
                     (m, ema)
                 }
             };
-            (m.min(u32::MAX as usize), mean.max(TICK))
+            (m, mean.max(TICK))
         };
         // Written only when they change, so a steady latency writes nothing
         // (the line stays shared between the cores that read it).
