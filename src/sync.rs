@@ -278,6 +278,9 @@ pub(crate) mod pause {
     pub(crate) const MPMC_FQ_ENQ_PLACED: Point = Point("mpmc.fq.enq.placed");
     pub(crate) const MPMC_FQ_DEQ_TICKET: Point = Point("mpmc.fq.deq.ticket");
     pub(crate) const MPMC_FQ_DEQ_MISSED: Point = Point("mpmc.fq.deq.missed");
+    /// The one-word free pool (`FreeMask`): a take (or a burst's) after
+    /// loading the word, before its CAS.
+    pub(crate) const MPMC_MASK_TAKE: Point = Point("mpmc.mask.take");
 
     /// Limiter admission, between loading the word and the counters.
     pub(crate) const LIMIT_BETWEEN_LOADS: Point = Point("limit.admit.loaded");

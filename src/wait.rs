@@ -398,8 +398,8 @@ pub(crate) mod park {
 /// impls, which follow its own protocol.
 #[cfg(feature = "async")]
 macro_rules! mpmc_wait_futures {
-    ($path:literal) => {
-        impl<T, const N: usize> Ring<T, N> {
+    ($path:literal $(, $F:ident)?) => {
+        impl<T, const N: usize $(, $F: FreePool<N>)?> Ring<T, N $(, $F)?> {
             /// Pushes `item`, waiting (asynchronously) for a free slot.
             /// Resolves to `Ok(())` once the item is in, or to
             /// `Err(Closed(item))` once the ring is closed. Any pop (on any
@@ -436,7 +436,7 @@ macro_rules! mpmc_wait_futures {
             /// assert!(pollster::block_on(JOBS.push(1)).is_err()); // handed back
             /// ```
             #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
-            pub fn push(&self, item: T) -> Push<'_, T, N> {
+            pub fn push(&self, item: T) -> Push<'_, T, N $(, $F)?> {
                 Push {
                     ring: self,
                     item: Some(item),
@@ -462,7 +462,7 @@ macro_rules! mpmc_wait_futures {
             /// isr.join().unwrap();
             /// ```
             #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
-            pub fn pop(&self) -> Pop<'_, T, N> {
+            pub fn pop(&self) -> Pop<'_, T, N $(, $F)?> {
                 Pop {
                     ring: self,
                     reg: Registration::None,
@@ -484,8 +484,8 @@ macro_rules! mpmc_wait_futures {
         /// ```
         #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
         #[must_use = "futures do nothing unless polled"]
-        pub struct Push<'r, T, const N: usize> {
-            ring: &'r Ring<T, N>,
+        pub struct Push<'r, T, const N: usize $(, $F: FreePool<N> = FreeIndices<N>)?> {
+            ring: &'r Ring<T, N $(, $F)?>,
             /// The item, until it is pushed or handed back.
             item: Option<T>,
             reg: Registration,
@@ -503,15 +503,15 @@ macro_rules! mpmc_wait_futures {
         /// ```
         #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
         #[must_use = "futures do nothing unless polled"]
-        pub struct Pop<'r, T, const N: usize> {
-            ring: &'r Ring<T, N>,
+        pub struct Pop<'r, T, const N: usize $(, $F: FreePool<N> = FreeIndices<N>)?> {
+            ring: &'r Ring<T, N $(, $F)?>,
             reg: Registration,
         }
 
         // Never pinned in place: the item is moved by value.
-        impl<T, const N: usize> Unpin for Push<'_, T, N> {}
+        impl<T, const N: usize $(, $F: FreePool<N>)?> Unpin for Push<'_, T, N $(, $F)?> {}
 
-        impl<T, const N: usize> core::fmt::Debug for Push<'_, T, N> {
+        impl<T, const N: usize $(, $F: FreePool<N>)?> core::fmt::Debug for Push<'_, T, N $(, $F)?> {
             fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
                 f.debug_struct("Push")
                     .field("pending", &self.item.is_some())
@@ -519,21 +519,21 @@ macro_rules! mpmc_wait_futures {
             }
         }
 
-        impl<T, const N: usize> core::fmt::Debug for Pop<'_, T, N> {
+        impl<T, const N: usize $(, $F: FreePool<N>)?> core::fmt::Debug for Pop<'_, T, N $(, $F)?> {
             fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
                 f.debug_struct("Pop").finish_non_exhaustive()
             }
         }
 
         #[cfg(feature = "std")]
-        impl<T, const N: usize> crate::wait::park::Waiting for Push<'_, T, N> {
+        impl<T, const N: usize $(, $F: FreePool<N>)?> crate::wait::park::Waiting for Push<'_, T, N $(, $F)?> {
             fn polling(&self) -> bool {
                 self.reg == Registration::Polling
             }
         }
 
         #[cfg(feature = "std")]
-        impl<T, const N: usize> crate::wait::park::Waiting for Pop<'_, T, N> {
+        impl<T, const N: usize $(, $F: FreePool<N>)?> crate::wait::park::Waiting for Pop<'_, T, N $(, $F)?> {
             fn polling(&self) -> bool {
                 self.reg == Registration::Polling
             }

@@ -1,6 +1,8 @@
 //! loom models of `mpmc::Ring`. Run with
 //! `RUSTFLAGS="--cfg sluicegate_loom" LOOM_MAX_PREEMPTIONS=2 cargo test --release --test loom_mpmc`.
 //!
+//! Each model runs twice: on the default ring (`FreeIndices`) and on the
+//! one with the one-word free pool (`FreeMask`, the `loom_mpmc_mask_*` tests).
 //! Every model ends by draining the ring on one thread and checks exact
 //! accounting: each item pushed is popped, handed back, or shed exactly once.
 
@@ -8,11 +10,9 @@
 
 use loom::sync::Arc;
 use loom::thread;
-use sluicegate::mpmc::Ring;
+use sluicegate::mpmc::{FreeIndices, FreeMask, FreePool, Ring};
 
-type R = Ring<u32, 2>;
-
-fn drain(r: &R) -> Vec<u32> {
+fn drain<F: FreePool<2>>(r: &Ring<u32, 2, F>) -> Vec<u32> {
     let mut out = Vec::new();
     while let Some(v) = r.try_pop() {
         out.push(v);
@@ -28,168 +28,231 @@ fn assert_exactly(mut seen: Vec<u32>, mut want: Vec<u32>) {
 
 #[test]
 fn loom_mpmc_push_pop() {
-    loom::model(|| {
-        let r = Arc::new(R::new());
-        r.try_push(1).unwrap();
-        let r2 = r.clone();
-        let p = thread::spawn(move || r2.try_push(2).is_ok());
-        let popped = r.try_pop();
-        assert_eq!(popped, Some(1), "FIFO: the item pushed before is first");
-        assert!(p.join().unwrap(), "a free slot existed: no spurious Full");
-        let mut seen = drain(&r);
-        seen.extend(popped);
-        assert_exactly(seen, vec![1, 2]);
-    });
+    loom::model(push_pop::<FreeIndices<2>>);
+}
+
+#[test]
+fn loom_mpmc_mask_push_pop() {
+    loom::model(push_pop::<FreeMask>);
+}
+
+fn push_pop<F: FreePool<2>>() {
+    let r = Arc::new(Ring::<u32, 2, F>::new());
+    r.try_push(1).unwrap();
+    let r2 = r.clone();
+    let p = thread::spawn(move || r2.try_push(2).is_ok());
+    let popped = r.try_pop();
+    assert_eq!(popped, Some(1), "FIFO: the item pushed before is first");
+    assert!(p.join().unwrap(), "a free slot existed: no spurious Full");
+    let mut seen = drain(&r);
+    seen.extend(popped);
+    assert_exactly(seen, vec![1, 2]);
 }
 
 #[test]
 fn loom_mpmc_push_pop_empty() {
-    loom::model(|| {
-        let r = Arc::new(R::new());
-        let r2 = r.clone();
-        let p = thread::spawn(move || r2.try_push(7).unwrap());
-        let popped = r.try_pop();
-        p.join().unwrap();
-        let mut seen = drain(&r);
-        seen.extend(popped);
-        assert_exactly(seen, vec![7]);
-        assert_eq!(r.try_pop(), None);
-        r.try_push(8).unwrap();
-        r.try_push(9).unwrap();
-        assert_eq!(drain(&r), vec![8, 9]);
-    });
+    loom::model(push_pop_empty::<FreeIndices<2>>);
+}
+
+#[test]
+fn loom_mpmc_mask_push_pop_empty() {
+    loom::model(push_pop_empty::<FreeMask>);
+}
+
+fn push_pop_empty<F: FreePool<2>>() {
+    let r = Arc::new(Ring::<u32, 2, F>::new());
+    let r2 = r.clone();
+    let p = thread::spawn(move || r2.try_push(7).unwrap());
+    let popped = r.try_pop();
+    p.join().unwrap();
+    let mut seen = drain(&r);
+    seen.extend(popped);
+    assert_exactly(seen, vec![7]);
+    assert_eq!(r.try_pop(), None);
+    r.try_push(8).unwrap();
+    r.try_push(9).unwrap();
+    assert_eq!(drain(&r), vec![8, 9]);
 }
 
 #[test]
 fn loom_mpmc_push_push() {
-    loom::model(|| {
-        let r = Arc::new(R::new());
-        let r2 = r.clone();
-        let p = thread::spawn(move || r2.try_push(1).is_ok());
-        let mine = r.try_push(2).is_ok();
-        assert!(p.join().unwrap() && mine, "two pushes fit in two slots");
-        assert_exactly(drain(&r), vec![1, 2]);
-        assert_eq!(r.stats().rejected, 0);
-    });
+    loom::model(push_push::<FreeIndices<2>>);
+}
+
+#[test]
+fn loom_mpmc_mask_push_push() {
+    loom::model(push_push::<FreeMask>);
+}
+
+fn push_push<F: FreePool<2>>() {
+    let r = Arc::new(Ring::<u32, 2, F>::new());
+    let r2 = r.clone();
+    let p = thread::spawn(move || r2.try_push(1).is_ok());
+    let mine = r.try_push(2).is_ok();
+    assert!(p.join().unwrap() && mine, "two pushes fit in two slots");
+    assert_exactly(drain(&r), vec![1, 2]);
+    assert_eq!(r.stats().rejected, 0);
 }
 
 #[test]
 fn loom_mpmc_pop_pop() {
-    loom::model(|| {
-        let r = Arc::new(R::new());
-        r.try_push(1).unwrap();
-        r.try_push(2).unwrap();
-        let r2 = r.clone();
-        let c = thread::spawn(move || r2.try_pop());
-        let a = r.try_pop();
-        let b = c.join().unwrap();
-        assert!(a.is_some() && b.is_some(), "two items for two pops");
-        assert_exactly(vec![a.unwrap(), b.unwrap()], vec![1, 2]);
-        assert_eq!(r.try_pop(), None);
-    });
+    loom::model(pop_pop::<FreeIndices<2>>);
+}
+
+#[test]
+fn loom_mpmc_mask_pop_pop() {
+    loom::model(pop_pop::<FreeMask>);
+}
+
+fn pop_pop<F: FreePool<2>>() {
+    let r = Arc::new(Ring::<u32, 2, F>::new());
+    r.try_push(1).unwrap();
+    r.try_push(2).unwrap();
+    let r2 = r.clone();
+    let c = thread::spawn(move || r2.try_pop());
+    let a = r.try_pop();
+    let b = c.join().unwrap();
+    assert!(a.is_some() && b.is_some(), "two items for two pops");
+    assert_exactly(vec![a.unwrap(), b.unwrap()], vec![1, 2]);
+    assert_eq!(r.try_pop(), None);
 }
 
 #[test]
 fn loom_mpmc_overwrite_against_pop() {
-    loom::model(|| {
-        let r = Arc::new(R::new());
-        r.try_push(1).unwrap();
-        r.try_push(2).unwrap();
-        let r2 = r.clone();
-        let c = thread::spawn(move || r2.try_pop());
-        let shed = r.push_overwrite(3).into_item();
-        let popped = c.join().unwrap();
-        assert!(popped.is_some());
-        let mut seen = drain(&r);
-        seen.extend(popped);
-        seen.extend(shed);
-        assert_exactly(seen, vec![1, 2, 3]);
-        assert_eq!(
-            r.stats().overwritten + r.stats().rejected,
-            usize::from(shed.is_some())
-        );
-        if shed == Some(3) {
-            assert_eq!(r.stats().rejected, 1);
-        }
-    });
+    loom::model(overwrite_against_pop::<FreeIndices<2>>);
+}
+
+#[test]
+fn loom_mpmc_mask_overwrite_against_pop() {
+    loom::model(overwrite_against_pop::<FreeMask>);
+}
+
+fn overwrite_against_pop<F: FreePool<2>>() {
+    let r = Arc::new(Ring::<u32, 2, F>::new());
+    r.try_push(1).unwrap();
+    r.try_push(2).unwrap();
+    let r2 = r.clone();
+    let c = thread::spawn(move || r2.try_pop());
+    let shed = r.push_overwrite(3).into_item();
+    let popped = c.join().unwrap();
+    assert!(popped.is_some());
+    let mut seen = drain(&r);
+    seen.extend(popped);
+    seen.extend(shed);
+    assert_exactly(seen, vec![1, 2, 3]);
+    assert_eq!(
+        r.stats().overwritten + r.stats().rejected,
+        usize::from(shed.is_some())
+    );
+    if shed == Some(3) {
+        assert_eq!(r.stats().rejected, 1);
+    }
 }
 
 #[test]
 fn loom_mpmc_overwrite_against_overwrite() {
-    loom::model(|| {
-        let r = Arc::new(R::new());
-        r.try_push(1).unwrap();
-        r.try_push(2).unwrap();
-        let r2 = r.clone();
-        let o = thread::spawn(move || r2.push_overwrite(3).into_item());
-        let a = r.push_overwrite(4).into_item();
-        let b = o.join().unwrap();
-        // Two items over capacity, no pops: exactly the two oldest are shed.
-        assert!(a.is_some() && b.is_some());
-        let mut shed = vec![a.unwrap(), b.unwrap()];
-        shed.sort_unstable();
-        assert_eq!(shed, vec![1, 2]);
-        assert_eq!(r.stats().overwritten, 2);
-        assert_exactly(drain(&r), vec![3, 4]);
-    });
+    loom::model(overwrite_against_overwrite::<FreeIndices<2>>);
+}
+
+#[test]
+fn loom_mpmc_mask_overwrite_against_overwrite() {
+    loom::model(overwrite_against_overwrite::<FreeMask>);
+}
+
+fn overwrite_against_overwrite<F: FreePool<2>>() {
+    let r = Arc::new(Ring::<u32, 2, F>::new());
+    r.try_push(1).unwrap();
+    r.try_push(2).unwrap();
+    let r2 = r.clone();
+    let o = thread::spawn(move || r2.push_overwrite(3).into_item());
+    let a = r.push_overwrite(4).into_item();
+    let b = o.join().unwrap();
+    // Two items over capacity, no pops: exactly the two oldest are shed.
+    assert!(a.is_some() && b.is_some());
+    let mut shed = vec![a.unwrap(), b.unwrap()];
+    shed.sort_unstable();
+    assert_eq!(shed, vec![1, 2]);
+    assert_eq!(r.stats().overwritten, 2);
+    assert_exactly(drain(&r), vec![3, 4]);
 }
 
 #[test]
 fn loom_mpmc_overwrite_against_push() {
-    loom::model(|| {
-        let r = Arc::new(R::new());
-        r.try_push(1).unwrap();
-        let r2 = r.clone();
-        let p = thread::spawn(move || r2.try_push(2));
-        let shed = r.push_overwrite(3).into_item();
-        let pushed = p.join().unwrap();
-        let mut seen = drain(&r);
-        seen.extend(shed);
-        if let Err(full) = pushed {
-            seen.push(full.into_inner());
-        }
-        assert_exactly(seen, vec![1, 2, 3]);
-    });
+    loom::model(overwrite_against_push::<FreeIndices<2>>);
+}
+
+#[test]
+fn loom_mpmc_mask_overwrite_against_push() {
+    loom::model(overwrite_against_push::<FreeMask>);
+}
+
+fn overwrite_against_push<F: FreePool<2>>() {
+    let r = Arc::new(Ring::<u32, 2, F>::new());
+    r.try_push(1).unwrap();
+    let r2 = r.clone();
+    let p = thread::spawn(move || r2.try_push(2));
+    let shed = r.push_overwrite(3).into_item();
+    let pushed = p.join().unwrap();
+    let mut seen = drain(&r);
+    seen.extend(shed);
+    if let Err(full) = pushed {
+        seen.push(full.into_inner());
+    }
+    assert_exactly(seen, vec![1, 2, 3]);
 }
 
 /// heapless #583: on a full ring, two contexts that each pop one item and
 /// push one back never see `Full` (nor an empty ring).
 #[test]
 fn loom_mpmc_pop_then_push_on_full_ring_never_full() {
-    loom::model(|| {
-        let r = Arc::new(R::with_start(usize::MAX - 2));
-        r.try_push(1).unwrap();
-        r.try_push(2).unwrap();
-        let r2 = r.clone();
-        let t = thread::spawn(move || {
-            let v = r2.try_pop().expect("two items, at most two pops in flight");
-            r2.try_push(v + 10).is_ok()
-        });
-        let v = r.try_pop().expect("two items, at most two pops in flight");
-        let mine = r.try_push(v + 10).is_ok();
-        assert!(t.join().unwrap() && mine, "spurious Full");
-        assert_exactly(drain(&r), vec![11, 12]);
-        assert_eq!(r.stats().rejected, 0);
+    loom::model(pop_then_push_on_full_ring_never_full::<FreeIndices<2>>);
+}
+
+#[test]
+fn loom_mpmc_mask_pop_then_push_on_full_ring_never_full() {
+    loom::model(pop_then_push_on_full_ring_never_full::<FreeMask>);
+}
+
+fn pop_then_push_on_full_ring_never_full<F: FreePool<2>>() {
+    let r = Arc::new(Ring::<u32, 2, F>::with_start(usize::MAX - 2));
+    r.try_push(1).unwrap();
+    r.try_push(2).unwrap();
+    let r2 = r.clone();
+    let t = thread::spawn(move || {
+        let v = r2.try_pop().expect("two items, at most two pops in flight");
+        r2.try_push(v + 10).is_ok()
     });
+    let v = r.try_pop().expect("two items, at most two pops in flight");
+    let mine = r.try_push(v + 10).is_ok();
+    assert!(t.join().unwrap() && mine, "spurious Full");
+    assert_exactly(drain(&r), vec![11, 12]);
+    assert_eq!(r.stats().rejected, 0);
 }
 
 /// Two producers and a consumer that pops twice, across the wrap of the
 /// position counters.
 #[test]
 fn loom_mpmc_two_producers_one_consumer_wrapping() {
-    loom::model(|| {
-        let r = Arc::new(R::with_start(usize::MAX));
-        let (ra, rb) = (r.clone(), r.clone());
-        let a = thread::spawn(move || ra.try_push(1).is_ok());
-        let b = thread::spawn(move || rb.push_overwrite(2).into_item());
-        let mut seen: Vec<u32> = Vec::new();
-        seen.extend(r.try_pop());
-        seen.extend(r.try_pop());
-        assert!(a.join().unwrap(), "a free slot existed: no spurious Full");
-        seen.extend(b.join().unwrap());
-        seen.extend(drain(&r));
-        assert_exactly(seen, vec![1, 2]);
-    });
+    loom::model(two_producers_one_consumer_wrapping::<FreeIndices<2>>);
+}
+
+#[test]
+fn loom_mpmc_mask_two_producers_one_consumer_wrapping() {
+    loom::model(two_producers_one_consumer_wrapping::<FreeMask>);
+}
+
+fn two_producers_one_consumer_wrapping<F: FreePool<2>>() {
+    let r = Arc::new(Ring::<u32, 2, F>::with_start(usize::MAX));
+    let (ra, rb) = (r.clone(), r.clone());
+    let a = thread::spawn(move || ra.try_push(1).is_ok());
+    let b = thread::spawn(move || rb.push_overwrite(2).into_item());
+    let mut seen: Vec<u32> = Vec::new();
+    seen.extend(r.try_pop());
+    seen.extend(r.try_pop());
+    assert!(a.join().unwrap(), "a free slot existed: no spurious Full");
+    seen.extend(b.join().unwrap());
+    seen.extend(drain(&r));
+    assert_exactly(seen, vec![1, 2]);
 }
 
 /// Pops that overtake pushes on an empty ring (the path where a consumer
@@ -197,25 +260,32 @@ fn loom_mpmc_two_producers_one_consumer_wrapping() {
 /// nothing is lost and one producer's items come out in order.
 #[test]
 fn loom_mpmc_pops_overtake_pushes() {
-    loom::model(|| {
-        let r = Arc::new(R::new());
-        let r2 = r.clone();
-        let p = thread::spawn(move || {
-            r2.try_push(1).unwrap();
-            r2.try_push(2).unwrap();
-        });
-        let mut seen: Vec<u32> = Vec::new();
-        seen.extend(r.try_pop());
-        seen.extend(r.try_pop());
-        p.join().unwrap();
-        seen.extend(drain(&r));
-        assert_eq!(seen, vec![1, 2], "lost, duplicated or reordered");
+    loom::model(pops_overtake_pushes::<FreeIndices<2>>);
+}
+
+#[test]
+fn loom_mpmc_mask_pops_overtake_pushes() {
+    loom::model(pops_overtake_pushes::<FreeMask>);
+}
+
+fn pops_overtake_pushes<F: FreePool<2>>() {
+    let r = Arc::new(Ring::<u32, 2, F>::new());
+    let r2 = r.clone();
+    let p = thread::spawn(move || {
+        r2.try_push(1).unwrap();
+        r2.try_push(2).unwrap();
     });
+    let mut seen: Vec<u32> = Vec::new();
+    seen.extend(r.try_pop());
+    seen.extend(r.try_pop());
+    p.join().unwrap();
+    seen.extend(drain(&r));
+    assert_eq!(seen, vec![1, 2], "lost, duplicated or reordered");
 }
 
 /// Pops with `try_pop_or_closed` until "closed and drained" (the ring must
 /// be closed, and no operation in progress).
-fn drain_closed<const M: usize>(r: &Ring<u32, M>) -> Vec<u32> {
+fn drain_closed<const M: usize, F: FreePool<M>>(r: &Ring<u32, M, F>) -> Vec<u32> {
     let mut out = Vec::new();
     loop {
         match r.try_pop_or_closed() {
@@ -231,24 +301,31 @@ fn drain_closed<const M: usize>(r: &Ring<u32, M>) -> Vec<u32> {
 /// back; nothing is lost.
 #[test]
 fn loom_mpmc_close_vs_push_and_pop() {
-    loom::model(|| {
-        let r = Arc::new(R::new());
-        r.try_push(1).unwrap();
-        let (r2, r3) = (r.clone(), r.clone());
-        let p = thread::spawn(move || r2.try_push(2).map_err(|e| e.into_inner()));
-        let c = thread::spawn(move || assert!(r3.close()));
-        let first = r.try_pop_or_closed();
-        let second = r.try_pop_or_closed();
-        let pushed = p.join().unwrap();
-        c.join().unwrap();
-        let mut seen: Vec<u32> = [first, second].into_iter().flatten().collect();
-        if second == Err(sluicegate::TryPopError::Closed) {
-            assert!(pushed.is_err(), "an item landed after 'closed and drained'");
-        }
-        seen.extend(drain_closed(&r));
-        seen.extend(pushed.err());
-        assert_exactly(seen, vec![1, 2]);
-    });
+    loom::model(close_vs_push_and_pop::<FreeIndices<2>>);
+}
+
+#[test]
+fn loom_mpmc_mask_close_vs_push_and_pop() {
+    loom::model(close_vs_push_and_pop::<FreeMask>);
+}
+
+fn close_vs_push_and_pop<F: FreePool<2>>() {
+    let r = Arc::new(Ring::<u32, 2, F>::new());
+    r.try_push(1).unwrap();
+    let (r2, r3) = (r.clone(), r.clone());
+    let p = thread::spawn(move || r2.try_push(2).map_err(|e| e.into_inner()));
+    let c = thread::spawn(move || assert!(r3.close()));
+    let first = r.try_pop_or_closed();
+    let second = r.try_pop_or_closed();
+    let pushed = p.join().unwrap();
+    c.join().unwrap();
+    let mut seen: Vec<u32> = [first, second].into_iter().flatten().collect();
+    if second == Err(sluicegate::TryPopError::Closed) {
+        assert!(pushed.is_err(), "an item landed after 'closed and drained'");
+    }
+    seen.extend(drain_closed(&r));
+    seen.extend(pushed.err());
+    assert_exactly(seen, vec![1, 2]);
 }
 
 /// An eviction (`push_overwrite` on a full ring), a close and a pop race:
@@ -257,82 +334,110 @@ fn loom_mpmc_close_vs_push_and_pop() {
 /// is never followed by the new item landing.
 #[test]
 fn loom_mpmc_close_vs_eviction() {
-    loom::model(|| {
-        let r = Arc::new(Ring::<u32, 1>::new());
-        r.try_push(1).unwrap();
-        let (r2, r3) = (r.clone(), r.clone());
-        let p = thread::spawn(move || r2.push_overwrite(2));
-        let c = thread::spawn(move || assert!(r3.close()));
-        let popped = r.try_pop_or_closed();
-        let back = p.join().unwrap();
-        c.join().unwrap();
-        let rest = drain_closed(&r);
-        if popped == Err(sluicegate::TryPopError::Closed) {
-            assert!(rest.is_empty(), "an item landed after 'closed and drained'");
-        }
-        let mut seen: Vec<u32> = popped.into_iter().collect();
-        seen.extend(rest);
-        seen.extend(back.into_item());
-        assert_exactly(seen, vec![1, 2]);
-    });
+    loom::model(close_vs_eviction::<FreeIndices<1>>);
+}
+
+#[test]
+fn loom_mpmc_mask_close_vs_eviction() {
+    loom::model(close_vs_eviction::<FreeMask>);
+}
+
+fn close_vs_eviction<F: FreePool<1>>() {
+    let r = Arc::new(Ring::<u32, 1, F>::new());
+    r.try_push(1).unwrap();
+    let (r2, r3) = (r.clone(), r.clone());
+    let p = thread::spawn(move || r2.push_overwrite(2));
+    let c = thread::spawn(move || assert!(r3.close()));
+    let popped = r.try_pop_or_closed();
+    let back = p.join().unwrap();
+    c.join().unwrap();
+    let rest = drain_closed(&r);
+    if popped == Err(sluicegate::TryPopError::Closed) {
+        assert!(rest.is_empty(), "an item landed after 'closed and drained'");
+    }
+    let mut seen: Vec<u32> = popped.into_iter().collect();
+    seen.extend(rest);
+    seen.extend(back.into_item());
+    assert_exactly(seen, vec![1, 2]);
 }
 
 /// A burst push against a burst pop: the popped items are a prefix of the
 /// burst, in order, and every item is accounted for.
 #[test]
 fn loom_mpmc_push_burst_vs_pop_burst() {
-    loom::model(|| {
-        let r = Arc::new(R::new());
-        let r2 = r.clone();
-        let p = thread::spawn(move || r2.push_burst(&[1, 2]));
-        let mut buf = [0; 2];
-        let n = r.pop_burst(&mut buf);
-        assert_eq!(p.join().unwrap(), 2, "the ring had room for both");
-        assert_eq!(&buf[..n], &[1, 2][..n], "a prefix of the burst, in order");
-        let mut seen = buf[..n].to_vec();
-        seen.extend(drain(&r));
-        assert_eq!(seen, vec![1, 2]);
-    });
+    loom::model(push_burst_vs_pop_burst::<FreeIndices<2>>);
+}
+
+#[test]
+fn loom_mpmc_mask_push_burst_vs_pop_burst() {
+    loom::model(push_burst_vs_pop_burst::<FreeMask>);
+}
+
+fn push_burst_vs_pop_burst<F: FreePool<2>>() {
+    let r = Arc::new(Ring::<u32, 2, F>::new());
+    let r2 = r.clone();
+    let p = thread::spawn(move || r2.push_burst(&[1, 2]));
+    let mut buf = [0; 2];
+    let n = r.pop_burst(&mut buf);
+    assert_eq!(p.join().unwrap(), 2, "the ring had room for both");
+    assert_eq!(&buf[..n], &[1, 2][..n], "a prefix of the burst, in order");
+    let mut seen = buf[..n].to_vec();
+    seen.extend(drain(&r));
+    assert_eq!(seen, vec![1, 2]);
 }
 
 /// Two burst pushes on a ring with room for one each: both fit; each one's
 /// item comes out once.
 #[test]
 fn loom_mpmc_push_burst_vs_try_push() {
-    loom::model(|| {
-        let r = Arc::new(R::new());
-        let r2 = r.clone();
-        let p = thread::spawn(move || r2.push_burst(&[1]));
-        let single = r.try_push(2).is_ok();
-        let n = p.join().unwrap();
-        assert!(single && n == 1, "two free slots: no spurious Full");
-        assert_exactly(drain(&r), vec![1, 2]);
-    });
+    loom::model(push_burst_vs_try_push::<FreeIndices<2>>);
+}
+
+#[test]
+fn loom_mpmc_mask_push_burst_vs_try_push() {
+    loom::model(push_burst_vs_try_push::<FreeMask>);
+}
+
+fn push_burst_vs_try_push<F: FreePool<2>>() {
+    let r = Arc::new(Ring::<u32, 2, F>::new());
+    let r2 = r.clone();
+    let p = thread::spawn(move || r2.push_burst(&[1]));
+    let single = r.try_push(2).is_ok();
+    let n = p.join().unwrap();
+    assert!(single && n == 1, "two free slots: no spurious Full");
+    assert_exactly(drain(&r), vec![1, 2]);
 }
 
 /// A burst pop against a single pop on a full ring: they take disjoint
 /// items, together all of them, the burst's in ring order.
 #[test]
 fn loom_mpmc_pop_burst_vs_try_pop() {
-    loom::model(|| {
-        let r = Arc::new(R::new());
-        assert_eq!(r.push_burst(&[1, 2]), 2);
-        let r2 = r.clone();
-        let c = thread::spawn(move || {
-            let mut buf = [0; 2];
-            let n = r2.pop_burst(&mut buf);
-            buf[..n].to_vec()
-        });
-        let single = r.try_pop();
-        let burst = c.join().unwrap();
-        assert!(burst.windows(2).all(|w| w[0] < w[1]), "in ring order");
-        let mut seen = burst;
-        seen.extend(single);
-        seen.extend(drain(&r));
-        assert_exactly(seen, vec![1, 2]);
-        // Both slots are free again.
-        assert_eq!(r.push_burst(&[3, 4]), 2);
+    loom::model(pop_burst_vs_try_pop::<FreeIndices<2>>);
+}
+
+#[test]
+fn loom_mpmc_mask_pop_burst_vs_try_pop() {
+    loom::model(pop_burst_vs_try_pop::<FreeMask>);
+}
+
+fn pop_burst_vs_try_pop<F: FreePool<2>>() {
+    let r = Arc::new(Ring::<u32, 2, F>::new());
+    assert_eq!(r.push_burst(&[1, 2]), 2);
+    let r2 = r.clone();
+    let c = thread::spawn(move || {
+        let mut buf = [0; 2];
+        let n = r2.pop_burst(&mut buf);
+        buf[..n].to_vec()
     });
+    let single = r.try_pop();
+    let burst = c.join().unwrap();
+    assert!(burst.windows(2).all(|w| w[0] < w[1]), "in ring order");
+    let mut seen = burst;
+    seen.extend(single);
+    seen.extend(drain(&r));
+    assert_exactly(seen, vec![1, 2]);
+    // Both slots are free again.
+    assert_eq!(r.push_burst(&[3, 4]), 2);
 }
 
 /// A burst push racing a close: what went in drains, what did not was
@@ -340,26 +445,33 @@ fn loom_mpmc_pop_burst_vs_try_pop() {
 /// drained answer.
 #[test]
 fn loom_mpmc_push_burst_vs_close() {
-    loom::model(|| {
-        let r = Arc::new(R::new());
-        let r2 = r.clone();
-        let p = thread::spawn(move || r2.push_burst(&[1, 2]));
-        r.close();
-        let mut seen = Vec::new();
-        let drained = loop {
-            match r.try_pop_or_closed() {
-                Ok(v) => seen.push(v),
-                Err(e) => break e == sluicegate::TryPopError::Closed,
-            }
-        };
-        let n = p.join().unwrap();
-        let late = drain_closed(&r);
-        assert!(
-            !drained || late.is_empty(),
-            "an item landed after the drained answer"
-        );
-        seen.extend(late);
-        assert_eq!(seen, vec![1, 2][..n].to_vec());
-        assert_eq!(r.stats().rejected, 0);
-    });
+    loom::model(push_burst_vs_close::<FreeIndices<2>>);
+}
+
+#[test]
+fn loom_mpmc_mask_push_burst_vs_close() {
+    loom::model(push_burst_vs_close::<FreeMask>);
+}
+
+fn push_burst_vs_close<F: FreePool<2>>() {
+    let r = Arc::new(Ring::<u32, 2, F>::new());
+    let r2 = r.clone();
+    let p = thread::spawn(move || r2.push_burst(&[1, 2]));
+    r.close();
+    let mut seen = Vec::new();
+    let drained = loop {
+        match r.try_pop_or_closed() {
+            Ok(v) => seen.push(v),
+            Err(e) => break e == sluicegate::TryPopError::Closed,
+        }
+    };
+    let n = p.join().unwrap();
+    let late = drain_closed(&r);
+    assert!(
+        !drained || late.is_empty(),
+        "an item landed after the drained answer"
+    );
+    seen.extend(late);
+    assert_eq!(seen, vec![1, 2][..n].to_vec());
+    assert_eq!(r.stats().rejected, 0);
 }

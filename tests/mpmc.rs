@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 
 use common::{drop_counter, Counted, Rng};
-use sluicegate::mpmc::Ring;
+use sluicegate::mpmc::{FreePool, Ring, SmallRing};
 use sluicegate::{Overwritten, RingStats};
 
 #[test]
@@ -80,7 +80,11 @@ fn capacity_one_is_both_empty_and_full_correctly() {
 
 /// Runs a deterministic pseudo-random mix of operations against a `VecDeque`
 /// model and checks every result.
-fn check_against_model<const N: usize>(r: &Ring<u64, N>, steps: usize, seed: u64) {
+fn check_against_model<const N: usize, F: FreePool<N>>(
+    r: &Ring<u64, N, F>,
+    steps: usize,
+    seed: u64,
+) {
     let mut model = VecDeque::new();
     let mut rng = Rng(seed);
     let mut next = 0u64;
@@ -133,6 +137,10 @@ fn matches_vecdeque_model() {
     check_against_model(&Ring::<u64, 2>::new(), steps, 2);
     check_against_model(&Ring::<u64, 8>::new(), steps, 3);
     check_against_model(&Ring::<u64, 64>::new(), steps, 4);
+    check_against_model(&SmallRing::<u64, 1>::new(), steps, 11);
+    check_against_model(&SmallRing::<u64, 2>::new(), steps, 12);
+    check_against_model(&SmallRing::<u64, 8>::new(), steps, 13);
+    check_against_model(&SmallRing::<u64, 64>::new(), steps, 14);
 }
 
 /// Position counters that start just before the two wrap points: where the
@@ -150,15 +158,20 @@ fn wrap_around_near_integer_limit() {
             check_against_model(&Ring::<u64, 1>::with_start(start), steps, 5);
             check_against_model(&Ring::<u64, 4>::with_start(start), steps, 6);
             check_against_model(&Ring::<u64, 16>::with_start(start), steps, 7);
+            check_against_model(&SmallRing::<u64, 4>::with_start(start), steps, 8);
         }
     }
 }
 
 #[test]
 fn drops_each_item_exactly_once() {
+    drops_each_item_exactly_once_in(Ring::<Counted, 4>::new());
+    drops_each_item_exactly_once_in(SmallRing::<Counted, 4>::new());
+}
+
+fn drops_each_item_exactly_once_in<F: FreePool<4>>(r: Ring<Counted, 4, F>) {
     let (drops, item) = drop_counter();
     {
-        let r: Ring<Counted, 4> = Ring::new();
         for _ in 0..3 {
             r.try_push(item(0)).unwrap();
         }
@@ -178,6 +191,7 @@ fn drops_each_item_exactly_once() {
         drop(shed);
         assert_eq!(drops.load(Ordering::Relaxed), 3);
         // 4 items left inside.
+        drop(r);
     }
     assert_eq!(drops.load(Ordering::Relaxed), 7);
 }
@@ -215,6 +229,7 @@ fn ring_is_send_and_sync_for_send_items() {
     fn check<T: Send + Sync>() {}
     check::<Ring<Box<u8>, 4>>();
     check::<Ring<std::cell::Cell<u8>, 4>>(); // Cell is Send: Sync ring is fine
+    check::<SmallRing<std::cell::Cell<u8>, 4>>();
 }
 
 #[test]

@@ -5,7 +5,7 @@
 #![cfg(not(sluicegate_loom))]
 
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use sluicegate::mpmc::Ring;
+use sluicegate::mpmc::{FreeIndices, FreeMask, FreePool, Ring, SmallRing};
 use std::collections::VecDeque;
 use std::sync::Barrier;
 use std::thread;
@@ -21,7 +21,7 @@ fn next(s: &mut u64) -> u64 {
 
 /// Random single and burst operations on `ring` against a `VecDeque`: the
 /// counts, the items and their order, and the rejected counter agree.
-fn against_model<const N: usize>(ring: &Ring<u32, N>, seed: u64, ops: usize) {
+fn against_model<const N: usize, F: FreePool<N>>(ring: &Ring<u32, N, F>, seed: u64, ops: usize) {
     let mut model = VecDeque::new();
     let mut s = seed;
     let mut v = 0u32;
@@ -91,6 +91,10 @@ fn bursts_match_a_fifo_model() {
     against_model(&Ring::<u32, 4>::new(), 2, ops());
     against_model(&Ring::<u32, 32>::new(), 3, ops());
     against_model(&Ring::<u32, 64>::new(), 4, ops());
+    against_model(&SmallRing::<u32, 1>::new(), 11, ops());
+    against_model(&SmallRing::<u32, 4>::new(), 12, ops());
+    against_model(&SmallRing::<u32, 32>::new(), 13, ops());
+    against_model(&SmallRing::<u32, 64>::new(), 14, ops());
 }
 
 #[test]
@@ -99,6 +103,7 @@ fn bursts_across_both_wrap_points() {
     for start in [(usize::MAX >> 1) - 50, usize::MAX - 50] {
         against_model(&Ring::<u32, 8>::with_start(start), 5, ops() / 4);
         against_model(&Ring::<u32, 64>::with_start(start), 6, ops() / 4);
+        against_model(&SmallRing::<u32, 8>::with_start(start), 7, ops() / 4);
     }
 }
 
@@ -134,9 +139,9 @@ fn per_producer() -> usize {
 /// Producers push bursts of 1 to 40 items (and single items), consumers pop
 /// bursts of 1 to 40: every item comes out exactly once, each producer's in
 /// push order as seen by any one consumer.
-fn stress<const N: usize>() {
+fn stress<const N: usize, F: FreePool<N>>() {
     let m = per_producer();
-    let ring: Ring<u64, N> = Ring::new();
+    let ring: Ring<u64, N, F> = Ring::new();
     let seen: Vec<AtomicBool> = (0..PRODUCERS * m).map(|_| AtomicBool::new(false)).collect();
     let taken = AtomicUsize::new(0);
     let start = Barrier::new(PRODUCERS + CONSUMERS);
@@ -204,15 +209,25 @@ fn stress<const N: usize>() {
 
 #[test]
 fn stress_bursts_n2() {
-    stress::<2>();
+    stress::<2, FreeIndices<2>>();
+    stress::<2, FreeMask>();
 }
 
 #[test]
 fn stress_bursts_n16() {
-    stress::<16>();
+    stress::<16, FreeIndices<16>>();
+    if !cfg!(miri) {
+        stress::<16, FreeMask>();
+    }
 }
 
 #[test]
 fn stress_bursts_n128() {
-    stress::<128>();
+    stress::<128, FreeIndices<128>>();
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "Miri runs the mask's burst stress at N = 2")]
+fn stress_bursts_n64_mask() {
+    stress::<64, FreeMask>();
 }

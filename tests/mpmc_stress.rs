@@ -4,7 +4,7 @@
 #![cfg(not(sluicegate_loom))]
 
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use sluicegate::mpmc::Ring;
+use sluicegate::mpmc::{FreeIndices, FreeMask, FreePool, Ring};
 use std::sync::{Arc, Barrier};
 use std::thread;
 
@@ -80,9 +80,9 @@ struct Tally {
     handed_back: AtomicUsize,
 }
 
-fn run<const N: usize>(overwrite: bool) {
+fn run<const N: usize, F: FreePool<N>>(overwrite: bool) {
     let m = per_producer();
-    let ring = Arc::new(Ring::<u64, N>::new());
+    let ring = Arc::new(Ring::<u64, N, F>::new());
     let ledger = Arc::new(Ledger::new(m));
     let tally = Arc::new(Tally::default());
     let producers_done = Arc::new(AtomicUsize::new(0));
@@ -186,23 +186,31 @@ fn run<const N: usize>(overwrite: bool) {
 
 #[test]
 fn stress_4x4_try_push_exact_accounting() {
-    run::<8>(false);
-    run::<1024>(false);
+    run::<8, FreeIndices<8>>(false);
+    run::<1024, FreeIndices<1024>>(false);
+    run::<8, FreeMask>(false);
+    if !cfg!(miri) {
+        run::<64, FreeMask>(false);
+    }
 }
 
 #[test]
 fn stress_4x4_push_overwrite_exact_accounting() {
-    run::<8>(true);
-    run::<64>(true);
+    run::<8, FreeIndices<8>>(true);
+    run::<64, FreeIndices<64>>(true);
+    run::<8, FreeMask>(true);
+    if !cfg!(miri) {
+        run::<64, FreeMask>(true);
+    }
 }
 
 /// heapless #583: with Vyukov's queue, two threads that each pop one item
 /// and push it back on a full ring see spurious `Full` (a pop that claimed
 /// its slot but has not released it yet blocks the other thread's push). Here
 /// every pop finds an item and every push finds a slot.
-fn pop_then_push_never_full<const N: usize>() {
+fn pop_then_push_never_full<const N: usize, F: FreePool<N>>() {
     let iters = if cfg!(miri) { 200 } else { 1_000_000 };
-    let ring = Arc::new(Ring::<u64, N>::new());
+    let ring = Arc::new(Ring::<u64, N, F>::new());
     for i in 0..N as u64 {
         ring.try_push(i).unwrap();
     }
@@ -230,9 +238,13 @@ fn pop_then_push_never_full<const N: usize>() {
 
 #[test]
 fn no_spurious_full_pop_then_push_on_full_ring_heapless_583() {
-    pop_then_push_never_full::<2>();
-    pop_then_push_never_full::<4>();
-    pop_then_push_never_full::<64>();
+    pop_then_push_never_full::<2, FreeIndices<2>>();
+    pop_then_push_never_full::<4, FreeIndices<4>>();
+    pop_then_push_never_full::<64, FreeIndices<64>>();
+    pop_then_push_never_full::<2, FreeMask>();
+    if !cfg!(miri) {
+        pop_then_push_never_full::<64, FreeMask>();
+    }
 }
 
 /// The same accounting with the position counters starting just before they
@@ -279,8 +291,15 @@ fn stress_wrap_around_under_contention() {
 /// More threads (8) than slots: still exact accounting and order.
 #[test]
 fn stress_more_threads_than_capacity() {
-    run::<1>(true);
-    run::<1>(false);
-    run::<2>(true);
-    run::<2>(false);
+    run::<1, FreeIndices<1>>(true);
+    run::<1, FreeIndices<1>>(false);
+    run::<2, FreeIndices<2>>(true);
+    run::<2, FreeIndices<2>>(false);
+    run::<1, FreeMask>(true);
+    if !cfg!(miri) {
+        // Miri runs the mask at one slot and (above) eight.
+        run::<1, FreeMask>(false);
+        run::<2, FreeMask>(true);
+        run::<2, FreeMask>(false);
+    }
 }

@@ -22,6 +22,9 @@ fn measured() -> Vec<(&'static str, usize, usize)> {
         )+};
     }
     rows!(8, 128, 1024);
+    rows.push(("mpmc::SmallRing", 8, size_of::<mpmc::SmallRing<u32, 8>>()));
+    rows.push(("mpmc::SmallRing", 64, size_of::<mpmc::SmallRing<u32, 64>>()));
+    rows.push(("mpmc::Ring", 64, size_of::<mpmc::Ring<u32, 64>>()));
     rows.push(("limit::Limiter", 0, size_of::<Limiter>()));
     rows
 }
@@ -45,6 +48,9 @@ fn ram_on_x86_64_is_what_the_readme_says() {
         ("spsc::Ring<Overwrite>", 1024, 4480),
         ("mpmc::Ring", 1024, 37760),
         ("mpmc::cs::Ring", 1024, 4136),
+        ("mpmc::Ring", 64, 3200),
+        ("mpmc::SmallRing", 8, 768),
+        ("mpmc::SmallRing", 64, 1920),
         ("limit::Limiter", 0, 512),
     ];
     let got = measured();

@@ -1,4 +1,5 @@
-//! The MPMC ring, sequentially, against a `VecDeque`: try_push,
+//! The MPMC ring (with either free pool: `Ring` and `SmallRing`),
+//! sequentially, against a `VecDeque`: try_push,
 //! push_overwrite, try_pop, push_iter, drain, clear, close and the pops and
 //! pushes of a closed ring, the blocking calls where they cannot wait, len,
 //! counters and (exact below 16 slots until a close) the high-water mark,
@@ -10,12 +11,14 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use sluicegate::mpmc::Ring;
+use sluicegate::mpmc::{Ring, SmallRing};
 use sluicegate_fuzz::mpmc::{run, Op};
 use sluicegate_fuzz::{Cap, Item, Start};
 
 #[derive(Arbitrary, Debug)]
 struct Input {
+    /// `SmallRing` (the one-word free pool) instead of `Ring`.
+    mask: bool,
     cap: Cap,
     start: Start,
     ops: Vec<Op>,
@@ -23,9 +26,12 @@ struct Input {
 
 fuzz_target!(|input: Input| {
     let start = input.start.position();
-    match input.cap {
-        Cap::One => run(Ring::<Item, 1>::with_start(start), &input.ops),
-        Cap::Two => run(Ring::<Item, 2>::with_start(start), &input.ops),
-        Cap::Eight => run(Ring::<Item, 8>::with_start(start), &input.ops),
+    match (input.mask, input.cap) {
+        (false, Cap::One) => run(Ring::<Item, 1>::with_start(start), &input.ops),
+        (false, Cap::Two) => run(Ring::<Item, 2>::with_start(start), &input.ops),
+        (false, Cap::Eight) => run(Ring::<Item, 8>::with_start(start), &input.ops),
+        (true, Cap::One) => run(SmallRing::<Item, 1>::with_start(start), &input.ops),
+        (true, Cap::Two) => run(SmallRing::<Item, 2>::with_start(start), &input.ops),
+        (true, Cap::Eight) => run(SmallRing::<Item, 8>::with_start(start), &input.ops),
     }
 });

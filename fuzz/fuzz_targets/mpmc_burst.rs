@@ -1,4 +1,4 @@
-//! The MPMC ring's bursts, sequentially, against a `VecDeque`: push_burst
+//! The MPMC ring's bursts (either free pool: `Ring` and `SmallRing`), sequentially, against a `VecDeque`: push_burst
 //! and pop_burst of any length (across the 32-item round and the
 //! capacity) mixed with single pushes and pops and a close, from arbitrary
 //! starting positions (so every wrap point is reached). `u64` items: bursts
@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use sluicegate::mpmc::Ring;
+use sluicegate::mpmc::{FreeIndices, FreeMask, FreePool, Ring};
 use sluicegate_fuzz::{Cap, Start};
 
 #[derive(Arbitrary, Debug)]
@@ -23,13 +23,15 @@ enum Op {
 
 #[derive(Arbitrary, Debug)]
 struct Input {
+    /// `SmallRing` (the one-word free pool) instead of `Ring`.
+    mask: bool,
     cap: Cap,
     start: Start,
     ops: Vec<Op>,
 }
 
-fn run<const N: usize>(start: usize, ops: &[Op]) {
-    let ring: Ring<u64, N> = Ring::with_start(start);
+fn run<const N: usize, F: FreePool<N>>(start: usize, ops: &[Op]) {
+    let ring: Ring<u64, N, F> = Ring::with_start(start);
     let mut model = VecDeque::new();
     let (mut next, mut rejected, mut closed) = (0u64, 0, false);
     let mut buf = [0u64; 256];
@@ -103,9 +105,12 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
 
 fuzz_target!(|input: Input| {
     let start = input.start.position();
-    match input.cap {
-        Cap::One => run::<1>(start, &input.ops),
-        Cap::Two => run::<2>(start, &input.ops),
-        Cap::Eight => run::<8>(start, &input.ops),
+    match (input.mask, input.cap) {
+        (false, Cap::One) => run::<1, FreeIndices<1>>(start, &input.ops),
+        (false, Cap::Two) => run::<2, FreeIndices<2>>(start, &input.ops),
+        (false, Cap::Eight) => run::<8, FreeIndices<8>>(start, &input.ops),
+        (true, Cap::One) => run::<1, FreeMask>(start, &input.ops),
+        (true, Cap::Two) => run::<2, FreeMask>(start, &input.ops),
+        (true, Cap::Eight) => run::<8, FreeMask>(start, &input.ops),
     }
 });

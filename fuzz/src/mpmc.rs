@@ -122,6 +122,11 @@ forward!(
     sluicegate::mpmc::Ring::<Item, N>::PEAK_SAMPLE_EVERY
 );
 forward!(
+    sluicegate::mpmc::SmallRing<Item, N>,
+    false,
+    sluicegate::mpmc::SmallRing::<Item, N>::PEAK_SAMPLE_EVERY
+);
+forward!(
     sluicegate::mpmc::cs::Ring<Item, N>,
     true,
     if N >= 16 { N / 16 } else { 1 }

@@ -23,13 +23,13 @@
 //! returns items in `aq` order, so a single producer's items come out in
 //! the order it pushed them, as with `try_push`.
 
-use super::Ring;
+use super::{FreePool, Ring};
 use crate::sync::{pause, pause_point};
 
 /// Items per round: the round's indices live on the stack (`ROUND` words).
 const ROUND: usize = 32;
 
-impl<T: Copy, const N: usize> Ring<T, N> {
+impl<T: Copy, const N: usize, F: FreePool<N>> Ring<T, N, F> {
     /// Burst push: copies in as many of `items` as fit (from the front), a
     /// round of up to 32 at a time, and returns how many. The rest count as
     /// rejected; on a closed ring nothing goes in and nothing is counted.
@@ -49,10 +49,10 @@ impl<T: Copy, const N: usize> Ring<T, N> {
         while pushed < items.len() {
             let mut idx = [0usize; ROUND];
             let want = (items.len() - pushed).min(ROUND);
-            let got = match self.fq.dequeue_many(&mut idx[..want]) {
-                None => break,
-                Some((got, _)) => got,
-            };
+            let got = self.fq.take_many(&mut idx[..want]);
+            if got == 0 {
+                break;
+            }
             pause_point(pause::MPMC_BURST_CLAIMED);
             for (k, &i) in idx[..got].iter().enumerate() {
                 // SAFETY: we took `i` from `fq`, so the slot is free and ours.
@@ -109,7 +109,7 @@ impl<T: Copy, const N: usize> Ring<T, N> {
                 out[popped + k] = unsafe { self.read(i) };
             }
             pause_point(pause::MPMC_BURST_READ);
-            self.fq.enqueue_many(&idx[..got], None);
+            self.fq.give_many(&idx[..got]);
             if got > 0 {
                 self.wake_pushers();
             }

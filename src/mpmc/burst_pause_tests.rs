@@ -6,7 +6,7 @@
 extern crate std;
 
 use super::pause_tests::account_for_every_item;
-use super::Ring;
+use super::{FreeIndices, FreeMask, FreePool, Ring};
 use crate::sync::pause::{self, stop_at_nth};
 use crate::sync::Point;
 use std::vec::Vec;
@@ -28,9 +28,14 @@ const SUSPENDED: [u32; K] = [900, 901, 902];
 /// burst, so that positions are not all fresh), stops `op` at the `nth` hit
 /// of `point`, moves items through the ring from this thread with single and
 /// burst operations, resumes, and accounts for every item.
-fn scenario(op: Op, point: Point, nth: usize) {
-    let ctx = || std::format!("{op:?} at {point:?} #{nth}");
-    let r = R::new();
+fn scenario<F: FreePool<N>>(op: Op, point: Point, nth: usize) {
+    let ctx = || {
+        std::format!(
+            "{op:?} at {point:?} #{nth} ({})",
+            core::any::type_name::<F>()
+        )
+    };
+    let r = Ring::<u32, N, F>::new();
     let mut pushed: Vec<u32> = Vec::new();
     let mut out: Vec<u32> = Vec::new();
     r.try_push(7).unwrap();
@@ -124,7 +129,13 @@ fn suspended_push_burst() {
         (pause::MPMC_AQ_ENQ_PLACED, 1),
         (pause::MPMC_AQ_ENQ_PLACED, 2),
     ] {
-        scenario(Op::PushBurst, point, nth);
+        scenario::<FreeIndices<N>>(Op::PushBurst, point, nth);
+        let point = if point == pause::MPMC_FQ_DEQ_TICKET {
+            pause::MPMC_MASK_TAKE // the burst's one CAS on the mask
+        } else {
+            point
+        };
+        scenario::<FreeMask>(Op::PushBurst, point, nth);
     }
 }
 
@@ -138,7 +149,12 @@ fn suspended_pop_burst() {
         (pause::MPMC_FQ_ENQ_PLACED, 1),
         (pause::MPMC_FQ_ENQ_PLACED, 2),
     ] {
-        scenario(Op::PopBurst, point, nth);
+        scenario::<FreeIndices<N>>(Op::PopBurst, point, nth);
+        if point != pause::MPMC_FQ_ENQ_TICKET && point != pause::MPMC_FQ_ENQ_PLACED {
+            // The mask takes the round's slots back with one fetch-or,
+            // right after `MPMC_BURST_READ`.
+            scenario::<FreeMask>(Op::PopBurst, point, nth);
+        }
     }
 }
 

@@ -2,7 +2,7 @@
 //! drained, draining and clearing, pushing from an iterator, the blocking
 //! calls, and dropping the ring with its items.
 
-use super::{Ring, Settle, CLOSED};
+use super::{FreePool, Ring, Settle, CLOSED};
 use crate::sync::Ordering;
 use crate::{Closed, TryPopError};
 #[cfg(doc)]
@@ -11,7 +11,7 @@ use crate::{Overwritten, TryPushError};
 /// An item that found no free slot (and the ring open).
 pub(super) struct NoRoom<T>(pub(super) T);
 
-impl<T, const N: usize> Ring<T, N> {
+impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
     /// Closes the ring: from now on every push fails and hands its item
     /// back ([`TryPushError::Closed`], [`Closed`], or
     /// [`Overwritten::Rejected`] uncounted), while pops go on taking what
@@ -135,7 +135,7 @@ impl<T, const N: usize> Ring<T, N> {
     /// ring.push_iter([1, 2, 3]);
     /// assert_eq!(ring.drain().collect::<Vec<_>>(), [1, 2, 3]);
     /// ```
-    pub fn drain(&self) -> impl Iterator<Item = T> + use<'_, T, N> {
+    pub fn drain(&self) -> impl Iterator<Item = T> + use<'_, T, N, F> {
         core::iter::from_fn(move || self.try_pop_or_closed().ok())
     }
 
@@ -172,7 +172,7 @@ impl<T, const N: usize> Ring<T, N> {
         let mut iter = iter.into_iter();
         let mut n = 0;
         while !self.is_closed() {
-            let Some(i) = self.fq.dequeue() else { break };
+            let Some(i) = self.fq.take() else { break };
             // Gives the slot back if `next` panics or the iterator ends.
             let slot = FreeSlot { ring: self, i };
             let Some(item) = iter.next() else { break };
@@ -251,12 +251,12 @@ impl<T, const N: usize> Ring<T, N> {
     }
 }
 
-impl<T, const N: usize> Ring<T, N> {
+impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
     /// Pushes `item` if a slot is free, without counting a refusal:
     /// `Ok(Ok(()))` pushed, `Ok(Err(Closed))` closed, `Err(NoRoom)` full.
     #[inline]
     pub(super) fn push_if_room(&self, item: T) -> Result<Result<(), Closed<T>>, NoRoom<T>> {
-        match self.fq.dequeue() {
+        match self.fq.take() {
             Some(i) => {
                 // SAFETY: we took `i` from `fq`, so the slot is free and ours.
                 unsafe { self.write(i, item) };
@@ -278,7 +278,7 @@ impl<T, const N: usize> Ring<T, N> {
     }
 }
 
-impl<T, const N: usize> Drop for Ring<T, N> {
+impl<T, const N: usize, F: FreePool<N>> Drop for Ring<T, N, F> {
     fn drop(&mut self) {
         if core::mem::needs_drop::<T>() {
             // `&mut self`: no operation is in progress, so every item is
@@ -292,7 +292,7 @@ impl<T, const N: usize> Drop for Ring<T, N> {
     }
 }
 
-impl<T, const N: usize> Ring<T, N> {
+impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
     /// Pops for `Drop` (no operation in progress): on a closed ring, until
     /// every position is passed.
     fn pop_left(&self) -> Option<T> {
@@ -308,22 +308,22 @@ impl<T, const N: usize> Ring<T, N> {
 
 /// A free slot taken by `push_iter` before it asks the iterator for an
 /// item; dropped (the iterator ended or panicked), it goes back to `fq`.
-struct FreeSlot<'r, T, const N: usize> {
-    ring: &'r Ring<T, N>,
+struct FreeSlot<'r, T, const N: usize, F: FreePool<N>> {
+    ring: &'r Ring<T, N, F>,
     i: usize,
 }
 
-impl<T, const N: usize> Drop for FreeSlot<'_, T, N> {
+impl<T, const N: usize, F: FreePool<N>> Drop for FreeSlot<'_, T, N, F> {
     fn drop(&mut self) {
-        self.ring.fq.enqueue(self.i);
+        self.ring.fq.give(self.i);
         self.ring.wake_pushers();
     }
 }
 
 /// The items of a ring being dropped.
-struct Leftovers<'r, T, const N: usize>(&'r Ring<T, N>);
+struct Leftovers<'r, T, const N: usize, F: FreePool<N>>(&'r Ring<T, N, F>);
 
-impl<T, const N: usize> Drop for Leftovers<'_, T, N> {
+impl<T, const N: usize, F: FreePool<N>> Drop for Leftovers<'_, T, N, F> {
     fn drop(&mut self) {
         while self.0.pop_left().is_some() {}
     }

@@ -7,6 +7,17 @@
 //! rejects the new item ([`Ring::try_push`]) or sheds the oldest one to make
 //! room ([`Ring::push_overwrite`]).
 //!
+//! **For at most `usize::BITS` items (32 on Cortex-M, 64 on hosts), and
+//! for the RAM and the instructions on a microcontroller, use
+//! [`SmallRing`]**: the same ring with its free slots in one word
+//! ([`FreeMask`]) instead of a second index ring, `2N` words less RAM (416
+//! against 680 bytes for 32 × `u32` on a Cortex-M4) and one
+//! read-modify-write less per push and per pop (on a Cortex-M0 with
+//! portable-atomic's `critical-section` backend 85/90 instructions per
+//! push/pop against 134/129). On hosts with producers and consumers on
+//! different cores the one word is a hot spot: there the default pool is
+//! faster (`BENCHMARKS.md`). See [`pool`].
+//!
 //! **On a single-core microcontroller, use [`cs::Ring`] instead** (feature
 //! `critical-section`): the same API, counters and outcomes, each operation
 //! one critical section, at a sixth to a seventh of this ring's instructions
@@ -163,13 +174,31 @@
 //! `portable-atomic` feature and let the binary provide `critical-section`;
 //! without CAS (and without that feature) this module is not compiled.
 //!
-//! Memory: `N` slots of `T`, plus `2 × 2N` words of entries, plus six index
+//! Memory (default pool; [`SmallRing`] replaces `fq`'s `2N` entries and three
+//! counters with one word): `N` slots of `T`, plus `2 × 2N` words of entries, plus six index
 //! counters (`head`, `tail` and `threshold` of each index ring; each on its
 //! own 128-byte line on hosts, unpadded on bare-metal Arm), plus the two
 //! statistics words `rejected`, `overwritten` and `peak` and the `state`
 //! word (closed, evictions started), never padded. On thumbv7em a
 //! `Ring<u32, 8>` takes 200 bytes: 32 of slots, 128 of entries and 40 of
 //! counters; on x86-64 the padding brings it to 1152.
+//!
+//! Where the RAM cannot go lower without giving up a guarantee: for 1024 ×
+//! `u32` on a Cortex-M4 the ring takes 20 520 bytes, and `aq` alone (`2N`
+//! entries of one word: 8 KiB) plus the slots (4 KiB) are 12 KiB. `aq` needs
+//! its `2N` entries (an enqueue always finds a usable entry within a
+//! bounded number of positions because at most `N` of them hold an index,
+//! and `threshold`'s bound of `3N-1` misses rests on it) and whole-word
+//! entries: an entry's cycle bits are its position's high bits, so the
+//! entry width sets how far the counters may move while a context is
+//! suspended (below). With half-word entries that would fall from `2^30`
+//! positions to `2^14` (16 384 operations by the others, eight laps of
+//! `aq`), after which a resumed context could take a later cycle's index
+//! for its own. So any free pool at all, and the counters, put the ring
+//! above 12 KiB; [`FreeMask`] takes the free pool down to one word only for
+//! `N <= usize::BITS`. A pool of `N` bits for larger `N` (about 12.2 KiB at
+//! 1024) would need the number of its words as a second const parameter,
+//! because stable Rust cannot compute `N / 32` in a type.
 //!
 //! `head`/`tail` positions wrap at `2^W` (`W = usize::BITS`) and the cycle
 //! field of an entry has `W - log2(4N)` bits. All comparisons are of wrapping
@@ -206,9 +235,13 @@ mod lifecycle;
 #[cfg(all(test, sluicegate_cas, not(sluicegate_loom)))]
 mod pause_tests;
 #[cfg(sluicegate_cas)]
+pub mod pool;
+#[cfg(sluicegate_cas)]
 mod scq;
 #[cfg(sluicegate_cas)]
 mod wait;
+#[cfg(sluicegate_cas)]
+pub use pool::{FreeIndices, FreeMask, FreePool};
 #[cfg(all(feature = "async", sluicegate_cas))]
 #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
 pub use wait::{Pop, Push};
@@ -226,17 +259,21 @@ use scq::{IndexRing, Settle};
 
 /// A bounded MPMC ring of `N` items of `T`; see the [module documentation](self).
 ///
-/// `N` must be a power of two in `1..=2^(usize::BITS - 6)`.
+/// `N` must be a power of two in `1..=2^(usize::BITS - 6)`. `F` is where the
+/// ring keeps its free slots: [`FreeIndices<N>`] (the default, any `N`) or
+/// [`FreeMask`] (one word, for `N <= usize::BITS`: `2N` words less RAM and
+/// one read-modify-write less per push and per pop; see [`pool`]).
+/// [`SmallRing<T, N>`] names the latter.
 #[cfg(sluicegate_cas)]
 #[cfg_attr(
     docsrs,
     doc(cfg(any(target_has_atomic = "ptr", feature = "portable-atomic")))
 )]
-pub struct Ring<T, const N: usize> {
+pub struct Ring<T, const N: usize, F: FreePool<N> = FreeIndices<N>> {
     /// Indices of slots holding items, in push order.
     aq: IndexRing<N, false>,
-    /// Indices of free slots.
-    fq: IndexRing<N, true>,
+    /// The free slots.
+    fq: F,
     /// Slot `i` is initialised exactly while index `i` is in `aq` or
     /// held by a pop or eviction that took it from `aq` and has not
     /// read it yet, or held by a push after writing it. Only the holder
@@ -271,28 +308,51 @@ const EVICTING: usize = 2;
 // index hand-off. No `&self` method hands out a `&T`, so `T: Sync` is
 // not needed. `Send` is automatic (`T: Send`).
 #[cfg(sluicegate_cas)]
-unsafe impl<T: Send, const N: usize> Sync for Ring<T, N> {}
+unsafe impl<T: Send, const N: usize, F: FreePool<N>> Sync for Ring<T, N, F> {}
+
+/// An MPMC ring whose free slots are one word ([`FreeMask`]), for
+/// `N <= usize::BITS`; the same type, API and guarantees as [`Ring`].
+///
+/// ```
+/// use sluicegate::mpmc::SmallRing;
+///
+/// static EVENTS: SmallRing<u32, 32> = SmallRing::new();
+/// EVENTS.try_push(1).unwrap();
+/// assert_eq!(EVENTS.try_pop(), Some(1));
+/// ```
+#[cfg(sluicegate_cas)]
+pub type SmallRing<T, const N: usize> = Ring<T, N, FreeMask>;
 
 #[cfg(sluicegate_cas)]
-impl<T, const N: usize> Ring<T, N> {
+impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
     const_fn! {
         /// An empty ring. `N` must be a power of two in
-        /// `1..=2^(usize::BITS - 6)` (checked at compile time).
+        /// `1..=2^(usize::BITS - 6)`, and at most `usize::BITS` with
+        /// [`FreeMask`] (checked at compile time).
         ///
         /// ```
         /// static QUEUE: sluicegate::mpmc::Ring<u32, 64> = sluicegate::mpmc::Ring::new();
         /// assert!(QUEUE.is_empty());
         /// ```
         pub fn new() -> Self {
-            Self::with_start(0)
+            #[cfg(not(sluicegate_loom))]
+            let fq = F::FULL;
+            #[cfg(sluicegate_loom)]
+            let fq = F::full(0);
+            Self::build(0, fq)
         }
     }
 
+    /// An empty ring whose internal position counters start at `start`
+    /// (wrapping). For tests of index wrap-around only.
+    #[doc(hidden)]
+    pub fn with_start(start: usize) -> Self {
+        Self::build(start, F::full(start))
+    }
+
     const_fn! {
-        /// An empty ring whose internal position counters start at `start`
-        /// (wrapping). For tests of index wrap-around only.
-        #[doc(hidden)]
-        pub fn with_start(start: usize) -> Self {
+        /// An empty ring with `aq`'s positions from `start` and the free pool `fq`.
+        fn build(start: usize, fq: F) -> Self {
             const {
                 assert!(
                     N.is_power_of_two() && N.trailing_zeros() <= usize::BITS - 6,
@@ -301,7 +361,7 @@ impl<T, const N: usize> Ring<T, N> {
             };
             Self {
                 aq: IndexRing::new(start, false),
-                fq: IndexRing::new(start, true),
+                fq,
                 slots: slots::<T, N>(),
                 rejected: SharedCounter::new(),
                 overwritten: SharedCounter::new(),
@@ -326,7 +386,7 @@ impl<T, const N: usize> Ring<T, N> {
     /// ```
     #[inline]
     pub fn try_push(&self, item: T) -> Result<(), TryPushError<T>> {
-        match self.fq.dequeue() {
+        match self.fq.take() {
             Some(i) => {
                 pause_point(pause::MPMC_PUSH_CLAIMED);
                 // SAFETY: we took `i` from `fq`, so the slot is free and ours.
@@ -397,7 +457,7 @@ impl<T, const N: usize> Ring<T, N> {
     #[inline]
     pub fn push_overwrite(&self, item: T) -> Overwritten<T> {
         for _ in 0..2 {
-            if let Some(i) = self.fq.dequeue() {
+            if let Some(i) = self.fq.take() {
                 pause_point(pause::MPMC_OVERWRITE_CLAIMED);
                 // SAFETY: we took `i` from `fq`, so the slot is free and ours.
                 unsafe { self.write(i, item) };
@@ -506,7 +566,7 @@ impl<T, const N: usize> Ring<T, N> {
         // SAFETY: per the contract.
         let item = unsafe { self.read(i) };
         pause_point(pause::MPMC_POP_READ);
-        self.fq.enqueue(i);
+        self.fq.give(i);
         self.wake_pushers();
         item
     }
@@ -641,14 +701,14 @@ impl<T, const N: usize> Ring<T, N> {
 }
 
 #[cfg(sluicegate_cas)]
-impl<T, const N: usize> Default for Ring<T, N> {
+impl<T, const N: usize, F: FreePool<N>> Default for Ring<T, N, F> {
     fn default() -> Self {
         Self::new()
     }
 }
 
 #[cfg(sluicegate_cas)]
-impl<T, const N: usize> fmt::Debug for Ring<T, N> {
+impl<T, const N: usize, F: FreePool<N>> fmt::Debug for Ring<T, N, F> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Ring")
             .field("capacity", &N)
@@ -661,7 +721,7 @@ impl<T, const N: usize> fmt::Debug for Ring<T, N> {
 
 /// The same summary as `Debug`: capacity, length, closed, counters.
 #[cfg(all(sluicegate_cas, feature = "defmt"))]
-impl<T, const N: usize> defmt::Format for Ring<T, N> {
+impl<T, const N: usize, F: FreePool<N>> defmt::Format for Ring<T, N, F> {
     fn format(&self, f: defmt::Formatter<'_>) {
         defmt::write!(
             f,

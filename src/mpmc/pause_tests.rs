@@ -7,13 +7,15 @@
 
 extern crate std;
 
-use super::Ring;
+use super::{FreeIndices, FreeMask, FreePool, Ring};
 use crate::sync::pause::{self, stop_at};
 use crate::sync::Point;
 use std::vec::Vec;
 
 const N: usize = 4;
 type R = Ring<u32, N>;
+/// The ring with the one-word free pool, run through the same scenarios.
+type Small = Ring<u32, N, FreeMask>;
 
 /// What the suspended thread does.
 #[derive(Clone, Copy, Debug)]
@@ -28,7 +30,7 @@ type Outcome = Option<u32>;
 
 const SUSPENDED_ITEM: u32 = 999;
 
-fn run_op(r: &R, op: Op) -> Outcome {
+fn run_op<F: FreePool<N>>(r: &Ring<u32, N, F>, op: Op) -> Outcome {
     match op {
         Op::Push => r.try_push(SUSPENDED_ITEM).err().map(|f| f.into_inner()),
         Op::Overwrite => r.push_overwrite(SUSPENDED_ITEM).into_item(),
@@ -50,9 +52,14 @@ enum Start {
 
 /// One scenario: set the ring up as `start`, suspend `op` at `point`, exercise the
 /// ring from this thread, resume, and account for every item.
-fn scenario(start: Start, op: Op, point: Point) -> Outcome {
-    let ctx = || std::format!("{op:?} at {point:?} on {start:?}");
-    let r = R::new();
+fn scenario<F: FreePool<N>>(start: Start, op: Op, point: Point) -> Outcome {
+    let ctx = || {
+        std::format!(
+            "{op:?} at {point:?} on {start:?} ({})",
+            core::any::type_name::<F>()
+        )
+    };
+    let r = Ring::<u32, N, F>::new();
     let mut pushed: Vec<u32> = Vec::new(); // every item that entered the ring
     let mut out: Vec<u32> = Vec::new(); // every item that came back out
     if start == Start::Drained {
@@ -121,8 +128,8 @@ fn scenario(start: Start, op: Op, point: Point) -> Outcome {
 /// outcome is in `pushed` or `out`: pops what is left into `out`, checks
 /// that every item that entered the ring (`pushed`) came out exactly once,
 /// and that the ring is whole again (all `CAP` slots usable, no more).
-pub(super) fn account_for_every_item<const CAP: usize>(
-    r: &Ring<u32, CAP>,
+pub(super) fn account_for_every_item<const CAP: usize, F: FreePool<CAP>>(
+    r: &Ring<u32, CAP, F>,
     mut pushed: Vec<u32>,
     mut out: Vec<u32>,
     ctx: &str,
@@ -149,7 +156,9 @@ fn suspended_producer_try_push() {
         pause::MPMC_AQ_ENQ_TICKET,
         pause::MPMC_AQ_ENQ_PLACED,
     ] {
-        let _ = scenario(Start::Empty, Op::Push, point);
+        let _ = scenario::<FreeIndices<N>>(Start::Empty, Op::Push, point);
+        let point = mask_point(point);
+        let _ = scenario::<FreeMask>(Start::Empty, Op::Push, point);
     }
 }
 
@@ -164,7 +173,11 @@ fn suspended_producer_push_overwrite_on_full_ring() {
         pause::MPMC_AQ_ENQ_TICKET,
         pause::MPMC_AQ_ENQ_PLACED,
     ] {
-        let _ = scenario(Start::Full, Op::Overwrite, point);
+        let _ = scenario::<FreeIndices<N>>(Start::Full, Op::Overwrite, point);
+        if !is_fq_point(point) {
+            // A full mask is one load: nothing to stop at in it.
+            let _ = scenario::<FreeMask>(Start::Full, Op::Overwrite, point);
+        }
     }
 }
 
@@ -176,7 +189,9 @@ fn suspended_producer_push_overwrite_on_empty_ring() {
         pause::MPMC_AQ_ENQ_TICKET,
         pause::MPMC_AQ_ENQ_PLACED,
     ] {
-        let _ = scenario(Start::Empty, Op::Overwrite, point);
+        let _ = scenario::<FreeIndices<N>>(Start::Empty, Op::Overwrite, point);
+        let point = mask_point(point);
+        let _ = scenario::<FreeMask>(Start::Empty, Op::Overwrite, point);
     }
 }
 
@@ -189,7 +204,12 @@ fn suspended_consumer_try_pop() {
         pause::MPMC_FQ_ENQ_TICKET,
         pause::MPMC_FQ_ENQ_PLACED,
     ] {
-        let _ = scenario(Start::Full, Op::Pop, point);
+        let _ = scenario::<FreeIndices<N>>(Start::Full, Op::Pop, point);
+        if !is_fq_point(point) {
+            // Giving a slot back to the mask is one fetch-or, right after
+            // `MPMC_POP_READ`.
+            let _ = scenario::<FreeMask>(Start::Full, Op::Pop, point);
+        }
     }
 }
 
@@ -197,12 +217,64 @@ fn suspended_consumer_try_pop() {
 fn suspended_consumer_on_empty_ring() {
     // The pop took its position and stopped before looking: the next item
     // pushed to that position waits for it (and is returned when it resumes).
-    let owed = scenario(Start::Drained, Op::Pop, pause::MPMC_AQ_DEQ_TICKET);
+    let owed = scenario::<FreeIndices<N>>(Start::Drained, Op::Pop, pause::MPMC_AQ_DEQ_TICKET);
     assert!(
         owed.is_some(),
         "the item pushed to its position was kept for it"
     );
-    scenario(Start::Drained, Op::Pop, pause::MPMC_AQ_DEQ_MISSED);
+    scenario::<FreeIndices<N>>(Start::Drained, Op::Pop, pause::MPMC_AQ_DEQ_MISSED);
+    let owed = scenario::<FreeMask>(Start::Drained, Op::Pop, pause::MPMC_AQ_DEQ_TICKET);
+    assert!(owed.is_some(), "the same with the one-word pool");
+    scenario::<FreeMask>(Start::Drained, Op::Pop, pause::MPMC_AQ_DEQ_MISSED);
+}
+
+/// Whether `point` is a step of the free-index ring `fq`.
+fn is_fq_point(point: Point) -> bool {
+    [
+        pause::MPMC_FQ_ENQ_TICKET,
+        pause::MPMC_FQ_ENQ_PLACED,
+        pause::MPMC_FQ_DEQ_TICKET,
+        pause::MPMC_FQ_DEQ_MISSED,
+    ]
+    .contains(&point)
+}
+
+/// The point of the one-word pool that stands for `fq`'s dequeue step
+/// `point` (the take, between its load and its CAS); other points as they are.
+fn mask_point(point: Point) -> Point {
+    if is_fq_point(point) {
+        pause::MPMC_MASK_TAKE
+    } else {
+        point
+    }
+}
+
+/// A take stopped between loading the mask and its CAS while this thread
+/// takes every slot, gives them back and takes them again: its CAS fails on
+/// the changed word and it retries from the word it got back, finds no free
+/// slot and answers full; after one pop it takes that slot.
+#[test]
+fn mask_take_racing_others_sees_the_word_they_left() {
+    use crate::TryPushError;
+    let r = Small::new();
+    let pushed = stop_at(
+        pause::MPMC_MASK_TAKE,
+        || r.try_push(SUSPENDED_ITEM),
+        || {
+            for i in 0..N as u32 {
+                r.try_push(i).unwrap();
+            }
+        },
+    );
+    assert_eq!(pushed, Err(TryPushError::Full(SUSPENDED_ITEM)));
+    assert_eq!(r.try_pop(), Some(0));
+    assert_eq!(r.try_push(SUSPENDED_ITEM), Ok(()));
+    assert!(r.try_push(5).is_err());
+    let mut out = std::vec![];
+    while let Some(v) = r.try_pop() {
+        out.push(v);
+    }
+    assert_eq!(out, [1, 2, 3, SUSPENDED_ITEM]);
 }
 
 /// A push stopped after taking its `aq` position, before it loads the

@@ -10,7 +10,9 @@
 
 #[cfg(feature = "async")]
 use super::lifecycle::NoRoom;
-use super::Ring;
+#[cfg(feature = "async")]
+use super::FreeIndices;
+use super::{FreePool, Ring};
 #[cfg(feature = "async")]
 use crate::wait::{Registration, Side, Waiters};
 #[cfg(feature = "async")]
@@ -28,7 +30,7 @@ pub(super) type RingWaiters = Waiters<4>;
 
 // The wake-ups, called by `publish`, `take`, `close` and `FreeSlot`'s drop;
 // empty without the feature.
-impl<T, const N: usize> Ring<T, N> {
+impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
     /// After an item was published: wakes the tasks waiting in `pop`.
     #[inline(always)]
     pub(super) fn wake_poppers(&self) {
@@ -52,10 +54,10 @@ impl<T, const N: usize> Ring<T, N> {
 }
 
 #[cfg(feature = "async")]
-crate::wait::mpmc_wait_futures!("sluicegate::mpmc");
+crate::wait::mpmc_wait_futures!("sluicegate::mpmc", F);
 
 #[cfg(feature = "async")]
-impl<T, const N: usize> Future for Push<'_, T, N> {
+impl<T, const N: usize, F: FreePool<N>> Future for Push<'_, T, N, F> {
     type Output = Result<(), Closed<T>>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
@@ -79,7 +81,7 @@ impl<T, const N: usize> Future for Push<'_, T, N> {
 }
 
 #[cfg(feature = "async")]
-impl<T, const N: usize> Push<'_, T, N> {
+impl<T, const N: usize, F: FreePool<N>> Push<'_, T, N, F> {
     fn done(&mut self, out: Result<(), Closed<T>>) -> Poll<Result<(), Closed<T>>> {
         self.ring.waiters.disarm(Side::Room, &mut self.reg);
         Poll::Ready(out)
@@ -87,7 +89,7 @@ impl<T, const N: usize> Push<'_, T, N> {
 }
 
 #[cfg(feature = "async")]
-impl<T, const N: usize> Future for Pop<'_, T, N> {
+impl<T, const N: usize, F: FreePool<N>> Future for Pop<'_, T, N, F> {
     type Output = Option<T>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<T>> {
@@ -104,7 +106,7 @@ impl<T, const N: usize> Future for Pop<'_, T, N> {
 }
 
 #[cfg(feature = "async")]
-impl<T, const N: usize> Pop<'_, T, N> {
+impl<T, const N: usize, F: FreePool<N>> Pop<'_, T, N, F> {
     fn done(&mut self, out: Option<T>) -> Poll<Option<T>> {
         self.ring.waiters.disarm(Side::Item, &mut self.reg);
         Poll::Ready(out)
@@ -112,14 +114,14 @@ impl<T, const N: usize> Pop<'_, T, N> {
 }
 
 #[cfg(feature = "async")]
-impl<T, const N: usize> Drop for Push<'_, T, N> {
+impl<T, const N: usize, F: FreePool<N>> Drop for Push<'_, T, N, F> {
     fn drop(&mut self) {
         self.ring.waiters.disarm(Side::Room, &mut self.reg);
     }
 }
 
 #[cfg(feature = "async")]
-impl<T, const N: usize> Drop for Pop<'_, T, N> {
+impl<T, const N: usize, F: FreePool<N>> Drop for Pop<'_, T, N, F> {
     fn drop(&mut self) {
         self.ring.waiters.disarm(Side::Item, &mut self.reg);
     }
