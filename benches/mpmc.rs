@@ -11,7 +11,11 @@
 //!   the same, an iteration is one item the consumers received. (1p1c is
 //!   `overwrite_live_*` / `overwrite_delivered_*` in the spsc bench, next to
 //!   the SPSC ring.)
-//! - `mpmc_pair_128` (single thread): one push and one pop on an empty ring.
+//! - `mpmc_{1p1c,2p2c}_64`: the same at capacity 64, where `SmallRing`
+//!   (`sluicegate_mask`: the ring with the one-word free pool `FreeMask`)
+//!   runs beside the default ring.
+//! - `mpmc_pair_128` (single thread): one push and one pop on an empty ring;
+//!   `mpmc_pair_64` the same at capacity 64, with `SmallRing`.
 //! - `mpmc_burst32_{1p1c,2p2c}_{128,1024}`: as `mpmc_*_*`, producers
 //!   pushing with `push_burst` and consumers popping with `pop_burst`, 32
 //!   at a time; an iteration is one item. Compare with the single-item
@@ -44,7 +48,7 @@ use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use core::time::Duration;
 use criterion::Criterion;
 use crossbeam_queue::ArrayQueue;
-use sluicegate::mpmc::Ring;
+use sluicegate::mpmc::{FreePool, Ring, SmallRing};
 use std::sync::Barrier;
 use std::thread;
 use std::time::Instant;
@@ -62,7 +66,7 @@ trait Overwrite: Sync {
     fn pop(&self) -> Option<u64>;
 }
 
-impl<const N: usize> Queue for Ring<u64, N> {
+impl<const N: usize, F: FreePool<N>> Queue for Ring<u64, N, F> {
     fn push(&self, v: u64) -> bool {
         self.try_push(v).is_ok()
     }
@@ -410,9 +414,19 @@ fn transfer_groups(c: &mut Criterion) {
     #[allow(deprecated)]
     let hl128: &'static Heapless = Box::leak(Box::new(Heapless::new()));
 
+    let ring64: &'static Ring<u64, 64> = Box::leak(Box::new(Ring::new()));
+    let small64: &'static SmallRing<u64, 64> = Box::leak(Box::new(SmallRing::new()));
+    let aq64: &'static ArrayQueue<u64> = Box::leak(Box::new(ArrayQueue::new(64)));
+
     for threads in [1usize, 2] {
-        for cap in [128usize, 1024] {
-            let peers: Vec<(&str, &dyn Queue)> = if cap == 128 {
+        for cap in [64usize, 128, 1024] {
+            let peers: Vec<(&str, &dyn Queue)> = if cap == 64 {
+                vec![
+                    ("sluicegate", ring64),
+                    ("sluicegate_mask", small64),
+                    ("crossbeam_arrayqueue", aq64),
+                ]
+            } else if cap == 128 {
                 vec![
                     ("sluicegate", ring128),
                     ("crossbeam_arrayqueue", aq128),
@@ -545,6 +559,9 @@ fn single_thread_cases() -> Vec<Case<'static>> {
             }
         })
     };
+    let ring64: &'static Ring<u64, 64> = Box::leak(Box::new(Ring::new()));
+    let small64: &'static SmallRing<u64, 64> = Box::leak(Box::new(SmallRing::new()));
+    let aq64: &'static ArrayQueue<u64> = Box::leak(Box::new(ArrayQueue::new(64)));
     let burst_ring: &'static Ring<u64, 128> = Box::leak(Box::new(Ring::new()));
     let burst_aq: &'static ArrayQueue<u64> = Box::leak(Box::new(ArrayQueue::new(128)));
     #[allow(unused_mut)] // pushed to with `critical-section`
@@ -582,6 +599,9 @@ fn single_thread_cases() -> Vec<Case<'static>> {
             pair(Box::leak(Box::new(aq))),
         ),
         ("mpmc_pair_128", "heapless", pair(hl)),
+        ("mpmc_pair_64", "sluicegate", pair(ring64)),
+        ("mpmc_pair_64", "sluicegate_mask", pair(small64)),
+        ("mpmc_pair_64", "crossbeam_arrayqueue", pair(aq64)),
     ];
     // `mpmc::cs` (feature `critical-section`: critical-section's `std`
     // implementation, a global mutex): for the instruction count of the
