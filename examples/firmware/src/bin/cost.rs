@@ -30,12 +30,13 @@ const ROUNDS: u32 = 16;
 /// Ring capacity (heapless's `Queue<_, 256>` holds 255).
 const CAP: usize = 256;
 
-/// Times `K` calls of `f` (through a pointer the optimiser cannot see).
+/// Times `k` calls of `f` (through a pointer the optimiser cannot see).
 #[inline(never)]
-fn timed<S>(s: &mut S, f: fn(&mut S, u32) -> u32) -> u32 {
+fn timed<S>(s: &mut S, f: fn(&mut S, u32) -> u32, k: u32) -> u32 {
     let f = black_box(f);
+    let k = black_box(k);
     let t0 = fw::now();
-    for i in 0..K {
+    for i in 0..k {
         black_box(f(s, black_box(i)));
     }
     fw::ticks(t0, fw::now())
@@ -56,9 +57,13 @@ struct Acc {
 
 impl Acc {
     fn add<S>(&mut self, s: &mut S, f: fn(&mut S, u32) -> u32) {
-        self.base += timed(s, empty::<S>) as u64;
-        self.op += timed(s, f) as u64;
-        self.calls += K;
+        self.add_k(s, f, K);
+    }
+    /// `k` calls instead of `K` (a ring of fewer than `K` slots).
+    fn add_k<S>(&mut self, s: &mut S, f: fn(&mut S, u32) -> u32, k: u32) {
+        self.base += timed(s, empty::<S>, k) as u64;
+        self.op += timed(s, f, k) as u64;
+        self.calls += k;
     }
     fn x10(&self, clock: &Clock) -> i64 {
         clock.insns_x10(self.op as i64 - self.base as i64, self.calls)
@@ -205,6 +210,18 @@ fn cs_mpmc_pop(q: &mut &sluicegate::mpmc::cs::Ring<u32, MPMC_CAP>, _: u32) -> u3
 fn cs_mpmc_overwrite(q: &mut &sluicegate::mpmc::cs::Ring<u32, MPMC_CAP>, v: u32) -> u32 {
     q.push_overwrite(v).into_item().unwrap_or(0)
 }
+/// The one-word free pool's capacity limit on Cortex-M (`usize::BITS`).
+const MASK_CAP: usize = 32;
+
+fn mask_mpmc_push(q: &mut &sluicegate::mpmc::SmallRing<u32, MASK_CAP>, v: u32) -> u32 {
+    q.try_push(v).is_ok() as u32
+}
+fn mask_mpmc_pop(q: &mut &sluicegate::mpmc::SmallRing<u32, MASK_CAP>, _: u32) -> u32 {
+    q.try_pop().unwrap_or(0)
+}
+fn mask_mpmc_overwrite(q: &mut &sluicegate::mpmc::SmallRing<u32, MASK_CAP>, v: u32) -> u32 {
+    q.push_overwrite(v).into_item().unwrap_or(0)
+}
 fn hl_mpmc_push(q: &mut &heapless::mpmc::Queue<u32, MPMC_CAP>, v: u32) -> u32 {
     q.enqueue(v).is_ok() as u32
 }
@@ -223,7 +240,7 @@ struct MpmcFigs {
     overwrite_evict: Acc,
 }
 
-/// Push `K` (of 128 slots), pop them, `ROUNDS` times; then full and empty.
+/// Push `K` (of `cap` slots), pop them, `ROUNDS` times; then full and empty.
 ///
 /// SCQ's index rings keep a `threshold` of `3N - 1` misses that every
 /// successful enqueue resets: until a full or empty ring has refused that many
@@ -236,6 +253,7 @@ struct MpmcFigs {
 /// one path, measured the same way.
 /// With `overwrite`, the evicting `push_overwrite` on the full ring last.
 fn mpmc_figs<S>(
+    cap: usize,
     s: &mut S,
     push: fn(&mut S, u32) -> u32,
     pop: fn(&mut S, u32) -> u32,
@@ -243,34 +261,34 @@ fn mpmc_figs<S>(
 ) -> MpmcFigs {
     let mut f = MpmcFigs::default();
     for _ in 0..ROUNDS {
-        f.ops.push.add(s, push);
-        f.ops.pop.add(s, pop);
-        f.ops.pop_empty.add(s, pop);
+        f.ops.push.add_k(s, push, cap as u32);
+        f.ops.pop.add_k(s, pop, cap as u32);
+        f.ops.pop_empty.add_k(s, pop, cap as u32);
     }
-    for _ in 0..3 * MPMC_CAP {
+    for _ in 0..3 * cap {
         pop(s, 0); // past the threshold
     }
     for _ in 0..ROUNDS {
-        f.pop_empty_steady.add(s, pop);
+        f.pop_empty_steady.add_k(s, pop, cap as u32);
     }
-    for i in 0..MPMC_CAP {
+    for i in 0..cap {
         push(s, i as u32);
     }
     for _ in 0..ROUNDS {
-        f.ops.push_full.add(s, push);
+        f.ops.push_full.add_k(s, push, cap as u32);
     }
-    for _ in 0..3 * MPMC_CAP {
+    for _ in 0..3 * cap {
         push(s, 0); // past the threshold (already, after `ROUNDS * K`)
     }
     for _ in 0..ROUNDS {
-        f.push_full_steady.add(s, push);
+        f.push_full_steady.add_k(s, push, cap as u32);
     }
     if let Some(overwrite) = overwrite {
         for _ in 0..ROUNDS {
-            f.overwrite_evict.add(s, overwrite);
+            f.overwrite_evict.add_k(s, overwrite, cap as u32);
         }
     }
-    for _ in 0..MPMC_CAP {
+    for _ in 0..cap {
         pop(s, 0);
     }
     f
@@ -284,6 +302,8 @@ static SG_MPMC: sluicegate::mpmc::Ring<u32, MPMC_CAP> = sluicegate::mpmc::Ring::
 static HL_MPMC: heapless::mpmc::Queue<u32, MPMC_CAP> = heapless::mpmc::Queue::new();
 
 static CS_MPMC: sluicegate::mpmc::cs::Ring<u32, MPMC_CAP> = sluicegate::mpmc::cs::Ring::new();
+
+static MASK_MPMC: sluicegate::mpmc::SmallRing<u32, MASK_CAP> = sluicegate::mpmc::SmallRing::new();
 
 /// The MPMC rows of one implementation.
 fn report_mpmc(clock: &Clock, implementation: &str, f: &MpmcFigs, evicts: bool) -> bool {
@@ -314,23 +334,36 @@ fn report_mpmc(clock: &Clock, implementation: &str, f: &MpmcFigs, evicts: bool) 
 #[inline(never)]
 fn mpmc(clock: &Clock) -> bool {
     let scq = mpmc_figs(
+        MPMC_CAP,
         &mut &SG_MPMC,
         sg_mpmc_push,
         sg_mpmc_pop,
         Some(sg_mpmc_overwrite),
     );
     let cs = mpmc_figs(
+        MPMC_CAP,
         &mut &CS_MPMC,
         cs_mpmc_push,
         cs_mpmc_pop,
         Some(cs_mpmc_overwrite),
     );
-    let theirs = mpmc_figs(&mut &HL_MPMC, hl_mpmc_push, hl_mpmc_pop, None);
+    let mask = mpmc_figs(
+        MASK_CAP,
+        &mut &MASK_MPMC,
+        mask_mpmc_push,
+        mask_mpmc_pop,
+        Some(mask_mpmc_overwrite),
+    );
+    let theirs = mpmc_figs(MPMC_CAP, &mut &HL_MPMC, hl_mpmc_push, hl_mpmc_pop, None);
     // Each evicting push replaced one item: every ring is empty again.
-    let drained = SG_MPMC.is_empty() && CS_MPMC.is_empty() && HL_MPMC.dequeue().is_none();
+    let drained = SG_MPMC.is_empty()
+        && CS_MPMC.is_empty()
+        && MASK_MPMC.is_empty()
+        && HL_MPMC.dequeue().is_none();
     drained
         & report_mpmc(clock, "sluicegate-mpmc", &scq, true)
         & report_mpmc(clock, "sluicegate-mpmc-cs", &cs, true)
+        & report_mpmc(clock, "sluicegate-mpmc-mask", &mask, true)
         & report_mpmc(clock, "heapless-mpmc", &theirs, false)
 }
 

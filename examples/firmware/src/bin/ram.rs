@@ -30,6 +30,24 @@ macro_rules! rows {
 #[entry]
 fn main() -> ! {
     rows!(8, 128, 1024);
+    line(
+        "sluicegate-mpmc-mask",
+        "u32",
+        8,
+        size_of::<mpmc::SmallRing<u32, 8>>(),
+    );
+    line(
+        "sluicegate-mpmc-mask",
+        "u32",
+        32,
+        size_of::<mpmc::SmallRing<u32, 32>>(),
+    );
+    line(
+        "sluicegate-mpmc",
+        "u32",
+        32,
+        size_of::<mpmc::Ring<u32, 32>>(),
+    );
     for n in [8, 128] {
         let bytes = match n {
             8 => size_of::<heapless::mpmc::Queue<u32, 8>>(),
