@@ -14,11 +14,12 @@
 //!   accounted for exactly once, by count and by sum of sequence numbers per
 //!   producer: popped by either side, or handed back to its pusher (rejected,
 //!   shed, or evicted). Each side takes any producer's items out in order, and
-//!   the handed-back counts match the ring's counters. The phase runs twice:
-//!   on the lock-free `mpmc::Ring`, where the interrupt lands inside
-//!   operations in progress, and on `mpmc::cs::Ring`, whose operations are
-//!   each one critical section, so the interrupt lands between them (and
-//!   its `push_overwrite` never hands the new item back).
+//!   the handed-back counts match the ring's counters. The phase runs three
+//!   times: on the lock-free `mpmc::Ring` and `mpmc::SmallRing` (its free
+//!   pool one word), where the interrupt lands inside operations in
+//!   progress, and on `mpmc::cs::Ring`, whose operations are each one
+//!   critical section, so the interrupt lands between them (and its
+//!   `push_overwrite` never hands the new item back).
 //! - Limiter: the main loop asks a `static` AIMD limiter for permits (a mix of
 //!   priority classes) as fast as it is allowed and hands each admitted permit,
 //!   stamped with the SysTick interrupt count, to the interrupt through a
@@ -46,8 +47,10 @@ use cortex_m::peripheral::SYST;
 use cortex_m_rt::{entry, exception};
 use critical_section::Mutex;
 use fw::{hprintln, Clock, Rng};
+
+mod events;
+use events::{mpmc_phase, MpmcIsr, CS_EVENTS, EVENTS, MASK_EVENTS};
 use sluicegate::limit::{Limiter, LimiterConfig, Permit, Priority, CLASSES};
-use sluicegate::mpmc;
 use sluicegate::spsc::{Consumer, Overwrite, Producer, Ring};
 use sluicegate::Overwritten;
 
@@ -115,243 +118,6 @@ impl SpscIsr {
             SPSC_DONE.store(true, Ordering::Release);
         }
     }
-}
-
-// --- MPMC: both sides push and pop ------------------------------------------
-
-const MPMC_CAP: usize = 8;
-/// Items each side pushes in the MPMC phase.
-const MPMC_ITEMS: u32 = 20_000;
-/// Producer ids, kept in the top bit of an item's tag.
-const FROM_MAIN: u32 = 0;
-const FROM_ISR: u32 = 1;
-
-static EVENTS: mpmc::Ring<Event, MPMC_CAP> = mpmc::Ring::new();
-static CS_EVENTS: mpmc::cs::Ring<Event, MPMC_CAP> = mpmc::cs::Ring::new();
-/// Set by the interrupt after its last MPMC push.
-static MPMC_ISR_DONE: AtomicBool = AtomicBool::new(false);
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-struct Event {
-    /// Producer (top bit) and its sequence number.
-    tag: u32,
-    check: u32,
-}
-
-impl Event {
-    fn new(from: u32, seq: u32) -> Self {
-        let tag = from << 31 | seq;
-        Self {
-            tag,
-            check: check_of(tag),
-        }
-    }
-    fn from(&self) -> usize {
-        (self.tag >> 31) as usize
-    }
-    fn seq(&self) -> u32 {
-        self.tag & 0x7FFF_FFFF
-    }
-}
-
-/// The two MPMC rings, seen the same way by the phase.
-trait EventRing: Sync {
-    fn try_push(&self, e: Event) -> Result<(), sluicegate::TryPushError<Event>>;
-    fn push_overwrite(&self, e: Event) -> Overwritten<Event>;
-    fn try_pop(&self) -> Option<Event>;
-    fn stats(&self) -> sluicegate::RingStats;
-    fn is_empty(&self) -> bool;
-}
-
-macro_rules! event_ring {
-    ($ring:ty) => {
-        impl EventRing for $ring {
-            fn try_push(&self, e: Event) -> Result<(), sluicegate::TryPushError<Event>> {
-                <$ring>::try_push(self, e)
-            }
-            fn push_overwrite(&self, e: Event) -> Overwritten<Event> {
-                <$ring>::push_overwrite(self, e)
-            }
-            fn try_pop(&self) -> Option<Event> {
-                <$ring>::try_pop(self)
-            }
-            fn stats(&self) -> sluicegate::RingStats {
-                <$ring>::stats(self)
-            }
-            fn is_empty(&self) -> bool {
-                <$ring>::is_empty(self)
-            }
-        }
-    };
-}
-event_ring!(mpmc::Ring<Event, MPMC_CAP>);
-event_ring!(mpmc::cs::Ring<Event, MPMC_CAP>);
-
-/// Count and sum of sequence numbers.
-#[derive(Clone, Copy, Default)]
-struct Tally {
-    count: u32,
-    sum: u64,
-}
-
-impl Tally {
-    fn add(&mut self, seq: u32) {
-        self.count += 1;
-        self.sum += seq as u64;
-    }
-    fn plus(self, other: Tally) -> Tally {
-        Tally {
-            count: self.count + other.count,
-            sum: self.sum + other.sum,
-        }
-    }
-}
-
-/// What one side (main or interrupt) saw of the MPMC ring.
-#[derive(Default)]
-struct Ledger {
-    produced: u32,
-    /// Items this side took out of the ring (pops and evictions), per producer.
-    taken: [Tally; 2],
-    /// Items handed back on push without entering (rejected, shed), per producer.
-    refused: [Tally; 2],
-    /// Last sequence number this side took out, per producer.
-    last_taken: [Option<u32>; 2],
-    rejected: u32,
-    /// `push_overwrite`s that handed the new item back.
-    overwrite_rejected: u32,
-    evicted: u32,
-    errors: u32,
-}
-
-impl Ledger {
-    fn took(&mut self, e: Event) {
-        let from = e.from();
-        if e.check != check_of(e.tag) || self.last_taken[from].is_some_and(|l| e.seq() <= l) {
-            self.errors += 1;
-        }
-        self.last_taken[from] = Some(e.seq());
-        self.taken[from].add(e.seq());
-    }
-
-    /// Pushes this side's next item, alternating the two kinds of push.
-    fn push(&mut self, ring: &dyn EventRing, from: u32) {
-        let new = Event::new(from, self.produced);
-        self.produced += 1;
-        if self.produced & 1 == 0 {
-            if let Err(full) = ring.try_push(new) {
-                self.rejected += 1;
-                self.refused[from as usize].add(full.into_inner().seq());
-            }
-        } else {
-            match ring.push_overwrite(new) {
-                Overwritten::Stored => {}
-                Overwritten::Rejected(_) => {
-                    self.rejected += 1;
-                    self.overwrite_rejected += 1;
-                    self.refused[from as usize].add(new.seq());
-                }
-                Overwritten::Evicted(old) => {
-                    self.evicted += 1;
-                    self.took(old);
-                }
-            }
-        }
-    }
-
-    fn pop(&mut self, ring: &dyn EventRing) -> bool {
-        match ring.try_pop() {
-            Some(e) => {
-                self.took(e);
-                true
-            }
-            None => false,
-        }
-    }
-}
-
-/// The interrupt's side of the MPMC phase.
-struct MpmcIsr {
-    ring: &'static dyn EventRing,
-    ledger: Ledger,
-    ticks: u32,
-}
-
-impl MpmcIsr {
-    fn tick(&mut self) {
-        self.ticks += 1;
-        if self.ledger.produced < MPMC_ITEMS {
-            self.ledger.push(self.ring, FROM_ISR);
-            if self.ledger.produced == MPMC_ITEMS {
-                MPMC_ISR_DONE.store(true, Ordering::Release);
-            }
-        }
-        if self.ticks & 1 == 0 {
-            self.ledger.pop(self.ring);
-        }
-    }
-}
-
-/// One MPMC phase on `ring`; `name` for the report. With `holds_nothing`
-/// (the critical-section ring) `push_overwrite` must never hand back the new
-/// item.
-fn mpmc_phase(
-    ring: &'static dyn EventRing,
-    name: &str,
-    holds_nothing: bool,
-) -> (bool, Ledger, Ledger) {
-    MPMC_ISR_DONE.store(false, Ordering::Relaxed);
-    with_isr(|isr| {
-        isr.mpmc = Some(MpmcIsr {
-            ring,
-            ledger: Ledger::default(),
-            ticks: 0,
-        })
-    });
-    let mut main = Ledger::default();
-    let mut rng = Rng::new(0x0BAD_CAFE);
-    while main.produced < MPMC_ITEMS || !MPMC_ISR_DONE.load(Ordering::Acquire) {
-        if main.produced < MPMC_ITEMS {
-            main.push(ring, FROM_MAIN);
-        }
-        if rng.next_u32() & 1 == 0 {
-            main.pop(ring);
-        }
-        fw::spin(rng.range(0, 300));
-    }
-    let isr = with_isr(|isr| isr.mpmc.take().expect("mpmc state")).ledger;
-    while main.pop(ring) {}
-
-    let stats = ring.stats();
-    let mut ok = main.errors == 0 && isr.errors == 0;
-    for from in [FROM_MAIN, FROM_ISR] {
-        let f = from as usize;
-        let n = MPMC_ITEMS as u64;
-        let all = main.taken[f]
-            .plus(main.refused[f])
-            .plus(isr.taken[f])
-            .plus(isr.refused[f]);
-        ok &= all.count == MPMC_ITEMS && all.sum == n * (n - 1) / 2;
-    }
-    ok &= stats.rejected as u32 == main.rejected + isr.rejected
-        && stats.overwritten as u32 == main.evicted + isr.evicted
-        && ring.is_empty()
-        && stats.overwritten > 0
-        && stats.rejected > 0
-        && (!holds_nothing || main.overwrite_rejected + isr.overwrite_rejected == 0);
-    hprintln!(
-        "{}: pushed main={} isr={}; taken by main={} by isr={}; evicted={} rejected={} order+payload errors={} -> {}",
-        name,
-        main.produced,
-        isr.produced,
-        main.taken[0].plus(main.taken[1]).count,
-        isr.taken[0].plus(isr.taken[1]).count,
-        stats.overwritten,
-        stats.rejected,
-        main.errors + isr.errors,
-        if ok { "ok" } else { "MISMATCH" }
-    );
-    (ok, main, isr)
 }
 
 // --- Limiter: main acquires, the interrupt ends the permits -----------------
@@ -771,11 +537,12 @@ fn main() -> ! {
     let (spsc_ok, spsc) = spsc_phase();
     let (scq_ok, mpmc_main, mpmc_isr) = mpmc_phase(&EVENTS, "mpmc", false);
     let (cs_ok, cs_main, cs_isr) = mpmc_phase(&CS_EVENTS, "mpmc::cs", true);
+    let (mask_ok, mask_main, mask_isr) = mpmc_phase(&MASK_EVENTS, "mpmc::SmallRing", false);
     let (limit_ok, limit) = limit_phase();
 
     with_isr(|isr| isr.syst.disable_interrupt());
     #[allow(unused_mut)]
-    let mut ok = spsc_ok && scq_ok && cs_ok && limit_ok;
+    let mut ok = spsc_ok && scq_ok && cs_ok && mask_ok && limit_ok;
     #[cfg(feature = "defmt")]
     {
         let bytes = fw::defmt_bytes();
@@ -783,7 +550,7 @@ fn main() -> ! {
         ok &= bytes > 0;
     }
     hprintln!(
-        "{} ({}, {}): {} spsc[produced={} received={} overwritten={} shed-mid-pop={}] mpmc[pushed={} evicted={} rejected={}] mpmc::cs[pushed={} evicted={} rejected={}] limit[admitted={} shed={} success/drop/ignore={}/{}/{} up={} down={} range={}..={}]",
+        "{} ({}, {}): {} spsc[produced={} received={} overwritten={} shed-mid-pop={}] mpmc[pushed={} evicted={} rejected={}] mpmc::cs[pushed={} evicted={} rejected={}] mpmc::SmallRing[pushed={} evicted={} rejected={}] limit[admitted={} shed={} success/drop/ignore={}/{}/{} up={} down={} range={}..={}]",
         fw::BOARD,
         fw::CORE,
         fw::CAS,
@@ -798,6 +565,9 @@ fn main() -> ! {
         cs_main.produced + cs_isr.produced,
         cs_main.evicted + cs_isr.evicted,
         cs_main.rejected + cs_isr.rejected,
+        mask_main.produced + mask_isr.produced,
+        mask_main.evicted + mask_isr.evicted,
+        mask_main.rejected + mask_isr.rejected,
         limit.admitted,
         limit.shed,
         limit.succeeded,
