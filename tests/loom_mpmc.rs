@@ -1,8 +1,10 @@
 //! loom models of `mpmc::Ring`. Run with
 //! `RUSTFLAGS="--cfg sluicegate_loom" LOOM_MAX_PREEMPTIONS=2 cargo test --release --test loom_mpmc`.
 //!
-//! Each model runs twice: on the default ring (`FreeIndices`) and on the
-//! one with the one-word free pool (`FreeMask`, the `loom_mpmc_mask_*` tests).
+//! Each model runs twice: on the default ring (`FreeIndices`, the tests in
+//! `default_pool`) and on the one with the one-word free pool (`FreeMask`,
+//! in `mask_pool`); the list is at the end.
+//!
 //! Every model ends by draining the ring on one thread and checks exact
 //! accounting: each item pushed is popped, handed back, or shed exactly once.
 
@@ -10,7 +12,7 @@
 
 use loom::sync::Arc;
 use loom::thread;
-use sluicegate::mpmc::{FreeIndices, FreeMask, FreePool, Ring};
+use sluicegate::mpmc::{FreePool, Ring};
 
 fn drain<F: FreePool<2>>(r: &Ring<u32, 2, F>) -> Vec<u32> {
     let mut out = Vec::new();
@@ -26,16 +28,6 @@ fn assert_exactly(mut seen: Vec<u32>, mut want: Vec<u32>) {
     assert_eq!(seen, want);
 }
 
-#[test]
-fn loom_mpmc_push_pop() {
-    loom::model(push_pop::<FreeIndices<2>>);
-}
-
-#[test]
-fn loom_mpmc_mask_push_pop() {
-    loom::model(push_pop::<FreeMask>);
-}
-
 fn push_pop<F: FreePool<2>>() {
     let r = Arc::new(Ring::<u32, 2, F>::new());
     r.try_push(1).unwrap();
@@ -47,16 +39,6 @@ fn push_pop<F: FreePool<2>>() {
     let mut seen = drain(&r);
     seen.extend(popped);
     assert_exactly(seen, vec![1, 2]);
-}
-
-#[test]
-fn loom_mpmc_push_pop_empty() {
-    loom::model(push_pop_empty::<FreeIndices<2>>);
-}
-
-#[test]
-fn loom_mpmc_mask_push_pop_empty() {
-    loom::model(push_pop_empty::<FreeMask>);
 }
 
 fn push_pop_empty<F: FreePool<2>>() {
@@ -74,16 +56,6 @@ fn push_pop_empty<F: FreePool<2>>() {
     assert_eq!(drain(&r), vec![8, 9]);
 }
 
-#[test]
-fn loom_mpmc_push_push() {
-    loom::model(push_push::<FreeIndices<2>>);
-}
-
-#[test]
-fn loom_mpmc_mask_push_push() {
-    loom::model(push_push::<FreeMask>);
-}
-
 fn push_push<F: FreePool<2>>() {
     let r = Arc::new(Ring::<u32, 2, F>::new());
     let r2 = r.clone();
@@ -92,16 +64,6 @@ fn push_push<F: FreePool<2>>() {
     assert!(p.join().unwrap() && mine, "two pushes fit in two slots");
     assert_exactly(drain(&r), vec![1, 2]);
     assert_eq!(r.stats().rejected, 0);
-}
-
-#[test]
-fn loom_mpmc_pop_pop() {
-    loom::model(pop_pop::<FreeIndices<2>>);
-}
-
-#[test]
-fn loom_mpmc_mask_pop_pop() {
-    loom::model(pop_pop::<FreeMask>);
 }
 
 fn pop_pop<F: FreePool<2>>() {
@@ -115,16 +77,6 @@ fn pop_pop<F: FreePool<2>>() {
     assert!(a.is_some() && b.is_some(), "two items for two pops");
     assert_exactly(vec![a.unwrap(), b.unwrap()], vec![1, 2]);
     assert_eq!(r.try_pop(), None);
-}
-
-#[test]
-fn loom_mpmc_overwrite_against_pop() {
-    loom::model(overwrite_against_pop::<FreeIndices<2>>);
-}
-
-#[test]
-fn loom_mpmc_mask_overwrite_against_pop() {
-    loom::model(overwrite_against_pop::<FreeMask>);
 }
 
 fn overwrite_against_pop<F: FreePool<2>>() {
@@ -149,16 +101,6 @@ fn overwrite_against_pop<F: FreePool<2>>() {
     }
 }
 
-#[test]
-fn loom_mpmc_overwrite_against_overwrite() {
-    loom::model(overwrite_against_overwrite::<FreeIndices<2>>);
-}
-
-#[test]
-fn loom_mpmc_mask_overwrite_against_overwrite() {
-    loom::model(overwrite_against_overwrite::<FreeMask>);
-}
-
 fn overwrite_against_overwrite<F: FreePool<2>>() {
     let r = Arc::new(Ring::<u32, 2, F>::new());
     r.try_push(1).unwrap();
@@ -174,16 +116,6 @@ fn overwrite_against_overwrite<F: FreePool<2>>() {
     assert_eq!(shed, vec![1, 2]);
     assert_eq!(r.stats().overwritten, 2);
     assert_exactly(drain(&r), vec![3, 4]);
-}
-
-#[test]
-fn loom_mpmc_overwrite_against_push() {
-    loom::model(overwrite_against_push::<FreeIndices<2>>);
-}
-
-#[test]
-fn loom_mpmc_mask_overwrite_against_push() {
-    loom::model(overwrite_against_push::<FreeMask>);
 }
 
 fn overwrite_against_push<F: FreePool<2>>() {
@@ -203,16 +135,6 @@ fn overwrite_against_push<F: FreePool<2>>() {
 
 /// heapless #583: on a full ring, two contexts that each pop one item and
 /// push one back never see `Full` (nor an empty ring).
-#[test]
-fn loom_mpmc_pop_then_push_on_full_ring_never_full() {
-    loom::model(pop_then_push_on_full_ring_never_full::<FreeIndices<2>>);
-}
-
-#[test]
-fn loom_mpmc_mask_pop_then_push_on_full_ring_never_full() {
-    loom::model(pop_then_push_on_full_ring_never_full::<FreeMask>);
-}
-
 fn pop_then_push_on_full_ring_never_full<F: FreePool<2>>() {
     let r = Arc::new(Ring::<u32, 2, F>::with_start(usize::MAX - 2));
     r.try_push(1).unwrap();
@@ -231,16 +153,6 @@ fn pop_then_push_on_full_ring_never_full<F: FreePool<2>>() {
 
 /// Two producers and a consumer that pops twice, across the wrap of the
 /// position counters.
-#[test]
-fn loom_mpmc_two_producers_one_consumer_wrapping() {
-    loom::model(two_producers_one_consumer_wrapping::<FreeIndices<2>>);
-}
-
-#[test]
-fn loom_mpmc_mask_two_producers_one_consumer_wrapping() {
-    loom::model(two_producers_one_consumer_wrapping::<FreeMask>);
-}
-
 fn two_producers_one_consumer_wrapping<F: FreePool<2>>() {
     let r = Arc::new(Ring::<u32, 2, F>::with_start(usize::MAX));
     let (ra, rb) = (r.clone(), r.clone());
@@ -258,16 +170,6 @@ fn two_producers_one_consumer_wrapping<F: FreePool<2>>() {
 /// Pops that overtake pushes on an empty ring (the path where a consumer
 /// closes a position before its producer arrives, and `tail` catches up):
 /// nothing is lost and one producer's items come out in order.
-#[test]
-fn loom_mpmc_pops_overtake_pushes() {
-    loom::model(pops_overtake_pushes::<FreeIndices<2>>);
-}
-
-#[test]
-fn loom_mpmc_mask_pops_overtake_pushes() {
-    loom::model(pops_overtake_pushes::<FreeMask>);
-}
-
 fn pops_overtake_pushes<F: FreePool<2>>() {
     let r = Arc::new(Ring::<u32, 2, F>::new());
     let r2 = r.clone();
@@ -299,16 +201,6 @@ fn drain_closed<const M: usize, F: FreePool<M>>(r: &Ring<u32, M, F>) -> Vec<u32>
 /// A push, a close and a pop race: a pop that answers "closed and drained"
 /// is never followed by the push landing; a refused push hands its item
 /// back; nothing is lost.
-#[test]
-fn loom_mpmc_close_vs_push_and_pop() {
-    loom::model(close_vs_push_and_pop::<FreeIndices<2>>);
-}
-
-#[test]
-fn loom_mpmc_mask_close_vs_push_and_pop() {
-    loom::model(close_vs_push_and_pop::<FreeMask>);
-}
-
 fn close_vs_push_and_pop<F: FreePool<2>>() {
     let r = Arc::new(Ring::<u32, 2, F>::new());
     r.try_push(1).unwrap();
@@ -332,16 +224,6 @@ fn close_vs_push_and_pop<F: FreePool<2>>() {
 /// the evicted item comes back to the evicting caller, the new one is in
 /// the ring or handed back, and a pop that answered "closed and drained"
 /// is never followed by the new item landing.
-#[test]
-fn loom_mpmc_close_vs_eviction() {
-    loom::model(close_vs_eviction::<FreeIndices<1>>);
-}
-
-#[test]
-fn loom_mpmc_mask_close_vs_eviction() {
-    loom::model(close_vs_eviction::<FreeMask>);
-}
-
 fn close_vs_eviction<F: FreePool<1>>() {
     let r = Arc::new(Ring::<u32, 1, F>::new());
     r.try_push(1).unwrap();
@@ -363,16 +245,6 @@ fn close_vs_eviction<F: FreePool<1>>() {
 
 /// A burst push against a burst pop: the popped items are a prefix of the
 /// burst, in order, and every item is accounted for.
-#[test]
-fn loom_mpmc_push_burst_vs_pop_burst() {
-    loom::model(push_burst_vs_pop_burst::<FreeIndices<2>>);
-}
-
-#[test]
-fn loom_mpmc_mask_push_burst_vs_pop_burst() {
-    loom::model(push_burst_vs_pop_burst::<FreeMask>);
-}
-
 fn push_burst_vs_pop_burst<F: FreePool<2>>() {
     let r = Arc::new(Ring::<u32, 2, F>::new());
     let r2 = r.clone();
@@ -388,16 +260,6 @@ fn push_burst_vs_pop_burst<F: FreePool<2>>() {
 
 /// Two burst pushes on a ring with room for one each: both fit; each one's
 /// item comes out once.
-#[test]
-fn loom_mpmc_push_burst_vs_try_push() {
-    loom::model(push_burst_vs_try_push::<FreeIndices<2>>);
-}
-
-#[test]
-fn loom_mpmc_mask_push_burst_vs_try_push() {
-    loom::model(push_burst_vs_try_push::<FreeMask>);
-}
-
 fn push_burst_vs_try_push<F: FreePool<2>>() {
     let r = Arc::new(Ring::<u32, 2, F>::new());
     let r2 = r.clone();
@@ -410,16 +272,6 @@ fn push_burst_vs_try_push<F: FreePool<2>>() {
 
 /// A burst pop against a single pop on a full ring: they take disjoint
 /// items, together all of them, the burst's in ring order.
-#[test]
-fn loom_mpmc_pop_burst_vs_try_pop() {
-    loom::model(pop_burst_vs_try_pop::<FreeIndices<2>>);
-}
-
-#[test]
-fn loom_mpmc_mask_pop_burst_vs_try_pop() {
-    loom::model(pop_burst_vs_try_pop::<FreeMask>);
-}
-
 fn pop_burst_vs_try_pop<F: FreePool<2>>() {
     let r = Arc::new(Ring::<u32, 2, F>::new());
     assert_eq!(r.push_burst(&[1, 2]), 2);
@@ -443,16 +295,6 @@ fn pop_burst_vs_try_pop<F: FreePool<2>>() {
 /// A burst push racing a close: what went in drains, what did not was
 /// refused, nothing is counted as rejected, and nothing lands after the
 /// drained answer.
-#[test]
-fn loom_mpmc_push_burst_vs_close() {
-    loom::model(push_burst_vs_close::<FreeIndices<2>>);
-}
-
-#[test]
-fn loom_mpmc_mask_push_burst_vs_close() {
-    loom::model(push_burst_vs_close::<FreeMask>);
-}
-
 fn push_burst_vs_close<F: FreePool<2>>() {
     let r = Arc::new(Ring::<u32, 2, F>::new());
     let r2 = r.clone();
@@ -475,3 +317,44 @@ fn push_burst_vs_close<F: FreePool<2>>() {
     assert_eq!(seen, vec![1, 2][..n].to_vec());
     assert_eq!(r.stats().rejected, 0);
 }
+
+/// The `#[test]`s: each model on both pools.
+macro_rules! on_both_pools {
+    ($($model:ident($n:literal)),* $(,)?) => {
+        mod default_pool {
+            $(
+                #[test]
+                fn $model() {
+                    loom::model(super::$model::<sluicegate::mpmc::FreeIndices<$n>>);
+                }
+            )*
+        }
+        mod mask_pool {
+            $(
+                #[test]
+                fn $model() {
+                    loom::model(super::$model::<sluicegate::mpmc::FreeMask>);
+                }
+            )*
+        }
+    };
+}
+
+on_both_pools!(
+    push_pop(2),
+    push_pop_empty(2),
+    push_push(2),
+    pop_pop(2),
+    overwrite_against_pop(2),
+    overwrite_against_overwrite(2),
+    overwrite_against_push(2),
+    pop_then_push_on_full_ring_never_full(2),
+    two_producers_one_consumer_wrapping(2),
+    pops_overtake_pushes(2),
+    close_vs_push_and_pop(2),
+    close_vs_eviction(1),
+    push_burst_vs_pop_burst(2),
+    push_burst_vs_try_push(2),
+    pop_burst_vs_try_pop(2),
+    push_burst_vs_close(2),
+);
