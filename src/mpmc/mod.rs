@@ -21,7 +21,7 @@
 //! **On a single-core microcontroller, use [`cs::Ring`] instead** (feature
 //! `critical-section`): the same API, counters and outcomes, each operation
 //! one critical section, at a sixth to a seventh of this ring's instructions
-//! on a Cortex-M0 (19 against 120-141 per push or pop under QEMU) and a fifth
+//! on a Cortex-M0 (18-19 against 116-134 per push or pop under QEMU) and a fifth
 //! of its RAM, with the stronger guarantee that no context is
 //! ever suspended inside an operation. On thumbv6m this ring's atomics are
 //! themselves critical sections (seven to eight per operation with
