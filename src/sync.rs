@@ -23,6 +23,15 @@ pub(crate) use portable_atomic::AtomicUsize;
 #[allow(unused_imports)] // unused on targets without CAS
 pub(crate) use core::sync::atomic::AtomicUsize;
 
+#[cfg(all(not(sluicegate_loom), not(feature = "portable-atomic")))]
+#[allow(unused_imports)] // unused on targets without CAS
+pub(crate) use core::sync::atomic::AtomicU32;
+/// 32-bit atomics, for `mpmc::FreeBits`'s words (32 slots each on every target).
+#[cfg(sluicegate_loom)]
+pub(crate) use loom::sync::atomic::AtomicU32;
+#[cfg(all(not(sluicegate_loom), feature = "portable-atomic"))]
+pub(crate) use portable_atomic::AtomicU32;
+
 pub(crate) use core::sync::atomic::Ordering;
 
 /// A memory fence (the waiter protocol's `SeqCst` fences, `src/wait.rs`).
@@ -281,6 +290,12 @@ pub(crate) mod pause {
     /// The one-word free pool (`FreeMask`): a take (or a burst's) after
     /// loading the word, before its CAS.
     pub(crate) const MPMC_MASK_TAKE: Point = Point("mpmc.mask.take");
+    /// The bitmap free pool (`FreeBits`): a take (or a burst's) after
+    /// reserving its slots in the count, before claiming their bits.
+    pub(crate) const MPMC_BITS_RESERVED: Point = Point("mpmc.bits.reserved");
+    /// The bitmap free pool: a give after setting its bits, before adding
+    /// them to the count.
+    pub(crate) const MPMC_BITS_GIVEN: Point = Point("mpmc.bits.given");
 
     /// Limiter admission, between loading the word and the counters.
     pub(crate) const LIMIT_BETWEEN_LOADS: Point = Point("limit.admit.loaded");

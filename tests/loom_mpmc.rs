@@ -1,9 +1,10 @@
 //! loom models of `mpmc::Ring`. Run with
 //! `RUSTFLAGS="--cfg sluicegate_loom" LOOM_MAX_PREEMPTIONS=2 cargo test --release --test loom_mpmc`.
 //!
-//! Each model runs twice: on the default ring (`FreeIndices`, the tests in
-//! `default_pool`) and on the one with the one-word free pool (`FreeMask`,
-//! in `mask_pool`); the list is at the end.
+//! Each model runs on each free pool: the default (`FreeIndices`, the tests
+//! in `default_pool`), the one-word mask (`FreeMask`, in `mask_pool`) and the
+//! bitmap with its count (`FreeBits<1>`, in `bits_pool`); the list is at the
+//! end.
 //!
 //! Every model ends by draining the ring on one thread and checks exact
 //! accounting: each item pushed is popped, handed back, or shed exactly once.
@@ -318,8 +319,8 @@ fn push_burst_vs_close<F: FreePool<2>>() {
     assert_eq!(r.stats().rejected, 0);
 }
 
-/// The `#[test]`s: each model on both pools.
-macro_rules! on_both_pools {
+/// The `#[test]`s: each model on each pool.
+macro_rules! on_every_pool {
     ($($model:ident($n:literal)),* $(,)?) => {
         mod default_pool {
             $(
@@ -337,10 +338,18 @@ macro_rules! on_both_pools {
                 }
             )*
         }
+        mod bits_pool {
+            $(
+                #[test]
+                fn $model() {
+                    loom::model(super::$model::<sluicegate::mpmc::FreeBits<1>>);
+                }
+            )*
+        }
     };
 }
 
-on_both_pools!(
+on_every_pool!(
     push_pop(2),
     push_pop_empty(2),
     push_push(2),

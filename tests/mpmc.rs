@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 
 use common::{drop_counter, Counted, Rng};
-use sluicegate::mpmc::{FreePool, Ring, SmallRing};
+use sluicegate::mpmc::{FreeBits, FreePool, Ring, SmallRing};
 use sluicegate::{Overwritten, RingStats};
 
 #[test]
@@ -141,6 +141,10 @@ fn matches_vecdeque_model() {
     check_against_model(&SmallRing::<u64, 2>::new(), steps, 12);
     check_against_model(&SmallRing::<u64, 8>::new(), steps, 13);
     check_against_model(&SmallRing::<u64, 64>::new(), steps, 14);
+    check_against_model(&Ring::<u64, 1, FreeBits<1>>::new(), steps, 21);
+    check_against_model(&Ring::<u64, 8, FreeBits<1>>::new(), steps, 22);
+    check_against_model(&Ring::<u64, 64, FreeBits<2>>::new(), steps, 23);
+    check_against_model(&Ring::<u64, 256, FreeBits<8>>::new(), steps, 24);
 }
 
 /// Position counters that start just before the two wrap points: where the
@@ -159,6 +163,7 @@ fn wrap_around_near_integer_limit() {
             check_against_model(&Ring::<u64, 4>::with_start(start), steps, 6);
             check_against_model(&Ring::<u64, 16>::with_start(start), steps, 7);
             check_against_model(&SmallRing::<u64, 4>::with_start(start), steps, 8);
+            check_against_model(&Ring::<u64, 64, FreeBits<2>>::with_start(start), steps, 9);
         }
     }
 }
@@ -167,6 +172,7 @@ fn wrap_around_near_integer_limit() {
 fn drops_each_item_exactly_once() {
     drops_each_item_exactly_once_in(Ring::<Counted, 4>::new());
     drops_each_item_exactly_once_in(SmallRing::<Counted, 4>::new());
+    drops_each_item_exactly_once_in(Ring::<Counted, 4, FreeBits<1>>::new());
 }
 
 fn drops_each_item_exactly_once_in<F: FreePool<4>>(r: Ring<Counted, 4, F>) {
@@ -230,6 +236,7 @@ fn ring_is_send_and_sync_for_send_items() {
     check::<Ring<Box<u8>, 4>>();
     check::<Ring<std::cell::Cell<u8>, 4>>(); // Cell is Send: Sync ring is fine
     check::<SmallRing<std::cell::Cell<u8>, 4>>();
+    check::<Ring<std::cell::Cell<u8>, 64, FreeBits<2>>>();
 }
 
 #[test]

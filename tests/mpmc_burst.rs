@@ -5,7 +5,7 @@
 #![cfg(not(sluicegate_loom))]
 
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use sluicegate::mpmc::{FreeIndices, FreeMask, FreePool, Ring, SmallRing};
+use sluicegate::mpmc::{FreeBits, FreeIndices, FreeMask, FreePool, Ring, SmallRing};
 use std::collections::VecDeque;
 use std::sync::Barrier;
 use std::thread;
@@ -95,6 +95,9 @@ fn bursts_match_a_fifo_model() {
     against_model(&SmallRing::<u32, 4>::new(), 12, ops());
     against_model(&SmallRing::<u32, 32>::new(), 13, ops());
     against_model(&SmallRing::<u32, 64>::new(), 14, ops());
+    against_model(&Ring::<u32, 4, FreeBits<1>>::new(), 21, ops());
+    against_model(&Ring::<u32, 64, FreeBits<2>>::new(), 22, ops());
+    against_model(&Ring::<u32, 128, FreeBits<4>>::new(), 23, ops());
 }
 
 #[test]
@@ -104,6 +107,11 @@ fn bursts_across_both_wrap_points() {
         against_model(&Ring::<u32, 8>::with_start(start), 5, ops() / 4);
         against_model(&Ring::<u32, 64>::with_start(start), 6, ops() / 4);
         against_model(&SmallRing::<u32, 8>::with_start(start), 7, ops() / 4);
+        against_model(
+            &Ring::<u32, 64, FreeBits<2>>::with_start(start),
+            8,
+            ops() / 4,
+        );
     }
 }
 
@@ -211,6 +219,7 @@ fn stress<const N: usize, F: FreePool<N>>() {
 fn stress_bursts_n2() {
     stress::<2, FreeIndices<2>>();
     stress::<2, FreeMask>();
+    stress::<2, FreeBits<1>>();
 }
 
 #[test]
@@ -227,7 +236,12 @@ fn stress_bursts_n128() {
 }
 
 #[test]
-#[cfg_attr(miri, ignore = "Miri runs the mask's burst stress at N = 2")]
-fn stress_bursts_n64_mask() {
+#[cfg_attr(
+    miri,
+    ignore = "Miri runs the mask's and the bits' burst stress at N = 2"
+)]
+fn stress_bursts_n64_mask_and_bits() {
     stress::<64, FreeMask>();
+    stress::<64, FreeBits<2>>();
+    stress::<128, FreeBits<4>>();
 }

@@ -4,7 +4,7 @@
 #![cfg(not(sluicegate_loom))]
 
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use sluicegate::mpmc::{FreeIndices, FreeMask, FreePool, Ring};
+use sluicegate::mpmc::{FreeBits, FreeIndices, FreeMask, FreePool, Ring};
 use std::sync::{Arc, Barrier};
 use std::thread;
 
@@ -189,8 +189,10 @@ fn stress_4x4_try_push_exact_accounting() {
     run::<8, FreeIndices<8>>(false);
     run::<1024, FreeIndices<1024>>(false);
     run::<8, FreeMask>(false);
+    run::<64, FreeBits<2>>(false);
     if !cfg!(miri) {
         run::<64, FreeMask>(false);
+        run::<1024, FreeBits<32>>(false);
     }
 }
 
@@ -201,6 +203,7 @@ fn stress_4x4_push_overwrite_exact_accounting() {
     run::<8, FreeMask>(true);
     if !cfg!(miri) {
         run::<64, FreeMask>(true);
+        run::<64, FreeBits<2>>(true);
     }
 }
 
@@ -242,8 +245,10 @@ fn no_spurious_full_pop_then_push_on_full_ring_heapless_583() {
     pop_then_push_never_full::<4, FreeIndices<4>>();
     pop_then_push_never_full::<64, FreeIndices<64>>();
     pop_then_push_never_full::<2, FreeMask>();
+    pop_then_push_never_full::<2, FreeBits<1>>();
     if !cfg!(miri) {
         pop_then_push_never_full::<64, FreeMask>();
+        pop_then_push_never_full::<64, FreeBits<2>>();
     }
 }
 
@@ -301,5 +306,7 @@ fn stress_more_threads_than_capacity() {
         run::<1, FreeMask>(false);
         run::<2, FreeMask>(true);
         run::<2, FreeMask>(false);
+        run::<1, FreeBits<1>>(true);
+        run::<2, FreeBits<1>>(false);
     }
 }

@@ -25,6 +25,21 @@ fn measured() -> Vec<(&'static str, usize, usize)> {
     rows.push(("mpmc::SmallRing", 8, size_of::<mpmc::SmallRing<u32, 8>>()));
     rows.push(("mpmc::SmallRing", 64, size_of::<mpmc::SmallRing<u32, 64>>()));
     rows.push(("mpmc::Ring", 64, size_of::<mpmc::Ring<u32, 64>>()));
+    rows.push((
+        "mpmc::Ring<FreeBits>",
+        8,
+        size_of::<mpmc::Ring<u32, 8, mpmc::FreeBits<1>>>(),
+    ));
+    rows.push((
+        "mpmc::Ring<FreeBits>",
+        128,
+        size_of::<mpmc::Ring<u32, 128, mpmc::FreeBits<4>>>(),
+    ));
+    rows.push((
+        "mpmc::Ring<FreeBits>",
+        1024,
+        size_of::<mpmc::Ring<u32, 1024, mpmc::FreeBits<32>>>(),
+    ));
     rows.push(("limit::Limiter", 0, size_of::<Limiter>()));
     rows
 }
@@ -51,6 +66,9 @@ fn ram_on_x86_64_is_what_the_readme_says() {
         ("mpmc::Ring", 64, 3200),
         ("mpmc::SmallRing", 8, 768),
         ("mpmc::SmallRing", 64, 1920),
+        ("mpmc::Ring<FreeBits>", 8, 896),
+        ("mpmc::Ring<FreeBits>", 128, 3328),
+        ("mpmc::Ring<FreeBits>", 1024, 21248),
         ("limit::Limiter", 0, 512),
     ];
     let got = measured();

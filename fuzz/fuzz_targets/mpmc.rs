@@ -1,4 +1,4 @@
-//! The MPMC ring (with either free pool: `Ring` and `SmallRing`),
+//! The MPMC ring (with each free pool: `Ring`, `SmallRing`, `FreeBits`),
 //! sequentially, against a `VecDeque`: try_push,
 //! push_overwrite, try_pop, push_iter, drain, clear, close and the pops and
 //! pushes of a closed ring, the blocking calls where they cannot wait, len,
@@ -11,14 +11,13 @@
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use sluicegate::mpmc::{Ring, SmallRing};
+use sluicegate::mpmc::{FreeBits, Ring, SmallRing};
 use sluicegate_fuzz::mpmc::{run, Op};
-use sluicegate_fuzz::{Cap, Item, Start};
+use sluicegate_fuzz::{Cap, Item, Pool, Start};
 
 #[derive(Arbitrary, Debug)]
 struct Input {
-    /// `SmallRing` (the one-word free pool) instead of `Ring`.
-    mask: bool,
+    pool: Pool,
     cap: Cap,
     start: Start,
     ops: Vec<Op>,
@@ -26,12 +25,17 @@ struct Input {
 
 fuzz_target!(|input: Input| {
     let start = input.start.position();
-    match (input.mask, input.cap) {
-        (false, Cap::One) => run(Ring::<Item, 1>::with_start(start), &input.ops),
-        (false, Cap::Two) => run(Ring::<Item, 2>::with_start(start), &input.ops),
-        (false, Cap::Eight) => run(Ring::<Item, 8>::with_start(start), &input.ops),
-        (true, Cap::One) => run(SmallRing::<Item, 1>::with_start(start), &input.ops),
-        (true, Cap::Two) => run(SmallRing::<Item, 2>::with_start(start), &input.ops),
-        (true, Cap::Eight) => run(SmallRing::<Item, 8>::with_start(start), &input.ops),
+    let ops = &input.ops;
+    match (input.pool, input.cap) {
+        (Pool::Indices, Cap::One) => run(Ring::<Item, 1>::with_start(start), ops),
+        (Pool::Indices, Cap::Two) => run(Ring::<Item, 2>::with_start(start), ops),
+        (Pool::Indices, Cap::Eight) => run(Ring::<Item, 8>::with_start(start), ops),
+        (Pool::Mask, Cap::One) => run(SmallRing::<Item, 1>::with_start(start), ops),
+        (Pool::Mask, Cap::Two) => run(SmallRing::<Item, 2>::with_start(start), ops),
+        (Pool::Mask, Cap::Eight) => run(SmallRing::<Item, 8>::with_start(start), ops),
+        (Pool::Bits, Cap::One) => run(Ring::<Item, 1, FreeBits<1>>::with_start(start), ops),
+        (Pool::Bits, Cap::Two) => run(Ring::<Item, 2, FreeBits<1>>::with_start(start), ops),
+        (Pool::Bits, Cap::Eight) => run(Ring::<Item, 8, FreeBits<1>>::with_start(start), ops),
+        (Pool::Bits64, _) => run(Ring::<Item, 64, FreeBits<2>>::with_start(start), ops),
     }
 });

@@ -1,4 +1,4 @@
-//! The MPMC ring's bursts (either free pool: `Ring` and `SmallRing`), sequentially, against a `VecDeque`: push_burst
+//! The MPMC ring's bursts (each free pool), sequentially, against a `VecDeque`: push_burst
 //! and pop_burst of any length (across the 32-item round and the
 //! capacity) mixed with single pushes and pops and a close, from arbitrary
 //! starting positions (so every wrap point is reached). `u64` items: bursts
@@ -9,8 +9,8 @@ use std::collections::VecDeque;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use sluicegate::mpmc::{FreeIndices, FreeMask, FreePool, Ring};
-use sluicegate_fuzz::{Cap, Start};
+use sluicegate::mpmc::{FreeBits, FreeIndices, FreeMask, FreePool, Ring};
+use sluicegate_fuzz::{Cap, Pool, Start};
 
 #[derive(Arbitrary, Debug)]
 enum Op {
@@ -23,8 +23,7 @@ enum Op {
 
 #[derive(Arbitrary, Debug)]
 struct Input {
-    /// `SmallRing` (the one-word free pool) instead of `Ring`.
-    mask: bool,
+    pool: Pool,
     cap: Cap,
     start: Start,
     ops: Vec<Op>,
@@ -105,12 +104,17 @@ fn run<const N: usize, F: FreePool<N>>(start: usize, ops: &[Op]) {
 
 fuzz_target!(|input: Input| {
     let start = input.start.position();
-    match (input.mask, input.cap) {
-        (false, Cap::One) => run::<1, FreeIndices<1>>(start, &input.ops),
-        (false, Cap::Two) => run::<2, FreeIndices<2>>(start, &input.ops),
-        (false, Cap::Eight) => run::<8, FreeIndices<8>>(start, &input.ops),
-        (true, Cap::One) => run::<1, FreeMask>(start, &input.ops),
-        (true, Cap::Two) => run::<2, FreeMask>(start, &input.ops),
-        (true, Cap::Eight) => run::<8, FreeMask>(start, &input.ops),
+    let ops = &input.ops;
+    match (input.pool, input.cap) {
+        (Pool::Indices, Cap::One) => run::<1, FreeIndices<1>>(start, ops),
+        (Pool::Indices, Cap::Two) => run::<2, FreeIndices<2>>(start, ops),
+        (Pool::Indices, Cap::Eight) => run::<8, FreeIndices<8>>(start, ops),
+        (Pool::Mask, Cap::One) => run::<1, FreeMask>(start, ops),
+        (Pool::Mask, Cap::Two) => run::<2, FreeMask>(start, ops),
+        (Pool::Mask, Cap::Eight) => run::<8, FreeMask>(start, ops),
+        (Pool::Bits, Cap::One) => run::<1, FreeBits<1>>(start, ops),
+        (Pool::Bits, Cap::Two) => run::<2, FreeBits<1>>(start, ops),
+        (Pool::Bits, Cap::Eight) => run::<8, FreeBits<1>>(start, ops),
+        (Pool::Bits64, _) => run::<64, FreeBits<2>>(start, ops),
     }
 });

@@ -50,6 +50,19 @@ pub enum Cap {
     Eight,
 }
 
+/// Which free pool an MPMC target's ring uses.
+#[derive(Arbitrary, Debug, Clone, Copy)]
+pub enum Pool {
+    /// `FreeIndices<N>`, the default (`Ring`).
+    Indices,
+    /// `FreeMask` (`SmallRing`).
+    Mask,
+    /// `FreeBits<1>`, at the capacity `Cap` says.
+    Bits,
+    /// `FreeBits<2>` at 64 slots: a take scans two words.
+    Bits64,
+}
+
 std::thread_local! {
     /// Items made and not yet dropped, on this (the fuzzing) thread.
     static LIVE: Cell<usize> = const { Cell::new(0) };

@@ -62,8 +62,8 @@ pub trait Mpmc {
 }
 
 macro_rules! forward {
-    ($ring:ty, $exact:expr, $peak_every:expr) => {
-        impl<const N: usize> Mpmc for $ring {
+    ($ring:ty, $exact:expr, $peak_every:expr $(, $w:ident)?) => {
+        impl<const N: usize $(, const $w: usize)?> Mpmc for $ring {
             const N: usize = N;
             const EXACT_WHEN_CLOSED: bool = $exact;
             const PEAK_EVERY: usize = $peak_every;
@@ -125,6 +125,12 @@ forward!(
     sluicegate::mpmc::SmallRing<Item, N>,
     false,
     sluicegate::mpmc::SmallRing::<Item, N>::PEAK_SAMPLE_EVERY
+);
+forward!(
+    sluicegate::mpmc::Ring<Item, N, sluicegate::mpmc::FreeBits<W>>,
+    false,
+    sluicegate::mpmc::Ring::<Item, N, sluicegate::mpmc::FreeBits<W>>::PEAK_SAMPLE_EVERY,
+    W
 );
 forward!(
     sluicegate::mpmc::cs::Ring<Item, N>,

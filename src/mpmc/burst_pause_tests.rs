@@ -6,7 +6,7 @@
 extern crate std;
 
 use super::pause_tests::account_for_every_item;
-use super::{FreeIndices, FreeMask, FreePool, Ring};
+use super::{FreeBits, FreeIndices, FreeMask, FreePool, Ring};
 use crate::sync::pause::{self, stop_at_nth};
 use crate::sync::Point;
 use std::vec::Vec;
@@ -130,6 +130,12 @@ fn suspended_push_burst() {
         (pause::MPMC_AQ_ENQ_PLACED, 2),
     ] {
         scenario::<FreeIndices<N>>(Op::PushBurst, point, nth);
+        let bits = if point == pause::MPMC_FQ_DEQ_TICKET {
+            pause::MPMC_BITS_RESERVED // the burst's one reservation
+        } else {
+            point
+        };
+        scenario::<FreeBits<1>>(Op::PushBurst, bits, nth);
         let point = if point == pause::MPMC_FQ_DEQ_TICKET {
             pause::MPMC_MASK_TAKE // the burst's one CAS on the mask
         } else {
@@ -150,6 +156,12 @@ fn suspended_pop_burst() {
         (pause::MPMC_FQ_ENQ_PLACED, 2),
     ] {
         scenario::<FreeIndices<N>>(Op::PopBurst, point, nth);
+        if point == pause::MPMC_FQ_ENQ_TICKET || (point == pause::MPMC_FQ_ENQ_PLACED && nth == 1) {
+            // Between the burst's fetch-ors and its one fetch-add.
+            scenario::<FreeBits<1>>(Op::PopBurst, pause::MPMC_BITS_GIVEN, 1);
+        } else if point != pause::MPMC_FQ_ENQ_PLACED {
+            scenario::<FreeBits<1>>(Op::PopBurst, point, nth);
+        }
         if point != pause::MPMC_FQ_ENQ_TICKET && point != pause::MPMC_FQ_ENQ_PLACED {
             // The mask takes the round's slots back with one fetch-or,
             // right after `MPMC_BURST_READ`.

@@ -7,7 +7,7 @@
 
 extern crate std;
 
-use super::{FreeIndices, FreeMask, FreePool, Ring};
+use super::{FreeBits, FreeIndices, FreeMask, FreePool, Ring};
 use crate::sync::pause::{self, stop_at};
 use crate::sync::Point;
 use std::vec::Vec;
@@ -157,6 +157,7 @@ fn suspended_producer_try_push() {
         pause::MPMC_AQ_ENQ_PLACED,
     ] {
         let _ = scenario::<FreeIndices<N>>(Start::Empty, Op::Push, point);
+        let _ = scenario::<FreeBits<1>>(Start::Empty, Op::Push, bits_point(point));
         let point = mask_point(point);
         let _ = scenario::<FreeMask>(Start::Empty, Op::Push, point);
     }
@@ -175,8 +176,9 @@ fn suspended_producer_push_overwrite_on_full_ring() {
     ] {
         let _ = scenario::<FreeIndices<N>>(Start::Full, Op::Overwrite, point);
         if !is_fq_point(point) {
-            // A full mask is one load: nothing to stop at in it.
+            // A full mask, or a zero count, is one load: nothing to stop at.
             let _ = scenario::<FreeMask>(Start::Full, Op::Overwrite, point);
+            let _ = scenario::<FreeBits<1>>(Start::Full, Op::Overwrite, point);
         }
     }
 }
@@ -190,6 +192,7 @@ fn suspended_producer_push_overwrite_on_empty_ring() {
         pause::MPMC_AQ_ENQ_PLACED,
     ] {
         let _ = scenario::<FreeIndices<N>>(Start::Empty, Op::Overwrite, point);
+        let _ = scenario::<FreeBits<1>>(Start::Empty, Op::Overwrite, bits_point(point));
         let point = mask_point(point);
         let _ = scenario::<FreeMask>(Start::Empty, Op::Overwrite, point);
     }
@@ -210,6 +213,8 @@ fn suspended_consumer_try_pop() {
             // `MPMC_POP_READ`.
             let _ = scenario::<FreeMask>(Start::Full, Op::Pop, point);
         }
+        // The bits' give stops between its fetch-or and its fetch-add.
+        let _ = scenario::<FreeBits<1>>(Start::Full, Op::Pop, bits_point(point));
     }
 }
 
@@ -226,6 +231,9 @@ fn suspended_consumer_on_empty_ring() {
     let owed = scenario::<FreeMask>(Start::Drained, Op::Pop, pause::MPMC_AQ_DEQ_TICKET);
     assert!(owed.is_some(), "the same with the one-word pool");
     scenario::<FreeMask>(Start::Drained, Op::Pop, pause::MPMC_AQ_DEQ_MISSED);
+    let owed = scenario::<FreeBits<1>>(Start::Drained, Op::Pop, pause::MPMC_AQ_DEQ_TICKET);
+    assert!(owed.is_some(), "the same with the bitmap pool");
+    scenario::<FreeBits<1>>(Start::Drained, Op::Pop, pause::MPMC_AQ_DEQ_MISSED);
 }
 
 /// Whether `point` is a step of the free-index ring `fq`.
@@ -247,6 +255,59 @@ fn mask_point(point: Point) -> Point {
     } else {
         point
     }
+}
+
+/// The point of the bitmap pool that stands for `fq`'s step `point`: its
+/// take's reservation for a dequeue step, its give's count for an enqueue
+/// step; other points as they are.
+fn bits_point(point: Point) -> Point {
+    if point == pause::MPMC_FQ_DEQ_TICKET || point == pause::MPMC_FQ_DEQ_MISSED {
+        pause::MPMC_BITS_RESERVED
+    } else if point == pause::MPMC_FQ_ENQ_TICKET || point == pause::MPMC_FQ_ENQ_PLACED {
+        pause::MPMC_BITS_GIVEN
+    } else {
+        point
+    }
+}
+
+/// A take of the bitmap pool stopped after reserving the last free slot of
+/// a 64-slot ring (slot 63, in the second word), before claiming its bit:
+/// meanwhile the others find the ring full (the reservation counts), pop the
+/// oldest item and push into the slot the pop freed (in the first word).
+/// Resumed, the take scans past the first word, now empty, claims the bit in
+/// the second, and every item and slot is accounted for.
+#[test]
+fn bits_take_reserved_then_claims_what_is_left() {
+    use crate::TryPushError;
+    let r = Ring::<u32, 64, FreeBits<2>>::new();
+    for i in 0..63 {
+        r.try_push(i).unwrap();
+    }
+    let pushed = stop_at(
+        pause::MPMC_BITS_RESERVED,
+        || r.try_push(SUSPENDED_ITEM),
+        || {
+            assert_eq!(r.try_push(100), Err(TryPushError::Full(100)));
+            assert_eq!(r.try_pop(), Some(0));
+            r.try_push(101).unwrap();
+            assert_eq!(r.try_push(102), Err(TryPushError::Full(102)));
+        },
+    );
+    assert_eq!(pushed, Ok(()));
+    let mut out = std::vec![];
+    while let Some(v) = r.try_pop() {
+        out.push(v);
+    }
+    let mut want: Vec<u32> = (1..63).collect();
+    want.push(101);
+    want.push(SUSPENDED_ITEM);
+    out.sort_unstable();
+    want.sort_unstable();
+    assert_eq!(out, want);
+    for i in 0..64 {
+        r.try_push(i).unwrap();
+    }
+    assert!(r.try_push(64).is_err());
 }
 
 /// A take stopped between loading the mask and its CAS while this thread

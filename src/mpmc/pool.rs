@@ -1,10 +1,12 @@
 //! The free pool of a [`Ring`](super::Ring): where a push finds a free slot
-//! and where a pop gives its slot back. The ring's third parameter picks it.
+//! and where a pop gives its slot back. The ring's third parameter picks it;
+//! the ring's own algorithm and guarantees are the same with each.
 //!
 //! | pool | holds | RAM | per push + pop pair | for |
 //! |------|-------|-----|---------------------|-----|
 //! | [`FreeIndices<N>`] (the default) | an SCQ ring of free slot indices, `2N` entries | `2N` words + 3 counters | 2 fetch-and-adds and 2 entry updates, plus `threshold` | any `N` |
 //! | [`FreeMask`] | one word, bit `i` set while slot `i` is free | 1 word | one CAS and one fetch-or | `N <= usize::BITS` |
+//! | [`FreeBits<W>`] | `W = N / 32` words of bits and a count of unreserved free slots | `N / 8` bytes + 1 word | two CASes, a fetch-or and a fetch-add (a take reads up to `W` words) | any `N` |
 //!
 //! # `FreeMask`
 //!
@@ -39,13 +41,63 @@
 //! `tests/ram.rs` and the firmware's `ram` binary). The word is shared by
 //! pushes and pops, where `FreeIndices` gives them separate counters; the
 //! benchmarks in `BENCHMARKS.md` say what that costs on hosts.
+//!
+//! # `FreeBits<W>`
+//!
+//! **Algorithm.** `free` counts the free slots that no take has reserved;
+//! the words hold one bit per slot, set while the slot is free. A take
+//! first reserves a slot: it CASes `free` from `c` to `c - 1`, or answers
+//! "none free" if it reads 0. It then claims a set bit: it scans the words
+//! from the first, and in the first word with a set bit CASes the lowest
+//! one clear. A give sets its bit with a fetch-or and then adds 1 to `free`.
+//! A burst reserves `k` with one CAS, claims them a word at a time, and gives
+//! them back with one fetch-or per word and one fetch-add.
+//!
+//! **Why the scan ends.** A give sets its bit *before* it counts the slot,
+//! and a take reserves *before* it claims, so at every instant the set bits
+//! are at least the reservations not yet claimed. A take holding a
+//! reservation therefore always has a set bit to find: a word it finds
+//! empty, or a CAS that fails, means another take claimed a bit in the
+//! meantime (or a give changed the word), each a completed step.
+//!
+//! **Progress.** Lock-free: every retry follows another context's completed
+//! step (a reservation, a claim or a give), as above. A context suspended
+//! in the pool holds at most one slot (a burst: its round): a take
+//! suspended after reserving holds its reservation; a give suspended
+//! between its fetch-or and its fetch-add holds a slot that is free in the
+//! bits but not yet counted (another take may claim that bit; the counts
+//! still balance once the give resumes).
+//!
+//! **Exact "full".** A take answers "none free" only when it reads `free`
+//! = 0: every free slot is then reserved by a take in progress or not yet
+//! counted by a give in progress, so `try_push`'s `Full` stays
+//! linearizable (every slot occupied or held by an operation in progress).
+//!
+//! **Orderings.** All `SeqCst`, as in the rest of the ring. The hand-off of
+//! a slot is the fetch-or (release: the popper's read of the slot is before
+//! it) and the claiming CAS on the same word (acquire); `free` only counts.
+//!
+//! **Cost.** `N / 8` bytes of bits and one word for `free`, instead of
+//! `2N` words of entries and three counters: `Ring<u32, 1024, FreeBits<32>>`
+//! takes 12 448 bytes on a Cortex-M4 against 20 520 for the default pool.
+//! The read-modify-writes per operation are as many as the default pool's;
+//! a take also reads the words up to the first with a set bit (one while
+//! the ring is not nearly full, `W` at worst). Under QEMU, at 128 slots
+//! (`FreeBits<4>`, filling the ring before emptying it, so the scan grows),
+//! a push costs 159 instructions against 134 on a Cortex-M0 with
+//! critical-section and 100 against 84 on a Cortex-M3, a pop 101 against
+//! 129 and 70 against 80. `free` and the words are shared by pushes and
+//! pops, as `FreeMask`'s word is: with producers and consumers on different
+//! host cores this pool is several times slower than the default
+//! (`BENCHMARKS.md`); it is for a microcontroller's RAM.
 
 use super::scq::IndexRing;
-use crate::sync::{pause, pause_point, AtomicUsize, Ordering, Padded};
+use crate::sync::{const_fn, pause, pause_point, AtomicU32, AtomicUsize, Ordering, Padded};
 
-/// A free pool of a [`Ring`](super::Ring): [`FreeIndices<N>`] (the default)
-/// or [`FreeMask`] (for `N <= usize::BITS`). Sealed: the ring's guarantees
-/// rest on the two pools' arguments ([module docs](self)).
+/// A free pool of a [`Ring`](super::Ring): [`FreeIndices<N>`] (the default),
+/// [`FreeMask`] (for `N <= usize::BITS`) or [`FreeBits<W>`] (`W = N / 32`).
+/// Sealed: the ring's guarantees rest on the pools' arguments
+/// ([module docs](self)).
 pub trait FreePool<const N: usize>: sealed::Pool<N> + Send + Sync + 'static {}
 
 pub(super) mod sealed {
@@ -214,5 +266,192 @@ impl<const N: usize> sealed::Pool<N> for FreeMask {
             m | 1 << i
         });
         self.0.fetch_or(bits, Ordering::SeqCst);
+    }
+}
+
+/// A free pool of `32 × W` bits (bit `i % 32` of word `i / 32` set while
+/// slot `i` is free) and a count of the free slots no take has reserved:
+/// for any `N`, at `N / 32` words (`W` must be `N / 32` rounded up; anything
+/// else is a compile-time error). Two read-modify-writes to take a slot
+/// and two to give it back, as with [`FreeIndices<N>`], in `N / 8` bytes
+/// instead of `2N` words: `Ring<u32, 1024, FreeBits<32>>` takes 12 448
+/// bytes on a Cortex-M4 against 20 520. See the [module docs](self).
+///
+/// ```
+/// use sluicegate::mpmc::{FreeBits, Ring};
+///
+/// static JOBS: Ring<u32, 1024, FreeBits<32>> = Ring::new();
+/// JOBS.try_push(7).unwrap();
+/// assert_eq!(JOBS.try_pop(), Some(7));
+/// ```
+///
+/// ```compile_fail,E0080
+/// static BAD: sluicegate::mpmc::Ring<u8, 128, sluicegate::mpmc::FreeBits<2>> =
+///     sluicegate::mpmc::Ring::new();
+/// let _ = BAD.try_pop();
+/// ```
+pub struct FreeBits<const W: usize> {
+    /// Free slots that no take has reserved yet: at most the set bits.
+    free: Padded<AtomicUsize>,
+    /// Bit `i % 32` of word `i / 32` is set while slot `i` is free.
+    words: [AtomicU32; W],
+}
+
+impl<const W: usize> core::fmt::Debug for FreeBits<W> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("FreeBits")
+            .field("free", &self.free.load(Ordering::Relaxed))
+            .finish_non_exhaustive()
+    }
+}
+
+impl<const W: usize> FreeBits<W> {
+    const_fn! {
+        /// Every one of the `N` slots free.
+        fn all<const N: usize>() -> Self {
+            const {
+                assert!(
+                    W >= 1 && N <= 32 * W && N > 32 * (W - 1),
+                    "sluicegate: FreeBits<W> needs W = N / 32, rounded up"
+                );
+            };
+            #[cfg(not(sluicegate_loom))]
+            let mut words = [const { AtomicU32::new(0) }; W];
+            #[cfg(sluicegate_loom)]
+            let words: [AtomicU32; W] = core::array::from_fn(|_| AtomicU32::new(0));
+            let mut k = 0;
+            while k < W {
+                let here = N - 32 * k; // slots from word k on
+                let bits = if here >= 32 { u32::MAX } else { (1 << here) - 1 };
+                #[cfg(not(sluicegate_loom))]
+                {
+                    words[k] = AtomicU32::new(bits);
+                }
+                #[cfg(sluicegate_loom)]
+                words[k].store(bits, Ordering::Relaxed);
+                k += 1;
+            }
+            Self {
+                free: Padded::new(AtomicUsize::new(N)),
+                words,
+            }
+        }
+    }
+
+    /// Reserves up to `want` (at least 1) slots in the count; returns how
+    /// many (0: none is free).
+    #[inline(always)]
+    fn reserve(&self, want: usize) -> usize {
+        let mut c = self.free.load(Ordering::SeqCst);
+        loop {
+            if c == 0 {
+                return 0;
+            }
+            let k = c.min(want);
+            match self
+                .free
+                .compare_exchange(c, c - k, Ordering::SeqCst, Ordering::SeqCst)
+            {
+                Ok(_) => return k,
+                Err(now) => c = now,
+            }
+        }
+    }
+
+    /// Claims the bits of `out.len()` free slots reserved by the caller,
+    /// writing their indices to `out`. The reservations guarantee that
+    /// many set bits (a give sets its bit before it adds to the count), so
+    /// the scan ends; a word found empty, or a CAS that fails, means another
+    /// take claimed a bit in between.
+    #[inline(always)]
+    fn claim(&self, out: &mut [usize]) {
+        let mut got = 0;
+        let mut k = 0;
+        while got < out.len() {
+            let word = &self.words[k];
+            let mut w = word.load(Ordering::SeqCst);
+            while w != 0 && got < out.len() {
+                // The lowest set bits of `w`, as many as are still needed.
+                let (mut take, mut left) = (0u32, w);
+                while left != 0 && got + (take.count_ones() as usize) < out.len() {
+                    take |= left & left.wrapping_neg();
+                    left &= left - 1;
+                }
+                match word.compare_exchange(w, w & !take, Ordering::SeqCst, Ordering::SeqCst) {
+                    Ok(_) => {
+                        let mut t = take;
+                        while t != 0 {
+                            out[got] = 32 * k + t.trailing_zeros() as usize;
+                            t &= t - 1;
+                            got += 1;
+                        }
+                        w &= !take;
+                    }
+                    Err(now) => w = now,
+                }
+            }
+            k = if k + 1 == W { 0 } else { k + 1 };
+        }
+    }
+}
+
+impl<const N: usize, const W: usize> FreePool<N> for FreeBits<W> {}
+
+impl<const N: usize, const W: usize> sealed::Pool<N> for FreeBits<W> {
+    #[cfg(not(sluicegate_loom))]
+    #[allow(clippy::declare_interior_mutable_const)]
+    const FULL: Self = Self::all::<N>();
+
+    fn full(_start: usize) -> Self {
+        Self::all::<N>()
+    }
+
+    #[inline(always)]
+    fn take(&self) -> Option<usize> {
+        if self.reserve(1) == 0 {
+            return None;
+        }
+        pause_point(pause::MPMC_BITS_RESERVED);
+        let mut i = [0];
+        self.claim(&mut i);
+        Some(i[0])
+    }
+
+    #[inline(always)]
+    fn give(&self, i: usize) {
+        debug_assert!(i < N);
+        self.words[i / 32].fetch_or(1 << (i % 32), Ordering::SeqCst);
+        pause_point(pause::MPMC_BITS_GIVEN);
+        self.free.fetch_add(1, Ordering::SeqCst);
+    }
+
+    #[inline]
+    fn take_many(&self, out: &mut [usize]) -> usize {
+        let got = self.reserve(out.len());
+        if got > 0 {
+            pause_point(pause::MPMC_BITS_RESERVED);
+            self.claim(&mut out[..got]);
+        }
+        got
+    }
+
+    #[inline]
+    fn give_many(&self, indices: &[usize]) {
+        // One fetch-or per run of indices in the same word.
+        let mut rest = indices;
+        while let Some(&first) = rest.first() {
+            let k = first / 32;
+            let run = rest.iter().take_while(|&&i| i / 32 == k).count();
+            let bits = rest[..run].iter().fold(0u32, |m, &i| {
+                debug_assert!(i < N);
+                m | 1 << (i % 32)
+            });
+            self.words[k].fetch_or(bits, Ordering::SeqCst);
+            rest = &rest[run..];
+        }
+        if !indices.is_empty() {
+            pause_point(pause::MPMC_BITS_GIVEN);
+            self.free.fetch_add(indices.len(), Ordering::SeqCst);
+        }
     }
 }
