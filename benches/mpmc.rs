@@ -13,8 +13,10 @@
 //!   the SPSC ring.)
 //! - `mpmc_{1p1c,2p2c}_64`: the same at capacity 64, where `SmallRing`
 //!   (`sluicegate_mask`: the ring with the one-word free pool `FreeMask`)
-//!   runs beside the default ring.
-//! - `mpmc_pair_128` (single thread): one push and one pop on an empty ring;
+//!   runs beside the default ring; at 128 `sluicegate_bits` is the ring
+//!   with the bitmap free pool `FreeBits<4>`.
+//! - `mpmc_pair_128` (single thread): one push and one pop on an empty ring
+//!   (`sluicegate_bits`: the ring with the bitmap free pool `FreeBits<4>`);
 //!   `mpmc_pair_64` the same at capacity 64, with `SmallRing`.
 //! - `mpmc_burst32_{1p1c,2p2c}_{128,1024}`: as `mpmc_*_*`, producers
 //!   pushing with `push_burst` and consumers popping with `pop_burst`, 32
@@ -48,7 +50,7 @@ use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use core::time::Duration;
 use criterion::Criterion;
 use crossbeam_queue::ArrayQueue;
-use sluicegate::mpmc::{FreePool, Ring, SmallRing};
+use sluicegate::mpmc::{FreeBits, FreePool, Ring, SmallRing};
 use std::sync::Barrier;
 use std::thread;
 use std::time::Instant;
@@ -417,6 +419,7 @@ fn transfer_groups(c: &mut Criterion) {
     let ring64: &'static Ring<u64, 64> = Box::leak(Box::new(Ring::new()));
     let small64: &'static SmallRing<u64, 64> = Box::leak(Box::new(SmallRing::new()));
     let aq64: &'static ArrayQueue<u64> = Box::leak(Box::new(ArrayQueue::new(64)));
+    let bits128: &'static Ring<u64, 128, FreeBits<4>> = Box::leak(Box::new(Ring::new()));
 
     for threads in [1usize, 2] {
         for cap in [64usize, 128, 1024] {
@@ -429,6 +432,7 @@ fn transfer_groups(c: &mut Criterion) {
             } else if cap == 128 {
                 vec![
                     ("sluicegate", ring128),
+                    ("sluicegate_bits", bits128),
                     ("crossbeam_arrayqueue", aq128),
                     ("heapless", hl128),
                 ]
@@ -562,6 +566,7 @@ fn single_thread_cases() -> Vec<Case<'static>> {
     let ring64: &'static Ring<u64, 64> = Box::leak(Box::new(Ring::new()));
     let small64: &'static SmallRing<u64, 64> = Box::leak(Box::new(SmallRing::new()));
     let aq64: &'static ArrayQueue<u64> = Box::leak(Box::new(ArrayQueue::new(64)));
+    let bits128: &'static Ring<u64, 128, FreeBits<4>> = Box::leak(Box::new(Ring::new()));
     let burst_ring: &'static Ring<u64, 128> = Box::leak(Box::new(Ring::new()));
     let burst_aq: &'static ArrayQueue<u64> = Box::leak(Box::new(ArrayQueue::new(128)));
     #[allow(unused_mut)] // pushed to with `critical-section`
@@ -602,6 +607,7 @@ fn single_thread_cases() -> Vec<Case<'static>> {
         ("mpmc_pair_64", "sluicegate", pair(ring64)),
         ("mpmc_pair_64", "sluicegate_mask", pair(small64)),
         ("mpmc_pair_64", "crossbeam_arrayqueue", pair(aq64)),
+        ("mpmc_pair_128", "sluicegate_bits", pair(bits128)),
     ];
     // `mpmc::cs` (feature `critical-section`: critical-section's `std`
     // implementation, a global mutex): for the instruction count of the

@@ -210,6 +210,10 @@ fn cs_mpmc_pop(q: &mut &sluicegate::mpmc::cs::Ring<u32, MPMC_CAP>, _: u32) -> u3
 fn cs_mpmc_overwrite(q: &mut &sluicegate::mpmc::cs::Ring<u32, MPMC_CAP>, v: u32) -> u32 {
     q.push_overwrite(v).into_item().unwrap_or(0)
 }
+/// The MPMC ring with the bitmap free pool, at the same capacity as the others.
+type BitsRing =
+    sluicegate::mpmc::Ring<u32, MPMC_CAP, sluicegate::mpmc::FreeBits<{ MPMC_CAP / 32 }>>;
+
 /// The one-word free pool's capacity limit on Cortex-M (`usize::BITS`).
 const MASK_CAP: usize = 32;
 
@@ -220,6 +224,15 @@ fn mask_mpmc_pop(q: &mut &sluicegate::mpmc::SmallRing<u32, MASK_CAP>, _: u32) ->
     q.try_pop().unwrap_or(0)
 }
 fn mask_mpmc_overwrite(q: &mut &sluicegate::mpmc::SmallRing<u32, MASK_CAP>, v: u32) -> u32 {
+    q.push_overwrite(v).into_item().unwrap_or(0)
+}
+fn bits_mpmc_push(q: &mut &BitsRing, v: u32) -> u32 {
+    q.try_push(v).is_ok() as u32
+}
+fn bits_mpmc_pop(q: &mut &BitsRing, _: u32) -> u32 {
+    q.try_pop().unwrap_or(0)
+}
+fn bits_mpmc_overwrite(q: &mut &BitsRing, v: u32) -> u32 {
     q.push_overwrite(v).into_item().unwrap_or(0)
 }
 fn hl_mpmc_push(q: &mut &heapless::mpmc::Queue<u32, MPMC_CAP>, v: u32) -> u32 {
@@ -305,6 +318,8 @@ static CS_MPMC: sluicegate::mpmc::cs::Ring<u32, MPMC_CAP> = sluicegate::mpmc::cs
 
 static MASK_MPMC: sluicegate::mpmc::SmallRing<u32, MASK_CAP> = sluicegate::mpmc::SmallRing::new();
 
+static BITS_MPMC: BitsRing = BitsRing::new();
+
 /// The MPMC rows of one implementation.
 fn report_mpmc(clock: &Clock, implementation: &str, f: &MpmcFigs, evicts: bool) -> bool {
     let mut ok = report_ops(clock, implementation, &f.ops)
@@ -354,16 +369,25 @@ fn mpmc(clock: &Clock) -> bool {
         mask_mpmc_pop,
         Some(mask_mpmc_overwrite),
     );
+    let bits = mpmc_figs(
+        MPMC_CAP,
+        &mut &BITS_MPMC,
+        bits_mpmc_push,
+        bits_mpmc_pop,
+        Some(bits_mpmc_overwrite),
+    );
     let theirs = mpmc_figs(MPMC_CAP, &mut &HL_MPMC, hl_mpmc_push, hl_mpmc_pop, None);
     // Each evicting push replaced one item: every ring is empty again.
     let drained = SG_MPMC.is_empty()
         && CS_MPMC.is_empty()
         && MASK_MPMC.is_empty()
+        && BITS_MPMC.is_empty()
         && HL_MPMC.dequeue().is_none();
     drained
         & report_mpmc(clock, "sluicegate-mpmc", &scq, true)
         & report_mpmc(clock, "sluicegate-mpmc-cs", &cs, true)
         & report_mpmc(clock, "sluicegate-mpmc-mask", &mask, true)
+        & report_mpmc(clock, "sluicegate-mpmc-bits", &bits, true)
         & report_mpmc(clock, "heapless-mpmc", &theirs, false)
 }
 

@@ -48,6 +48,24 @@ fn main() -> ! {
         32,
         size_of::<mpmc::Ring<u32, 32>>(),
     );
+    line(
+        "sluicegate-mpmc-bits",
+        "u32",
+        8,
+        size_of::<mpmc::Ring<u32, 8, mpmc::FreeBits<1>>>(),
+    );
+    line(
+        "sluicegate-mpmc-bits",
+        "u32",
+        128,
+        size_of::<mpmc::Ring<u32, 128, mpmc::FreeBits<4>>>(),
+    );
+    line(
+        "sluicegate-mpmc-bits",
+        "u32",
+        1024,
+        size_of::<mpmc::Ring<u32, 1024, mpmc::FreeBits<32>>>(),
+    );
     for n in [8, 128] {
         let bytes = match n {
             8 => size_of::<heapless::mpmc::Queue<u32, 8>>(),

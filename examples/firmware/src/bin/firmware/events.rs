@@ -20,6 +20,7 @@ const FROM_ISR: u32 = 1;
 pub(crate) static EVENTS: mpmc::Ring<Event, MPMC_CAP> = mpmc::Ring::new();
 pub(crate) static CS_EVENTS: mpmc::cs::Ring<Event, MPMC_CAP> = mpmc::cs::Ring::new();
 pub(crate) static MASK_EVENTS: mpmc::SmallRing<Event, MPMC_CAP> = mpmc::SmallRing::new();
+pub(crate) static BITS_EVENTS: mpmc::Ring<Event, MPMC_CAP, mpmc::FreeBits<1>> = mpmc::Ring::new();
 /// Set by the interrupt after its last MPMC push.
 static MPMC_ISR_DONE: AtomicBool = AtomicBool::new(false);
 
@@ -79,6 +80,7 @@ macro_rules! event_ring {
 event_ring!(mpmc::Ring<Event, MPMC_CAP>);
 event_ring!(mpmc::cs::Ring<Event, MPMC_CAP>);
 event_ring!(mpmc::SmallRing<Event, MPMC_CAP>);
+event_ring!(mpmc::Ring<Event, MPMC_CAP, mpmc::FreeBits<1>>);
 
 /// Count and sum of sequence numbers.
 #[derive(Clone, Copy, Default)]

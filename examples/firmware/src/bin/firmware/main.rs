@@ -14,9 +14,10 @@
 //!   accounted for exactly once, by count and by sum of sequence numbers per
 //!   producer: popped by either side, or handed back to its pusher (rejected,
 //!   shed, or evicted). Each side takes any producer's items out in order, and
-//!   the handed-back counts match the ring's counters. The phase runs three
-//!   times: on the lock-free `mpmc::Ring` and `mpmc::SmallRing` (its free
-//!   pool one word), where the interrupt lands inside operations in
+//!   the handed-back counts match the ring's counters. The phase runs four
+//!   times: on the lock-free `mpmc::Ring`, `mpmc::SmallRing` (its free pool
+//!   one word) and `mpmc::Ring<_, _, FreeBits<1>>` (a bitmap and a count),
+//!   where the interrupt lands inside operations in
 //!   progress, and on `mpmc::cs::Ring`, whose operations are each one
 //!   critical section, so the interrupt lands between them (and its
 //!   `push_overwrite` never hands the new item back).
@@ -49,7 +50,7 @@ use critical_section::Mutex;
 use fw::{hprintln, Clock, Rng};
 
 mod events;
-use events::{mpmc_phase, MpmcIsr, CS_EVENTS, EVENTS, MASK_EVENTS};
+use events::{mpmc_phase, MpmcIsr, BITS_EVENTS, CS_EVENTS, EVENTS, MASK_EVENTS};
 use sluicegate::limit::{Limiter, LimiterConfig, Permit, Priority, CLASSES};
 use sluicegate::spsc::{Consumer, Overwrite, Producer, Ring};
 use sluicegate::Overwritten;
@@ -538,11 +539,12 @@ fn main() -> ! {
     let (scq_ok, mpmc_main, mpmc_isr) = mpmc_phase(&EVENTS, "mpmc", false);
     let (cs_ok, cs_main, cs_isr) = mpmc_phase(&CS_EVENTS, "mpmc::cs", true);
     let (mask_ok, mask_main, mask_isr) = mpmc_phase(&MASK_EVENTS, "mpmc::SmallRing", false);
+    let (bits_ok, bits_main, bits_isr) = mpmc_phase(&BITS_EVENTS, "mpmc::Ring<FreeBits>", false);
     let (limit_ok, limit) = limit_phase();
 
     with_isr(|isr| isr.syst.disable_interrupt());
     #[allow(unused_mut)]
-    let mut ok = spsc_ok && scq_ok && cs_ok && mask_ok && limit_ok;
+    let mut ok = spsc_ok && scq_ok && cs_ok && mask_ok && bits_ok && limit_ok;
     #[cfg(feature = "defmt")]
     {
         let bytes = fw::defmt_bytes();
@@ -550,7 +552,7 @@ fn main() -> ! {
         ok &= bytes > 0;
     }
     hprintln!(
-        "{} ({}, {}): {} spsc[produced={} received={} overwritten={} shed-mid-pop={}] mpmc[pushed={} evicted={} rejected={}] mpmc::cs[pushed={} evicted={} rejected={}] mpmc::SmallRing[pushed={} evicted={} rejected={}] limit[admitted={} shed={} success/drop/ignore={}/{}/{} up={} down={} range={}..={}]",
+        "{} ({}, {}): {} spsc[produced={} received={} overwritten={} shed-mid-pop={}] mpmc[pushed={} evicted={} rejected={}] mpmc::cs[pushed={} evicted={} rejected={}] mpmc::SmallRing[pushed={} evicted={} rejected={}] FreeBits[pushed={} evicted={} rejected={}] limit[admitted={} shed={} success/drop/ignore={}/{}/{} up={} down={} range={}..={}]",
         fw::BOARD,
         fw::CORE,
         fw::CAS,
@@ -568,6 +570,9 @@ fn main() -> ! {
         mask_main.produced + mask_isr.produced,
         mask_main.evicted + mask_isr.evicted,
         mask_main.rejected + mask_isr.rejected,
+        bits_main.produced + bits_isr.produced,
+        bits_main.evicted + bits_isr.evicted,
+        bits_main.rejected + bits_isr.rejected,
         limit.admitted,
         limit.shed,
         limit.succeeded,
