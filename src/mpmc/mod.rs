@@ -176,8 +176,9 @@
 //! `portable-atomic` feature and let the binary provide `critical-section`;
 //! without CAS (and without that feature) this module is not compiled.
 //!
-//! Memory (default pool; [`SmallRing`] replaces `fq`'s `2N` entries and three
-//! counters with one word): `N` slots of `T`, plus `2 × 2N` words of entries, plus six index
+//! Memory (default pool; [`FreeMask`] replaces `fq`'s `2N` entries and three
+//! counters with one word, [`FreeBits`] with `N` bits and one word): `N`
+//! slots of `T`, plus `2 × 2N` words of entries, plus six index
 //! counters (`head`, `tail` and `threshold` of each index ring; each on its
 //! own 128-byte line on hosts, unpadded on bare-metal Arm), plus the two
 //! statistics words `rejected`, `overwritten` and `peak` and the `state`
@@ -263,10 +264,11 @@ use scq::{IndexRing, Settle};
 /// A bounded MPMC ring of `N` items of `T`; see the [module documentation](self).
 ///
 /// `N` must be a power of two in `1..=2^(usize::BITS - 6)`. `F` is where the
-/// ring keeps its free slots: [`FreeIndices<N>`] (the default, any `N`) or
+/// ring keeps its free slots: [`FreeIndices<N>`] (the default, any `N`),
 /// [`FreeMask`] (one word, for `N <= usize::BITS`: `2N` words less RAM and
-/// one read-modify-write less per push and per pop; see [`pool`]).
-/// [`SmallRing<T, N>`] names the latter.
+/// one read-modify-write less per push and per pop; [`SmallRing<T, N>`]
+/// names it) or [`FreeBits<W>`] (`N` bits and a count, `W = N / 32`: for
+/// less RAM at any `N`). See [`pool`].
 #[cfg(sluicegate_cas)]
 #[cfg_attr(
     docsrs,
@@ -307,8 +309,9 @@ const EVICTING: usize = 2;
 
 // SAFETY: items move between contexts through the ring by value (so
 // `T: Send`), and each slot is accessed only by the one context holding
-// its index (see the `slots` invariant), with release/acquire on the
-// index hand-off. No `&self` method hands out a `&T`, so `T: Sync` is
+// its index (see the `slots` invariant), with release/acquire on each
+// hand-off of an index (the `SeqCst` read-modify-writes of `aq` and of the
+// free pool `F`, whose arguments are in `pool.rs`). No `&self` method hands out a `&T`, so `T: Sync` is
 // not needed. `Send` is automatic (`T: Send`).
 #[cfg(sluicegate_cas)]
 unsafe impl<T: Send, const N: usize, F: FreePool<N>> Sync for Ring<T, N, F> {}

@@ -311,9 +311,9 @@ fn bits_take_reserved_then_claims_what_is_left() {
 }
 
 /// A take stopped between loading the mask and its CAS while this thread
-/// takes every slot, gives them back and takes them again: its CAS fails on
-/// the changed word and it retries from the word it got back, finds no free
-/// slot and answers full; after one pop it takes that slot.
+/// takes every slot: its CAS fails on the changed word, and from the word
+/// the failure returned it finds no free slot and answers full; after one
+/// pop a push takes that slot.
 #[test]
 fn mask_take_racing_others_sees_the_word_they_left() {
     use crate::TryPushError;

@@ -84,8 +84,8 @@
 //! a take also reads the words up to the first with a set bit (one while
 //! the ring is not nearly full, `W` at worst). Under QEMU, at 128 slots
 //! (`FreeBits<4>`, filling the ring before emptying it, so the scan grows),
-//! a push costs 159 instructions against 134 on a Cortex-M0 with
-//! critical-section and 100 against 84 on a Cortex-M3, a pop 101 against
+//! a push costs 146 instructions against 134 on a Cortex-M0 with
+//! critical-section and 98 against 84 on a Cortex-M3, a pop 101 against
 //! 129 and 70 against 80. `free` and the words are shared by pushes and
 //! pops, as `FreeMask`'s word is: with producers and consumers on different
 //! host cores this pool is several times slower than the default
@@ -358,13 +358,29 @@ impl<const W: usize> FreeBits<W> {
         }
     }
 
-    /// Claims the bits of `out.len()` free slots reserved by the caller,
-    /// writing their indices to `out`. The reservations guarantee that
-    /// many set bits (a give sets its bit before it adds to the count), so
-    /// the scan ends; a word found empty, or a CAS that fails, means another
-    /// take claimed a bit in between.
+    /// Claims the bit of one free slot reserved by the caller and returns
+    /// its index. The reservation guarantees a set bit (a give sets its bit
+    /// before it adds to the count), so the scan ends; a word found empty,
+    /// or a CAS that fails, means another take claimed a bit in between.
     #[inline(always)]
-    fn claim(&self, out: &mut [usize]) {
+    fn claim_one(&self) -> usize {
+        let mut k = 0;
+        loop {
+            let word = &self.words[k];
+            let mut w = word.load(Ordering::SeqCst);
+            while w != 0 {
+                match word.compare_exchange(w, w & (w - 1), Ordering::SeqCst, Ordering::SeqCst) {
+                    Ok(_) => return 32 * k + w.trailing_zeros() as usize,
+                    Err(now) => w = now,
+                }
+            }
+            k = if k + 1 == W { 0 } else { k + 1 };
+        }
+    }
+
+    /// [`Self::claim_one`] for `out.len()` reserved slots, taking as many
+    /// of a word's set bits as are still needed with one CAS.
+    fn claim_many(&self, out: &mut [usize]) {
         let mut got = 0;
         let mut k = 0;
         while got < out.len() {
@@ -372,20 +388,20 @@ impl<const W: usize> FreeBits<W> {
             let mut w = word.load(Ordering::SeqCst);
             while w != 0 && got < out.len() {
                 // The lowest set bits of `w`, as many as are still needed.
-                let (mut take, mut left) = (0u32, w);
-                while left != 0 && got + (take.count_ones() as usize) < out.len() {
+                let (mut take, mut left, mut n) = (0u32, w, got);
+                while left != 0 && n < out.len() {
                     take |= left & left.wrapping_neg();
                     left &= left - 1;
+                    n += 1;
                 }
-                match word.compare_exchange(w, w & !take, Ordering::SeqCst, Ordering::SeqCst) {
+                match word.compare_exchange(w, left, Ordering::SeqCst, Ordering::SeqCst) {
                     Ok(_) => {
-                        let mut t = take;
-                        while t != 0 {
-                            out[got] = 32 * k + t.trailing_zeros() as usize;
-                            t &= t - 1;
+                        while take != 0 {
+                            out[got] = 32 * k + take.trailing_zeros() as usize;
+                            take &= take - 1;
                             got += 1;
                         }
-                        w &= !take;
+                        w = left;
                     }
                     Err(now) => w = now,
                 }
@@ -412,9 +428,7 @@ impl<const N: usize, const W: usize> sealed::Pool<N> for FreeBits<W> {
             return None;
         }
         pause_point(pause::MPMC_BITS_RESERVED);
-        let mut i = [0];
-        self.claim(&mut i);
-        Some(i[0])
+        Some(self.claim_one())
     }
 
     #[inline(always)]
@@ -430,7 +444,7 @@ impl<const N: usize, const W: usize> sealed::Pool<N> for FreeBits<W> {
         let got = self.reserve(out.len());
         if got > 0 {
             pause_point(pause::MPMC_BITS_RESERVED);
-            self.claim(&mut out[..got]);
+            self.claim_many(&mut out[..got]);
         }
         got
     }
