@@ -15,12 +15,13 @@ if ! cargo +nightly miri --version >/dev/null 2>&1; then
 fi
 
 MIRI_TESTS=(--lib --test spsc --test spsc_stress --test mpmc --test mpmc_stress --test limit_stress
-  --test panic_safety --test auto_traits --test close --test everyday --test stats --test mpmc_burst)
+  --test panic_safety --test auto_traits --test close --test everyday --test stats --test mpmc_burst
+  --test spsc_flag)
 # timeout: a hang fails instead of blocking the gate.
 timeout 1200 cargo +nightly miri test "${MIRI_TESTS[@]}"
 timeout 900 cargo +nightly miri test --features critical-section --test mpmc_cs --test mpmc_cs_stress --test close --test everyday --test panic_safety --test stats
 # i686: Miri builds its own sysroot for it from rust-src, no rustup target needed.
-timeout 900 cargo +nightly miri test --target i686-unknown-linux-gnu --test spsc --test stats
+timeout 900 cargo +nightly miri test --target i686-unknown-linux-gnu --test spsc --test stats --test spsc_flag
 # The waits: futures under pollster and LocalPool, parked blocking calls.
 timeout 900 cargo +nightly miri test --features std --test wait --test close
 timeout 900 cargo +nightly miri test --features std,critical-section --test wait_cs

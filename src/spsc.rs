@@ -178,6 +178,7 @@
 
 mod batch;
 mod chunk;
+pub mod flag;
 mod handles;
 #[cfg(sluicegate_cas)]
 mod overwrite;

@@ -52,6 +52,13 @@ pub(crate) use core::sync::atomic::AtomicUsize as LoadStoreUsize;
 #[cfg(sluicegate_loom)]
 pub(crate) use loom::sync::atomic::AtomicUsize as LoadStoreUsize;
 
+/// A flag that only ever sees loads and stores (native on every target with
+/// atomics, so it too comes from `core`).
+#[cfg(not(sluicegate_loom))]
+pub(crate) use core::sync::atomic::AtomicBool as LoadStoreBool;
+#[cfg(sluicegate_loom)]
+pub(crate) use loom::sync::atomic::AtomicBool as LoadStoreBool;
+
 /// The CAS-capable view of a [`LoadStoreUsize`]. Once a word needs a
 /// read-modify-write, *every* concurrent access to it must go through this
 /// view, so that all of them use the same implementation (with

@@ -73,6 +73,20 @@ fn spsc_ring_and_write_side_need_only_send_items() {
 }
 
 #[test]
+fn spsc_flag_ring_and_handles_need_only_send_items() {
+    // No `&self` method of either handle reaches an item (`peek` takes
+    // `&mut self`), so both are `Sync` with the ring, which needs `T: Send`.
+    use sluicegate::spsc::flag;
+    is_sync::<flag::Ring<C, 4>>();
+    is_send::<flag::Ring<C, 4>>();
+    is_send::<flag::Producer<'static, C, 4>>();
+    is_send::<flag::Consumer<'static, C, 4>>();
+    is_sync::<flag::Consumer<'static, C, 4>>();
+    assert_not!(Sync: flag::Ring<R, 4>);
+    assert_not!(Send: flag::Ring<R, 4>, flag::Producer<'static, R, 4>, flag::Consumer<'static, R, 4>);
+}
+
+#[test]
 fn mpmc_ring_needs_only_send_items() {
     // Items move in and out by value; nothing hands out `&T`.
     is_send::<mpmc::Ring<C, 4>>();
