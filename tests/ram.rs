@@ -16,6 +16,7 @@ fn measured() -> Vec<(&'static str, usize, usize)> {
         ($($n:literal),+) => {$(
             rows.push(("spsc::Ring", $n, size_of::<spsc::Ring<u32, $n>>()));
             rows.push(("spsc::Ring<Overwrite>", $n, size_of::<spsc::Ring<u32, $n, spsc::Overwrite>>()));
+            rows.push(("spsc::flag::Ring", $n, size_of::<spsc::flag::Ring<u32, $n>>()));
             rows.push(("mpmc::Ring", $n, size_of::<mpmc::Ring<u32, $n>>()));
             #[cfg(feature = "critical-section")]
             rows.push(("mpmc::cs::Ring", $n, size_of::<mpmc::cs::Ring<u32, $n>>()));
@@ -53,14 +54,17 @@ fn ram_on_x86_64_is_what_the_readme_says() {
     let want: &[(&str, usize, usize)] = &[
         ("spsc::Ring", 8, 384),
         ("spsc::Ring<Overwrite>", 8, 384),
+        ("spsc::flag::Ring", 8, 88),
         ("mpmc::Ring", 8, 1152),
         ("mpmc::cs::Ring", 8, 72),
         ("spsc::Ring", 128, 896),
         ("spsc::Ring<Overwrite>", 128, 896),
+        ("spsc::flag::Ring", 128, 1048),
         ("mpmc::Ring", 128, 5504),
         ("mpmc::cs::Ring", 128, 552),
         ("spsc::Ring", 1024, 4480),
         ("spsc::Ring<Overwrite>", 1024, 4480),
+        ("spsc::flag::Ring", 1024, 8216),
         ("mpmc::Ring", 1024, 37760),
         ("mpmc::cs::Ring", 1024, 4136),
         ("mpmc::Ring", 64, 3200),

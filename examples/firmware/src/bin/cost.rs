@@ -115,6 +115,20 @@ fn sg_push_overwrite(s: &mut SgSpsc<'_, Overwrite>, v: u32) -> u32 {
     s.tx.push_overwrite(v).into_item().unwrap_or(0)
 }
 
+// --- sluicegate SPSC, a flag per slot -----------------------------------------
+
+struct SgFlag<'a> {
+    tx: sluicegate::spsc::flag::Producer<'a, u32, CAP>,
+    rx: sluicegate::spsc::flag::Consumer<'a, u32, CAP>,
+}
+
+fn flag_try_push(s: &mut SgFlag<'_>, v: u32) -> u32 {
+    s.tx.try_push(v).is_ok() as u32
+}
+fn flag_try_pop(s: &mut SgFlag<'_>, _: u32) -> u32 {
+    s.rx.try_pop().unwrap_or(0)
+}
+
 // --- heapless SPSC -----------------------------------------------------------
 
 struct HlSpsc<'a> {
@@ -171,7 +185,12 @@ fn spsc_reject(clock: &Clock) -> bool {
     let mut q: Queue<u32, CAP> = Queue::new();
     let (tx, rx) = q.split();
     let theirs = spsc_figs(&mut HlSpsc { tx, rx }, CAP - 1, hl_enqueue, hl_dequeue);
-    report_ops(clock, "sluicegate-spsc", &ours) & report_ops(clock, "heapless-spsc", &theirs)
+    let mut ring: sluicegate::spsc::flag::Ring<u32, CAP> = sluicegate::spsc::flag::Ring::new();
+    let (tx, rx) = ring.split();
+    let flag = spsc_figs(&mut SgFlag { tx, rx }, CAP, flag_try_push, flag_try_pop);
+    report_ops(clock, "sluicegate-spsc", &ours)
+        & report_ops(clock, "sluicegate-spsc-flag", &flag)
+        & report_ops(clock, "heapless-spsc", &theirs)
 }
 
 #[inline(never)]
