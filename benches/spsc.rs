@@ -14,7 +14,8 @@
 //! Groups (time is per iteration):
 //!
 //! - `spsc_stream_{16,1024}`: one item per call; an iteration is one item
-//!   through the ring.
+//!   through the ring. `sluicegate_flag` is `spsc::flag::Ring` (a flag per
+//!   slot, no shared index).
 //! - `spsc_batch_{8,32,256}` (capacity 1024): an iteration is one batch.
 //!   `*_burst`: copy in/out as much as fits (ours `push_burst`/`pop_burst`,
 //!   rtrb `push_partial_slice`/`pop_partial_slice`, ringbuf `push_slice`/
@@ -65,6 +66,8 @@ type RejectRing<const N: usize> = Ring<u64, N>;
 type OverwriteRing<const N: usize> = Ring<u64, N, Overwrite>;
 type RejectProducer<'a, const N: usize> = spsc::Producer<'a, u64, N, spsc::Reject>;
 type RejectConsumer<'a, const N: usize> = spsc::Consumer<'a, u64, N, spsc::Reject>;
+/// Our SPSC ring with a flag per slot and no shared index.
+type FlagRing<const N: usize> = spsc::flag::Ring<u64, N>;
 type HeaplessQueue<const N: usize> = heapless::spsc::Queue<u64, N>;
 type RingbufProducer = ringbuf::HeapProd<u64>;
 type RingbufConsumer = ringbuf::HeapCons<u64>;
@@ -73,6 +76,12 @@ fn sluicegate_push<const N: usize>(p: &mut RejectProducer<'_, N>, v: u64) -> boo
     p.try_push(v).is_ok()
 }
 fn sluicegate_pop<const N: usize>(c: &mut RejectConsumer<'_, N>) -> Option<u64> {
+    c.try_pop()
+}
+fn flag_push<const N: usize>(p: &mut spsc::flag::Producer<'_, u64, N>, v: u64) -> bool {
+    p.try_push(v).is_ok()
+}
+fn flag_pop<const N: usize>(c: &mut spsc::flag::Consumer<'_, u64, N>) -> Option<u64> {
     c.try_pop()
 }
 fn rtrb_push(p: &mut rtrb::Producer<u64>, v: u64) -> bool {
@@ -119,6 +128,13 @@ fn stream_group<const N: usize>(c: &mut Criterion) {
             let mut ring = Box::new(RejectRing::<N>::new());
             let (p, c) = ring.split();
             stream(iters, p, c, sluicegate_push::<N>, sluicegate_pop::<N>)
+        })
+    });
+    g.bench_function("sluicegate_flag", |b| {
+        b.iter_custom(|iters| {
+            let mut ring = Box::new(FlagRing::<N>::new());
+            let (p, c) = ring.split();
+            stream(iters, p, c, flag_push::<N>, flag_pop::<N>)
         })
     });
     g.bench_function("rtrb", |b| {
@@ -550,6 +566,13 @@ fn single_thread_cases() -> Vec<Case<'static>> {
         "sluicegate_overwrite_policy",
         leak(OverwriteRing::<N>::new()).split(),
         |(p, _), x| p.push_overwrite(x),
+        |(_, c)| c.try_pop(),
+    ));
+    v.push(push_pop(
+        g,
+        "sluicegate_flag",
+        leak(FlagRing::<N>::new()).split(),
+        |(p, _), x| p.try_push(x),
         |(_, c)| c.try_pop(),
     ));
     v.push(push_pop(

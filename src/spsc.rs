@@ -25,6 +25,12 @@
 //! Nothing is lost silently: every item pushed is popped, handed back to the
 //! caller, or counted (see [`RingStats`]).
 //!
+//! [`flag::Ring`] is a second, smaller form for two cores of a host that
+//! move items one at a time: a "full" flag in every slot, so the two sides
+//! never read each other's index. It has only `try_push`, `try_pop` and
+//! `peek` (no batches, chunks, overwrite, waits or counters); its module docs
+//! say when it is the faster of the two.
+//!
 //! ```
 //! use sluicegate::spsc::Ring;
 //!
