@@ -103,10 +103,20 @@ fn storm(limiter: &Limiter, hold_limit: u32, adaptive: bool) -> Tally {
                             tally.ignored.fetch_add(1, Ordering::Relaxed);
                             drop(permit);
                         }
-                        // Bursts of slow successes (a quarter of the time,
-                        // in runs of 1024 admissions), each the majority of
-                        // a window: the limit is cut concurrently.
-                        _ if adaptive && (n >> 10) % 4 == 0 => {
+                        // In the adaptive storm, runs of 1024 admissions
+                        // that all end dropped (a quarter of the time):
+                        // each window has a majority of drops, so the limit
+                        // is cut while other threads admit and release.
+                        // (Runs of slow successes alone do not always cut
+                        // here: which samples the baseline learns from
+                        // depends on the threads' interleaving, and a
+                        // baseline learned from slow ones sees nothing slow.)
+                        _ if adaptive && (n >> 10) % 4 == 3 => {
+                            tally.dropped.fetch_add(1, Ordering::Relaxed);
+                            permit.dropped();
+                        }
+                        // Runs of slow successes, for the latency path.
+                        _ if adaptive && (n >> 10) % 4 == 1 => {
                             tally.succeeded.fetch_add(1, Ordering::Relaxed);
                             permit.success(10_000);
                         }
