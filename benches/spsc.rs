@@ -25,7 +25,8 @@
 //! - `spsc_pingpong`: two rings, one item in flight; an iteration is one
 //!   round trip. `floor_atomic` bounces one cache-padded atomic word;
 //!   `floor_two_lines` bounces a value and a flag on separate lines, the
-//!   least that a ring whose index and slots live apart moves per trip.
+//!   least that a ring whose index and slots live apart moves per trip
+//!   (`sluicegate_flag` keeps each item and its flag on one line).
 //! - `overwrite_live_{16,1024}`: the producer pushes with overwrite-oldest
 //!   while a consumer pops; an iteration is one push.
 //!   `overwrite_delivered_1024`: the same, an iteration is one item the
@@ -361,6 +362,15 @@ fn pingpong_group(c: &mut Criterion) {
                 sluicegate_push::<N>,
                 sluicegate_pop::<N>,
             )
+        })
+    });
+    g.bench_function("sluicegate_flag", |b| {
+        b.iter_custom(|iters| {
+            let (mut r1, mut r2) = (
+                Box::new(FlagRing::<N>::new()),
+                Box::new(FlagRing::<N>::new()),
+            );
+            pingpong(iters, r1.split(), r2.split(), flag_push::<N>, flag_pop::<N>)
         })
     });
     g.bench_function("rtrb", |b| {
