@@ -73,8 +73,7 @@
 //! is working on. The benchmarks (`spsc_stream_*`, BENCHMARKS.md) measure
 //! the difference. When a side waits on a full or empty ring it polls the
 //! slot the other side is writing, so a waiting producer and a working
-//! consumer then share that line: that is the ring's worst case, and the
-//! same line [`spsc::Ring`](super::Ring)'s consumer reads anyway.
+//! consumer then share that line: that is the ring's worst case.
 //!
 //! # Memory
 //!
@@ -501,6 +500,7 @@ impl<T, const N: usize> Drop for Producer<'_, T, N> {
 
 impl<T, const N: usize> Drop for Consumer<'_, T, N> {
     fn drop(&mut self) {
+        // Relaxed: as the producer's, ordered by `drop_side`'s `Release`.
         self.ring.consumer_at.store(self.at, Ordering::Relaxed);
         self.ring.live.drop_side(Live::CONSUMER);
     }
