@@ -540,6 +540,46 @@ mod tests {
     use super::IndexRing;
     use crate::sync::{pause, pause::stop_at, Ordering};
 
+    /// The IsSafe bit at work, step by step as three contexts would
+    /// interleave them (each step is the code a context runs between two of
+    /// its pause points): a dequeuer D1 holds position 0, whose index is
+    /// still in the entry; an enqueuer E2 holds position 4 (the same entry,
+    /// a cycle later); a third context's dequeue passes position 4, marks
+    /// the entry unsafe and moves `head` on. When D1 then empties the entry,
+    /// E2 must not place its index there (no dequeuer will come for position
+    /// 4), but retry at a new position, where the next dequeue finds it.
+    #[test]
+    fn an_unsafe_entry_is_not_reused_behind_head() {
+        const N: usize = 2;
+        let r = IndexRing::<N, false>::new(0, false);
+        r.enqueue(0); // position 0
+        let d1 = r.head.fetch_add(1, Ordering::SeqCst); // D1 stops after its ticket
+        assert_eq!(d1, 0);
+        assert_eq!(r.dequeue(), None, "position 1 held nothing");
+        r.enqueue(1); // position 2
+        assert_eq!(r.dequeue(), Some(1));
+        assert_eq!(r.dequeue(), None, "position 3 held nothing");
+        assert_eq!(r.tail.load(Ordering::SeqCst), 4, "tail caught up");
+        let e2 = r.tail.fetch_add(1, Ordering::SeqCst); // E2 stops after its ticket
+        assert_eq!(e2, 4);
+        let entry = r.entry(4).load(Ordering::SeqCst);
+        assert_eq!(entry & IndexRing::<N, false>::BOT, 0, "index 0 still there");
+        // The third context: its position is 4; index 0 waits for D1, so it
+        // marks the entry unsafe and moves on.
+        assert_eq!(r.dequeue(), None);
+        let entry = r.entry(4).load(Ordering::SeqCst);
+        assert_eq!(entry & IndexRing::<N, false>::SAFE, 0, "marked unsafe");
+        assert_eq!(r.head.load(Ordering::SeqCst), 5);
+        // D1 resumes and takes its index.
+        assert_eq!(r.take_at(d1), Some(0));
+        // E2 resumes: the emptied entry is unsafe and `head` is past 4.
+        assert!(!r.place_at(e2, 1), "placed where no dequeuer will look");
+        // Its retry, as `enqueue` makes it, takes position 5.
+        r.enqueue(1);
+        assert_eq!(r.dequeue(), Some(1), "the retried index is found");
+        assert_eq!(r.dequeue(), None);
+    }
+
     /// A burst enqueue whose first position a dequeuer passes while the
     /// burst holds it (the dequeuer's miss is the last one `threshold`
     /// allowed, so it passes that one position and answers "empty") places
