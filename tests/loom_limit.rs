@@ -2,6 +2,9 @@
 //! `RUSTFLAGS="--cfg sluicegate_loom" LOOM_MAX_PREEMPTIONS=2 cargo test --release --test loom_limit`.
 #![cfg(sluicegate_loom)]
 
+#[path = "common/explores.rs"]
+mod explores;
+
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;
@@ -40,7 +43,7 @@ fn leak(config: LimiterConfig) -> &'static Limiter {
 /// and every permit comes back.
 #[test]
 fn loom_limit_concurrent_acquire_never_exceeds_limit() {
-    loom::model(|| {
+    explores::model(|| {
         let limiter = leak(config(2, 2, 2));
         let holders = Arc::new(AtomicUsize::new(0));
         let admitted = Arc::new(AtomicUsize::new(0));
@@ -84,7 +87,7 @@ fn loom_limit_concurrent_acquire_never_exceeds_limit() {
 /// `held` out, in flight is ≥ 2 after it), and the cut happens exactly once.
 #[test]
 fn loom_limit_decrease_racing_acquisitions() {
-    loom::model(|| {
+    explores::model(|| {
         let limiter = leak(gradient(1, 2, 2));
         let held = limiter.try_acquire().unwrap();
         let dropper = limiter.try_acquire().unwrap();
@@ -126,7 +129,7 @@ fn loom_limit_decrease_racing_acquisitions() {
 /// law cuts on each drop): the limit is cut once (4 → 2), not three times.
 #[test]
 fn loom_limit_one_decrease_per_window_under_concurrent_drops() {
-    loom::model(|| {
+    explores::model(|| {
         let limiter = leak(gradient(1, 4, 4));
         let a = limiter.try_acquire().unwrap();
         let b = limiter.try_acquire().unwrap();
@@ -149,7 +152,7 @@ fn loom_limit_one_decrease_per_window_under_concurrent_drops() {
 /// check lets one cut (20 → 10).
 #[test]
 fn loom_limit_aimd_majority_reached_by_two_cuts_once() {
-    loom::model(|| {
+    explores::model(|| {
         let limiter = leak(config(1, 20, 20));
         for _ in 0..8 {
             limiter.try_acquire().unwrap().dropped();
@@ -166,15 +169,18 @@ fn loom_limit_aimd_majority_reached_by_two_cuts_once() {
     });
 }
 
-/// AIMD: two successes race to close a window of 16 (14 already counted,
-/// each beside a held permit so none is application-limited): the window
-/// start CAS lets exactly one grow the limit (4 → 5).
+/// AIMD: two successes race to close a window of 16 (15 already counted,
+/// each beside a held permit so none is application-limited): both pass the
+/// window's end, and the CAS on its close lets exactly one judge it and grow
+/// the limit (4 → 5). With 14 counted only one of them would reach the end
+/// and there would be no race (4 iterations, against 53 with 15); with 15, a
+/// close made of a load and a store fails the model.
 #[test]
 fn loom_limit_one_increase_per_window_under_concurrent_successes() {
-    loom::model(|| {
+    explores::model(|| {
         let limiter = leak(config(1, 4, 8));
         let anchor = limiter.try_acquire().unwrap();
-        for _ in 0..14 {
+        for _ in 0..15 {
             limiter.try_acquire().unwrap().success(10);
         }
         let a = limiter.try_acquire().unwrap();
@@ -192,16 +198,19 @@ fn loom_limit_one_increase_per_window_under_concurrent_successes() {
     });
 }
 
-/// Gradient: two successes race to complete a window of 16 (14 counted, the
-/// first queue-free to give a mean): whichever CASes the counted window word
-/// to 0 closes it, once; at the mean, ×1.25 (4 → 5) in a new epoch.
+/// Gradient: two successes race past the end of a window of 16 (15 counted
+/// after the first, queue-free one gave a mean): whichever CASes the counted
+/// window word to 0 closes it, once; at the mean, ×1.25 (4 → 5) in a new
+/// epoch. Two guards stand behind "once": the CAS, and the epoch, which
+/// fails a second closer's scale (the model still passes with the CAS made a
+/// store; 38 iterations, against 11 when only one success reached the end).
 #[test]
 fn loom_limit_gradient_one_scale_per_window() {
-    loom::model(|| {
+    explores::model(|| {
         let limiter = leak(gradient(1, 4, 8));
         limiter.try_acquire().unwrap().success(10);
         let anchor = limiter.try_acquire().unwrap();
-        for _ in 0..13 {
+        for _ in 0..14 {
             limiter.try_acquire().unwrap().success(10);
         }
         let a = limiter.try_acquire().unwrap();
@@ -211,7 +220,7 @@ fn loom_limit_gradient_one_scale_per_window() {
         t.join().unwrap();
         assert_eq!(limiter.limit(), 5);
         let s = limiter.stats();
-        assert_eq!((s.increases, s.decreases, s.succeeded), (1, 0, 16));
+        assert_eq!((s.increases, s.decreases, s.succeeded), (1, 0, 17));
         drop(anchor);
         assert_eq!(limiter.in_flight(), 0);
     });
@@ -223,7 +232,7 @@ fn loom_limit_gradient_one_scale_per_window() {
 /// comes back to 0 (a later background request is admitted again).
 #[test]
 fn loom_limit_reserve_races_stay_under_the_limit() {
-    loom::model(|| {
+    explores::model(|| {
         let limiter = leak(LimiterConfig {
             background_reserve: 64,
             ..config(4, 4, 4)
@@ -254,7 +263,7 @@ fn loom_limit_reserve_races_stay_under_the_limit() {
 /// is lost or counted twice.
 #[test]
 fn loom_limit_no_lost_permits() {
-    loom::model(|| {
+    explores::model(|| {
         let limiter = leak(config(1, 2, 2));
         let t = thread::spawn(move || {
             let mut n = 0;
@@ -311,7 +320,7 @@ fn loom_limit_release_hands_over_to_admission_at_the_limit() {
         let refused = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let admitted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let (r, a) = (refused.clone(), admitted.clone());
-        loom::model(move || {
+        explores::model(move || {
             let limiter = leak(config(1, 1, 1));
             let data = Arc::new(loom::cell::UnsafeCell::new(0usize));
             let permit = limiter.try_acquire().unwrap();
@@ -375,7 +384,7 @@ fn loom_limit_level_shift_racing_a_step() {
     // The 36 sequential successes that set the race up are branches too.
     let mut model = loom::model::Builder::new();
     model.max_branches = 100_000;
-    model.check(|| {
+    explores::check(model, || {
         let limiter = leak(config(2, 4, 8));
         for _ in 0..32 {
             limiter.try_acquire().unwrap().success(100);

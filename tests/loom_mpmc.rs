@@ -11,6 +11,9 @@
 
 #![cfg(sluicegate_loom)]
 
+#[path = "common/explores.rs"]
+mod explores;
+
 use loom::sync::Arc;
 use loom::thread;
 use sluicegate::mpmc::{FreePool, Ring};
@@ -356,7 +359,7 @@ macro_rules! on_every_pool {
             $(
                 #[test]
                 fn $model() {
-                    loom::model(super::$model::<sluicegate::mpmc::FreeIndices<$n>>);
+                    super::explores::model(super::$model::<sluicegate::mpmc::FreeIndices<$n>>);
                 }
             )*
         }
@@ -364,7 +367,7 @@ macro_rules! on_every_pool {
             $(
                 #[test]
                 fn $model() {
-                    loom::model(super::$model::<sluicegate::mpmc::FreeMask>);
+                    super::explores::model(super::$model::<sluicegate::mpmc::FreeMask>);
                 }
             )*
         }
@@ -372,7 +375,7 @@ macro_rules! on_every_pool {
             $(
                 #[test]
                 fn $model() {
-                    loom::model(super::$model::<sluicegate::mpmc::FreeBits<1>>);
+                    super::explores::model(super::$model::<sluicegate::mpmc::FreeBits<1>>);
                 }
             )*
         }

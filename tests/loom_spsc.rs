@@ -3,6 +3,9 @@
 //! Run: `RUSTFLAGS="--cfg sluicegate_loom" LOOM_MAX_PREEMPTIONS=2 cargo test --release --test loom_spsc`
 #![cfg(sluicegate_loom)]
 
+#[path = "common/explores.rs"]
+mod explores;
+
 use loom::thread;
 use sluicegate::spsc::{Overwrite, Policy, Reject, Ring};
 
@@ -21,7 +24,7 @@ fn assert_in_order(got: &[u32], from: u32) {
 
 #[test]
 fn loom_spsc_push_pop() {
-    loom::model(|| {
+    explores::model(|| {
         // Capacity 1 and a start next to the wrap: every push reuses the slot
         // the consumer just read.
         let (mut tx, mut rx) = ring::<Reject, 1>(usize::MAX).split();
@@ -52,7 +55,7 @@ fn loom_spsc_push_pop() {
 
 #[test]
 fn loom_spsc_burst_against_bulk() {
-    loom::model(|| {
+    explores::model(|| {
         let (mut tx, mut rx) = ring::<Reject, 2>(usize::MAX - 2).split();
         let producer = thread::spawn(move || {
             let a = tx.push_burst(&[0, 1, 2]);
@@ -78,7 +81,7 @@ fn loom_spsc_burst_against_bulk() {
 
 #[test]
 fn loom_spsc_burst_pop_against_push() {
-    loom::model(|| {
+    explores::model(|| {
         let (mut tx, mut rx) = ring::<Reject, 2>(0).split();
         tx.try_push(0).unwrap();
         let producer = thread::spawn(move || {
@@ -100,7 +103,7 @@ fn loom_spsc_burst_pop_against_push() {
 /// Overwrite: the producer evicts while the consumer pops. Every item is
 /// popped (in order) or handed back exactly once.
 fn overwrite_against_pop(start: usize) {
-    loom::model(move || {
+    explores::model(move || {
         let (mut tx, mut rx) = ring::<Overwrite, 2>(start).split();
         let _ = tx.push_overwrite(0);
         let _ = tx.push_overwrite(1);
@@ -138,7 +141,7 @@ fn loom_spsc_overwrite_against_pop_at_wrap() {
 
 #[test]
 fn loom_spsc_overwrite_against_pop_bulk() {
-    loom::model(|| {
+    explores::model(|| {
         let (mut tx, mut rx) = ring::<Overwrite, 2>(0).split();
         let _ = tx.push_overwrite(0);
         let _ = tx.push_overwrite(1);
@@ -164,7 +167,7 @@ fn loom_spsc_overwrite_against_pop_bulk() {
 
 #[test]
 fn loom_spsc_try_push_against_pop_on_overwrite_ring() {
-    loom::model(|| {
+    explores::model(|| {
         let (mut tx, mut rx) = ring::<Overwrite, 1>(0).split();
         tx.try_push(0).unwrap();
         let producer = thread::spawn(move || tx.try_push(1).is_ok());
@@ -177,7 +180,7 @@ fn loom_spsc_try_push_against_pop_on_overwrite_ring() {
 
 #[test]
 fn loom_spsc_try_split_race() {
-    loom::model(|| {
+    explores::model(|| {
         let ring: &'static Ring<u32, 2> = ring::<Reject, 2>(0);
         // Each side keeps the handles it won until both have tried (a ring
         // whose handles are all dropped splits again).
@@ -193,7 +196,7 @@ fn loom_spsc_try_split_race() {
 
 #[test]
 fn loom_spsc_write_chunk_commit_against_read_chunk() {
-    loom::model(|| {
+    explores::model(|| {
         let (mut tx, mut rx) = ring::<Reject, 2>(usize::MAX).split();
         let producer = thread::spawn(move || {
             let mut chunk = tx.write_chunk_uninit_up_to(2);
@@ -220,7 +223,7 @@ fn loom_spsc_write_chunk_commit_against_read_chunk() {
 
 #[test]
 fn loom_spsc_overwrite_against_held_read_chunk() {
-    loom::model(|| {
+    explores::model(|| {
         let (mut tx, mut rx) = ring::<Overwrite, 2>(0).split();
         let _ = tx.push_overwrite(0);
         let _ = tx.push_overwrite(1);
@@ -249,7 +252,7 @@ fn loom_spsc_claim_fails_after_evictions_past_cached_tail() {
     // A consumer whose claim CAS fails on a head moved by several evictions
     // must not read slots beyond the last tail it acquired (Miri found this
     // race with Relaxed failure ordering on the claim).
-    loom::model(|| {
+    explores::model(|| {
         let (mut tx, mut rx) = ring::<Overwrite, 1>(0).split();
         let _ = tx.push_overwrite(0);
         let producer = thread::spawn(move || {
@@ -293,8 +296,8 @@ fn loom_spsc_abandoned_then_drained() {
         producer.join().unwrap();
         assert_eq!(got, [1, 2]);
     }
-    loom::model(model::<Reject>);
-    loom::model(model::<Overwrite>);
+    explores::model(model::<Reject>);
+    explores::model(model::<Overwrite>);
 }
 
 /// Both handles dropped on different threads while two threads try to
@@ -302,7 +305,7 @@ fn loom_spsc_abandoned_then_drained() {
 /// while one lives, and the new handles see the item the old ones left.
 #[test]
 fn loom_spsc_resplit_after_both_drops() {
-    loom::model(|| {
+    explores::model(|| {
         let r: &'static Ring<u32, 2> = ring::<Reject, 2>(0);
         let (mut tx, rx) = r.try_split().unwrap();
         tx.try_push(7).unwrap();
@@ -340,7 +343,7 @@ fn flag_ring<'a, const N: usize>() -> &'a mut sluicegate::spsc::flag::Ring<u32, 
 /// them, weakening any of the four flag orderings to `Relaxed` fails both
 /// models.
 fn flag_push_pop<const N: usize>() {
-    loom::model(|| {
+    explores::model(|| {
         let (mut tx, mut rx) = flag_ring::<N>().split();
         let producer = thread::spawn(move || {
             for i in 0..3 {
@@ -377,7 +380,7 @@ fn loom_flag_resplit_after_handles_dropped_on_threads() {
     // Each handle finishes and is dropped on its own thread; the split that
     // wins once both are gone (retried until it does) resumes at their
     // indices: the item left is next, and a new push lands after it.
-    loom::model(|| {
+    explores::model(|| {
         let ring: &'static sluicegate::spsc::flag::Ring<u32, 2> =
             Box::leak(Box::new(sluicegate::spsc::flag::Ring::new()));
         let (mut tx, mut rx) = ring.try_split().unwrap();

@@ -6,6 +6,9 @@
 //! Run: `RUSTFLAGS="--cfg sluicegate_loom" LOOM_MAX_PREEMPTIONS=2 cargo test --release --features async --test loom_wait`
 #![cfg(sluicegate_loom)]
 
+#[path = "common/explores.rs"]
+mod explores;
+
 use loom::future::block_on;
 use loom::sync::Arc;
 use loom::thread;
@@ -31,8 +34,8 @@ fn spsc_pop_woken_by_push<P: Policy + Send + 'static>() {
 
 #[test]
 fn loom_wait_spsc_pop_woken_by_push() {
-    loom::model(spsc_pop_woken_by_push::<Reject>);
-    loom::model(spsc_pop_woken_by_push::<Overwrite>);
+    explores::model(spsc_pop_woken_by_push::<Reject>);
+    explores::model(spsc_pop_woken_by_push::<Overwrite>);
 }
 
 /// A producer waits in `push` on a full ring; the consumer's `try_pop` must
@@ -52,14 +55,14 @@ fn spsc_push_woken_by_pop<P: Policy + Send + 'static>() {
 
 #[test]
 fn loom_wait_spsc_push_woken_by_pop() {
-    loom::model(spsc_push_woken_by_pop::<Reject>);
-    loom::model(spsc_push_woken_by_pop::<Overwrite>);
+    explores::model(spsc_push_woken_by_pop::<Reject>);
+    explores::model(spsc_push_woken_by_pop::<Overwrite>);
 }
 
 /// Two items through a ring of one, both sides waiting in turn.
 #[test]
 fn loom_wait_spsc_both_sides() {
-    loom::model(|| {
+    explores::model(|| {
         let (mut tx, mut rx) = ring::<Reject, 1>().split();
         let producer = thread::spawn(move || {
             block_on(async {
@@ -78,7 +81,7 @@ fn loom_wait_spsc_both_sides() {
 /// first, if anything).
 #[test]
 fn loom_wait_spsc_pop_woken_by_producer_drop() {
-    loom::model(|| {
+    explores::model(|| {
         let (mut tx, mut rx) = ring::<Reject, 2>().split();
         let producer = thread::spawn(move || {
             tx.try_push(1).unwrap();
@@ -93,7 +96,7 @@ fn loom_wait_spsc_pop_woken_by_producer_drop() {
 /// The consumer's drop ends a `push` on a full ring: the item comes back.
 #[test]
 fn loom_wait_spsc_push_woken_by_consumer_drop() {
-    loom::model(|| {
+    explores::model(|| {
         let (mut tx, rx) = ring::<Reject, 1>().split();
         tx.try_push(1).unwrap();
         let consumer = thread::spawn(move || drop(rx));
@@ -106,7 +109,7 @@ type M = mpmc::Ring<u32, 1>;
 
 #[test]
 fn loom_wait_mpmc_pop_woken_by_push() {
-    loom::model(|| {
+    explores::model(|| {
         let r = Arc::new(M::new());
         let r2 = r.clone();
         let producer = thread::spawn(move || r2.try_push(7).unwrap());
@@ -117,7 +120,7 @@ fn loom_wait_mpmc_pop_woken_by_push() {
 
 #[test]
 fn loom_wait_mpmc_push_woken_by_pop() {
-    loom::model(|| {
+    explores::model(|| {
         let r = Arc::new(M::new());
         r.try_push(1).unwrap();
         let r2 = r.clone();
@@ -130,7 +133,7 @@ fn loom_wait_mpmc_push_woken_by_pop() {
 
 #[test]
 fn loom_wait_mpmc_pop_woken_by_close() {
-    loom::model(|| {
+    explores::model(|| {
         let r = Arc::new(M::new());
         let r2 = r.clone();
         let closer = thread::spawn(move || r2.close());
@@ -141,7 +144,7 @@ fn loom_wait_mpmc_pop_woken_by_close() {
 
 #[test]
 fn loom_wait_mpmc_push_woken_by_close() {
-    loom::model(|| {
+    explores::model(|| {
         let r = Arc::new(M::new());
         r.try_push(1).unwrap();
         let r2 = r.clone();
@@ -156,7 +159,7 @@ fn loom_wait_mpmc_push_woken_by_close() {
 /// one gets the item, the other `None`, neither sleeps for ever.
 #[test]
 fn loom_wait_mpmc_two_poppers() {
-    loom::model(|| {
+    explores::model(|| {
         let r = Arc::new(M::new());
         let r2 = r.clone();
         let other = thread::spawn(move || block_on(r2.pop()));
@@ -179,7 +182,7 @@ fn loom_wait_mpmc_two_poppers() {
 /// refused if the consumer holds it): the wait ends with one of them.
 #[test]
 fn loom_wait_spsc_pop_against_push_overwrite() {
-    loom::model(|| {
+    explores::model(|| {
         let (mut tx, mut rx) = ring::<Overwrite, 1>().split();
         let producer = thread::spawn(move || {
             let first = tx.push_overwrite(1);
@@ -198,7 +201,7 @@ fn loom_wait_spsc_pop_against_push_overwrite() {
 /// woken when it ends (or is given up), and then drains or ends.
 #[test]
 fn loom_wait_mpmc_pop_woken_by_eviction_end_after_close() {
-    loom::model(|| {
+    explores::model(|| {
         let r = Arc::new(M::new());
         r.try_push(1).unwrap();
         let r2 = r.clone();

@@ -1,0 +1,44 @@
+//! `loom::model` that fails when the model explored a single execution.
+//!
+//! Every model in the `loom_*` files races at least two operations, so one
+//! execution means loom did not explore it: the model checks nothing and
+//! would pass with any bug. That happens under loom 0.7.3 when a thread
+//! starts with a load of an object it then stores (tokio-rs/loom#392), and
+//! when a race is only apparent (a pop on a fresh ring answers "empty" from
+//! one load and never meets the push). Each file says
+//! `#[path = "common/explores.rs"] mod explores;` and calls
+//! `explores::model` in place of `loom::model`.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// Runs `f` under `builder` (see `loom::model::Builder`) and panics unless
+/// it ran more than one execution. Returns how many it ran, and prints it.
+pub fn check<F>(builder: loom::model::Builder, f: F) -> usize
+where
+    F: Fn() + Sync + Send + 'static,
+{
+    let runs = Arc::new(AtomicUsize::new(0));
+    let counted = runs.clone();
+    builder.check(move || {
+        counted.fetch_add(1, Ordering::Relaxed);
+        f();
+    });
+    let n = runs.load(Ordering::Relaxed);
+    // Shown with `--nocapture`.
+    eprintln!("explored {n} executions");
+    assert!(
+        n > 1,
+        "the model ran {n} execution: loom explored no interleaving, so it checked nothing"
+    );
+    n
+}
+
+/// [`check`] with loom's default builder (which reads `LOOM_*` from the
+/// environment, as `loom::model` does).
+pub fn model<F>(f: F) -> usize
+where
+    F: Fn() + Sync + Send + 'static,
+{
+    check(loom::model::Builder::new(), f)
+}
