@@ -314,7 +314,7 @@ pub(crate) mod pause {
     pub(crate) const LIMIT_CUT: Point = Point("limit.cut.cas");
 
     #[cfg(all(test, not(sluicegate_loom)))]
-    pub(crate) use harness::{hit, stop_at, stop_at_nth};
+    pub(crate) use harness::{hit, interleave, stop_at, stop_at_nth};
 
     /// Test-only: a per-thread hook run at every point, and [`stop_at`].
     #[cfg(all(test, not(sluicegate_loom)))]
@@ -394,6 +394,63 @@ pub(crate) mod pause {
                 go_tx.send(()).unwrap();
                 stopped.join().unwrap()
             })
+        }
+
+        /// Runs each of `workers` on a thread of its own, one at a time.
+        /// The running worker goes on until it reaches a pause point (any
+        /// point) or finishes; then `pick` is given the unfinished workers'
+        /// numbers (their places in `workers`, ascending) and the one that
+        /// ran last, and returns the number of the worker to run next. So
+        /// every pause point is a place where a worker may stay suspended
+        /// for as long as the others run, and a run is replayed exactly by
+        /// the same answers of `pick`. A worker's panic is re-raised once
+        /// the others are done; a worker that runs for 10 s without
+        /// reaching a point (a loop waiting for a suspended worker, which no
+        /// lock-free operation has) aborts the process.
+        pub(crate) fn interleave<'a>(
+            workers: std::vec::Vec<Box<dyn FnOnce() + Send + 'a>>,
+            mut pick: impl FnMut(&[usize], Option<usize>) -> usize,
+        ) {
+            use core::time::Duration;
+            use std::vec::Vec;
+            std::thread::scope(|s| {
+                let mut turns = Vec::new();
+                for work in workers {
+                    let (go_tx, go_rx) = mpsc::channel::<()>();
+                    let (at_tx, at_rx) = mpsc::channel::<()>();
+                    s.spawn(move || {
+                        if go_rx.recv().is_err() {
+                            return;
+                        }
+                        let hook: Hook = Box::new(move |_| {
+                            at_tx.send(()).unwrap();
+                            go_rx.recv().unwrap();
+                        });
+                        HOOK.with(|h| *h.borrow_mut() = Some(hook));
+                        work();
+                        // Dropping the hook drops `at_tx`: the scheduler
+                        // sees the worker finish as a closed channel.
+                        HOOK.with(|h| *h.borrow_mut() = None);
+                    });
+                    turns.push((go_tx, at_rx));
+                }
+                let mut live: Vec<usize> = (0..turns.len()).collect();
+                let mut last = None;
+                while !live.is_empty() {
+                    let next = pick(&live, last);
+                    let (go, at) = &turns[next];
+                    let _ = go.send(());
+                    match at.recv_timeout(Duration::from_secs(10)) {
+                        Ok(()) => {}
+                        Err(mpsc::RecvTimeoutError::Disconnected) => live.retain(|&w| w != next),
+                        Err(mpsc::RecvTimeoutError::Timeout) => {
+                            std::eprintln!("worker {next} ran 10 s without reaching a pause point");
+                            std::process::abort();
+                        }
+                    }
+                    last = Some(next);
+                }
+            });
         }
     }
 }

@@ -240,6 +240,8 @@ mod lifecycle;
 mod pause_tests;
 #[cfg(sluicegate_cas)]
 pub mod pool;
+#[cfg(all(test, sluicegate_cas, not(sluicegate_loom)))]
+mod schedule_tests;
 #[cfg(sluicegate_cas)]
 mod scq;
 #[cfg(sluicegate_cas)]

@@ -1,0 +1,231 @@
+//! Random schedules over the pause points. Three contexts each run a short
+//! random sequence of pushes, evicting pushes, pops and bursts on a 2-slot
+//! ring, one context at a time; at every pause point the scheduler may
+//! switch to another, so a context can stay suspended mid-operation while
+//! the others go round the ring several times. The loom models are too
+//! small to reach that: their contexts do one or two operations each.
+//!
+//! The scheduler is PCT's (Burckhardt et al., ASPLOS 2010): each context
+//! gets a random priority, the highest unfinished one runs, and at a few
+//! random steps the running context drops to the lowest priority. A
+//! schedule of depth `d` (here up to 3 changes) turns up with probability
+//! about `1 / (contexts × steps^(d-1))` per run, so a suspension that spans
+//! another context's whole sequence is common rather than rare, as it is
+//! with a uniform random choice at every step.
+//!
+//! After every schedule: each item is popped, handed back (refused or
+//! evicted) or still in the ring, exactly once; each context's pops, and
+//! the final drain, give every producer's items in the order it pushed
+//! them; and the ring still takes and gives `N` items in order, so no slot
+//! or index was lost.
+
+extern crate std;
+
+use super::{FreeBits, FreeIndices, FreeMask, FreePool, Ring};
+use crate::sync::pause::interleave;
+use std::boxed::Box;
+use std::collections::BTreeSet;
+use std::vec::Vec;
+
+const N: usize = 2;
+const CONTEXTS: usize = 3;
+const OPS: usize = 8;
+
+/// splitmix64: a seeded, dependency-free generator.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    Push,
+    Overwrite,
+    Pop,
+    PushBurst,
+    PopBurst,
+}
+
+/// What one context saw: the items it got out of the ring (in order) and
+/// the items it was handed back.
+#[derive(Default)]
+struct Log {
+    popped: Vec<u32>,
+    back: Vec<u32>,
+    made: Vec<u32>,
+}
+
+/// Item `k` of context `c`: its producer is `item / 1000`.
+fn item(c: usize, k: usize) -> u32 {
+    (c * 1000 + k) as u32
+}
+
+fn run_ops<F: FreePool<N>>(r: &Ring<u32, N, F>, c: usize, ops: &[Op], log: &mut Log) {
+    let mut k = 0;
+    let mut make = |log: &mut Log| {
+        let v = item(c, k);
+        k += 1;
+        log.made.push(v);
+        v
+    };
+    for op in ops {
+        match op {
+            Op::Push => {
+                let v = make(log);
+                if let Err(e) = r.try_push(v) {
+                    log.back.push(e.into_inner());
+                }
+            }
+            Op::Overwrite => {
+                let v = make(log);
+                log.back.extend(r.push_overwrite(v).into_item());
+            }
+            Op::Pop => log.popped.extend(r.try_pop()),
+            Op::PushBurst => {
+                let items = [make(log), make(log)];
+                let n = r.push_burst(&items);
+                log.back.extend_from_slice(&items[n..]);
+            }
+            Op::PopBurst => {
+                let mut out = [0; 2];
+                let n = r.pop_burst(&mut out);
+                log.popped.extend_from_slice(&out[..n]);
+            }
+        }
+    }
+}
+
+/// The items of each producer appear in `seen` in the order it made them.
+fn assert_producer_order(seen: &[u32], what: &str, seed: u64) {
+    for c in 0..CONTEXTS as u32 {
+        let mine: Vec<u32> = seen.iter().copied().filter(|v| v / 1000 == c).collect();
+        assert!(
+            mine.windows(2).all(|w| w[0] < w[1]),
+            "seed {seed}: {what} gives producer {c}'s items out of order: {mine:?}"
+        );
+    }
+}
+
+/// One random schedule of random operations on a fresh ring.
+fn schedule<F: FreePool<N>>(seed: u64) {
+    let mut rng = Rng(seed);
+    let r = Ring::<u32, N, F>::new();
+    let plans: Vec<Vec<Op>> = (0..CONTEXTS)
+        .map(|_| {
+            (0..OPS)
+                .map(|_| match rng.below(5) {
+                    0 => Op::Push,
+                    1 => Op::Overwrite,
+                    2 => Op::Pop,
+                    3 => Op::PushBurst,
+                    _ => Op::PopBurst,
+                })
+                .collect()
+        })
+        .collect();
+    let mut logs: Vec<Log> = (0..CONTEXTS).map(|_| Log::default()).collect();
+
+    // PCT: distinct random priorities, and up to 3 steps at which the
+    // running context drops below all others.
+    // The smallest number is the highest priority.
+    let mut priority: Vec<usize> = (0..CONTEXTS).collect();
+    for i in (1..CONTEXTS).rev() {
+        priority.swap(i, rng.below(i + 1));
+    }
+    let changes: Vec<usize> = (0..rng.below(4)).map(|_| rng.below(100)).collect();
+    let mut lowest = 0usize;
+    let mut step = 0usize;
+
+    let ring = &r;
+    let workers: Vec<Box<dyn FnOnce() + Send + '_>> = logs
+        .iter_mut()
+        .zip(&plans)
+        .enumerate()
+        .map(|(c, (log, ops))| {
+            Box::new(move || run_ops(ring, c, ops, log)) as Box<dyn FnOnce() + Send + '_>
+        })
+        .collect();
+    interleave(workers, |live, last| {
+        if let Some(w) = last {
+            if changes.contains(&step) {
+                lowest += 1;
+                priority[w] = CONTEXTS + lowest; // below every other
+            }
+        }
+        step += 1;
+        *live.iter().min_by_key(|&&w| priority[w]).unwrap()
+    });
+
+    let mut drained = Vec::new();
+    while let Some(v) = r.try_pop() {
+        drained.push(v);
+    }
+    assert_producer_order(&drained, "the drain", seed);
+    let mut out: Vec<u32> = drained.clone();
+    let mut made = BTreeSet::new();
+    for (c, log) in logs.iter().enumerate() {
+        assert_producer_order(&log.popped, &std::format!("context {c}'s pops"), seed);
+        out.extend(&log.popped);
+        out.extend(&log.back);
+        made.extend(log.made.iter().copied());
+    }
+    let mut sorted = out.clone();
+    sorted.sort_unstable();
+    let unique: Vec<u32> = made.iter().copied().collect();
+    assert_eq!(
+        sorted, unique,
+        "seed {seed}: every item out exactly once (plans {plans:?})"
+    );
+    // No slot or index was lost: the ring still holds N, in order.
+    for v in 0..N as u32 {
+        assert!(r.try_push(v).is_ok(), "seed {seed}: a slot was lost");
+    }
+    for v in 0..N as u32 {
+        assert_eq!(r.try_pop(), Some(v), "seed {seed}: an index was lost");
+    }
+    assert_eq!(r.try_pop(), None, "seed {seed}");
+}
+
+/// Schedules per pool: `SLUICEGATE_SCHEDULES` if set (for a longer hunt),
+/// else 1000 (about 5 s in a debug build on two cores).
+fn schedules() -> u64 {
+    std::env::var("SLUICEGATE_SCHEDULES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1000)
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "thousands of thread schedules; minutes under Miri")]
+fn random_schedules_default_pool() {
+    for seed in 0..schedules() {
+        schedule::<FreeIndices<N>>(seed);
+    }
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "thousands of thread schedules; minutes under Miri")]
+fn random_schedules_mask_pool() {
+    for seed in 0..schedules() {
+        schedule::<FreeMask>(seed);
+    }
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "thousands of thread schedules; minutes under Miri")]
+fn random_schedules_bits_pool() {
+    for seed in 0..schedules() {
+        schedule::<FreeBits<1>>(seed);
+    }
+}
