@@ -192,6 +192,8 @@ mod overwrite;
 mod pause_tests;
 #[cfg(not(sluicegate_loom))]
 mod peek;
+#[cfg(all(test, not(sluicegate_loom)))]
+mod schedule_tests;
 mod split;
 mod wait;
 

@@ -232,6 +232,12 @@ impl SharedCounter {
     }
 }
 
+/// The seeded generator the tests share (the integration tests, the
+/// scenario suite and the demo include the same file).
+#[cfg(all(test, not(sluicegate_loom)))]
+#[path = "../tests/common/splitmix.rs"]
+pub(crate) mod splitmix;
+
 /// A named place inside an operation where a test may suspend the calling
 /// thread, to show what other contexts can do while it is stopped there.
 /// Every point is one of the constants in [`pause`], so a test cannot name a
@@ -313,8 +319,13 @@ pub(crate) mod pause {
     /// Limiter decrease, before its CAS.
     pub(crate) const LIMIT_CUT: Point = Point("limit.cut.cas");
 
+    /// A test's own code, between two operations (holding a peek guard,
+    /// say): where a schedule may suspend it as at any other point.
     #[cfg(all(test, not(sluicegate_loom)))]
-    pub(crate) use harness::{hit, interleave, stop_at, stop_at_nth};
+    pub(crate) const TEST_BETWEEN: Point = Point("test.between");
+
+    #[cfg(all(test, not(sluicegate_loom)))]
+    pub(crate) use harness::{hit, interleave, stop_at, stop_at_nth, Pct};
 
     /// Test-only: a per-thread hook run at every point, and [`stop_at`].
     #[cfg(all(test, not(sluicegate_loom)))]
@@ -324,6 +335,9 @@ pub(crate) mod pause {
         use core::cell::RefCell;
         use std::boxed::Box;
         use std::sync::mpsc;
+
+        use crate::sync::splitmix::Rng;
+        use std::vec::Vec;
 
         type Hook = Box<dyn FnMut(Point)>;
 
@@ -451,6 +465,54 @@ pub(crate) mod pause {
                     last = Some(next);
                 }
             });
+        }
+
+        /// PCT's scheduler (Burckhardt et al., ASPLOS 2010), a `pick` for
+        /// [`interleave`]: each worker gets a random priority, the highest
+        /// unfinished one runs, and at up to `depth` random steps the
+        /// running worker drops below every other. A schedule needing `d`
+        /// such changes turns up with probability about
+        /// `1 / (workers × steps^(d-1))` per run, so a worker suspended for
+        /// another's whole sequence is common, where a uniform choice at
+        /// every step makes it rare.
+        pub(crate) struct Pct {
+            priority: Vec<usize>,
+            changes: Vec<usize>,
+            lowest: usize,
+            step: usize,
+        }
+
+        impl Pct {
+            /// A schedule for `workers` workers with up to `depth` changes,
+            /// each at one of the first `steps` steps, drawn from `rng`.
+            pub(crate) fn new(rng: &mut Rng, workers: usize, depth: u64, steps: u64) -> Self {
+                // The smallest number is the highest priority.
+                let mut priority: Vec<usize> = (0..workers).collect();
+                for i in (1..workers).rev() {
+                    priority.swap(i, rng.below(i as u64 + 1) as usize);
+                }
+                let changes = (0..rng.below(depth + 1))
+                    .map(|_| rng.below(steps) as usize)
+                    .collect();
+                Self {
+                    priority,
+                    changes,
+                    lowest: workers,
+                    step: 0,
+                }
+            }
+
+            /// [`interleave`]'s `pick`.
+            pub(crate) fn pick(&mut self, live: &[usize], last: Option<usize>) -> usize {
+                if let Some(w) = last {
+                    if self.changes.contains(&self.step) {
+                        self.lowest += 1;
+                        self.priority[w] = self.lowest;
+                    }
+                }
+                self.step += 1;
+                *live.iter().min_by_key(|&&w| self.priority[w]).unwrap()
+            }
         }
     }
 }

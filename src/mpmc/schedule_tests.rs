@@ -5,13 +5,8 @@
 //! the others go round the ring several times. The loom models are too
 //! small to reach that: their contexts do one or two operations each.
 //!
-//! The scheduler is PCT's (Burckhardt et al., ASPLOS 2010): each context
-//! gets a random priority, the highest unfinished one runs, and at a few
-//! random steps the running context drops to the lowest priority. A
-//! schedule of depth `d` (here up to 3 changes) turns up with probability
-//! about `1 / (contexts × steps^(d-1))` per run, so a suspension that spans
-//! another context's whole sequence is common rather than rare, as it is
-//! with a uniform random choice at every step.
+//! The scheduler is PCT's ([`Pct`]), so a suspension that spans another
+//! context's whole sequence is common rather than rare.
 //!
 //! After every schedule: each item is popped, handed back (refused or
 //! evicted) or still in the ring, exactly once; each context's pops, and
@@ -22,7 +17,8 @@
 extern crate std;
 
 use super::{FreeBits, FreeIndices, FreeMask, FreePool, Ring};
-use crate::sync::pause::interleave;
+use crate::sync::pause::{interleave, Pct};
+use crate::sync::splitmix::Rng;
 use std::boxed::Box;
 use std::collections::BTreeSet;
 use std::vec::Vec;
@@ -30,23 +26,6 @@ use std::vec::Vec;
 const N: usize = 2;
 const CONTEXTS: usize = 3;
 const OPS: usize = 8;
-
-/// splitmix64: a seeded, dependency-free generator.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 #[derive(Clone, Copy, Debug)]
 enum Op {
@@ -136,16 +115,7 @@ fn schedule<F: FreePool<N>>(seed: u64) {
         .collect();
     let mut logs: Vec<Log> = (0..CONTEXTS).map(|_| Log::default()).collect();
 
-    // PCT: distinct random priorities, and up to 3 steps at which the
-    // running context drops below all others.
-    // The smallest number is the highest priority.
-    let mut priority: Vec<usize> = (0..CONTEXTS).collect();
-    for i in (1..CONTEXTS).rev() {
-        priority.swap(i, rng.below(i + 1));
-    }
-    let changes: Vec<usize> = (0..rng.below(4)).map(|_| rng.below(100)).collect();
-    let mut lowest = 0usize;
-    let mut step = 0usize;
+    let mut pct = Pct::new(&mut rng, CONTEXTS, 3, 100);
 
     let ring = &r;
     let workers: Vec<Box<dyn FnOnce() + Send + '_>> = logs
@@ -156,16 +126,7 @@ fn schedule<F: FreePool<N>>(seed: u64) {
             Box::new(move || run_ops(ring, c, ops, log)) as Box<dyn FnOnce() + Send + '_>
         })
         .collect();
-    interleave(workers, |live, last| {
-        if let Some(w) = last {
-            if changes.contains(&step) {
-                lowest += 1;
-                priority[w] = CONTEXTS + lowest; // below every other
-            }
-        }
-        step += 1;
-        *live.iter().min_by_key(|&&w| priority[w]).unwrap()
-    });
+    interleave(workers, |live, last| pct.pick(live, last));
 
     let mut drained = Vec::new();
     while let Some(v) = r.try_pop() {
