@@ -46,6 +46,8 @@ impl Made {
 /// The items the ring holds and whether the consumer holds a claim. Exact
 /// when called by a context between its pause points: the other context
 /// is suspended, and what it has not stored yet has not happened.
+/// `Relaxed` suffices: the scheduler's channel hand-off orders the other
+/// context's stores before this load.
 fn held<const N: usize, P: Policy>(ring: &Ring<u32, N, P>) -> (usize, bool) {
     let head = ring.load_head(Ordering::Relaxed);
     let tail = ring.producer.tail.load(Ordering::Relaxed);
@@ -92,13 +94,18 @@ trait PushOne: Policy + Sized {
     fn push_one<const N: usize>(tx: &mut Producer<'_, u32, N, Self>, made: &mut Made);
 }
 
+/// `try_push` of the next item, under either policy.
+fn try_push_one<const N: usize, P: Policy>(tx: &mut Producer<'_, u32, N, P>, made: &mut Made) {
+    let v = made.take();
+    if let Err(full) = tx.try_push(v) {
+        assert_full(tx.ring, "try_push");
+        made.refused.push(full.into_inner());
+    }
+}
+
 impl PushOne for Reject {
     fn push_one<const N: usize>(tx: &mut Producer<'_, u32, N, Self>, made: &mut Made) {
-        let v = made.take();
-        if let Err(full) = tx.try_push(v) {
-            assert_full(tx.ring, "try_push");
-            made.refused.push(full.into_inner());
-        }
+        try_push_one(tx, made);
     }
 }
 
@@ -150,13 +157,7 @@ fn produce<const N: usize, P: PushOne>(
     for op in ops {
         match *op {
             ProducerOp::One => P::push_one(tx, made),
-            ProducerOp::TryPush => {
-                let v = made.take();
-                if let Err(full) = tx.try_push(v) {
-                    assert_full(tx.ring, "try_push");
-                    made.refused.push(full.into_inner());
-                }
-            }
+            ProducerOp::TryPush => try_push_one(tx, made),
             ProducerOp::Burst(k) => {
                 let items: Vec<u32> = (0..k).map(|_| made.take()).collect();
                 let n = tx.push_burst(&items);
@@ -221,13 +222,11 @@ fn consume<const N: usize, P: Policy>(
                     assert_short_only_when_empty(ring, tail, 0, "peek");
                     continue;
                 };
-                {
-                    let v = *guard;
-                    pause_point(TEST_BETWEEN);
-                    if pop {
-                        assert_eq!(guard.pop(), v, "a peeked item changed under its guard");
-                        popped.push(v);
-                    }
+                let v = *guard;
+                pause_point(TEST_BETWEEN);
+                if pop {
+                    assert_eq!(guard.pop(), v, "a peeked item changed under its guard");
+                    popped.push(v);
                 }
             }
             ConsumerOp::Drain => {
