@@ -159,6 +159,10 @@ pub struct RingStats {
     /// Items evicted from inside the ring by `push_overwrite` and handed back
     /// to the caller ([`Overwritten::Evicted`]).
     pub overwritten: usize,
+    /// Calls answered `Stop::Busy` by the burst ring (`mpmc::BurstRing`):
+    /// the next position was held by another operation in progress. Only
+    /// the burst ring gives this answer; 0 on every other ring.
+    pub busy: usize,
     /// The high-water mark: the most items the ring has held, in `0..=N`.
     /// Kept off the push path, so how exact it is depends on the ring (each
     /// ring's `stats` says precisely): on the SPSC ring a length the ring
@@ -198,6 +202,7 @@ impl RingStats {
         RingStats {
             rejected: self.rejected.wrapping_sub(earlier.rejected),
             overwritten: self.overwritten.wrapping_sub(earlier.overwritten),
+            busy: self.busy.wrapping_sub(earlier.busy),
             peak: self.peak,
         }
     }

@@ -471,12 +471,13 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     /// let (mut tx, _rx) = RING.try_split().unwrap();
     /// tx.push_burst(&[1, 2, 3]); // 3 does not fit: rejected
     /// let _ = tx.push_overwrite(4); // evicts 1
-    /// assert_eq!(RING.stats(), RingStats { rejected: 1, overwritten: 1, peak: 2 });
+    /// assert_eq!(RING.stats(), RingStats { rejected: 1, overwritten: 1, busy: 0, peak: 2 });
     /// ```
     pub fn stats(&self) -> RingStats {
         RingStats {
             rejected: self.producer.rejected.get(),
             overwritten: self.producer.overwritten.get(),
+            busy: 0,
             peak: self.producer.peak.load(Ordering::Relaxed).max(self.len()),
         }
     }

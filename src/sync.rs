@@ -310,6 +310,30 @@ pub(crate) mod pause {
     /// them to the count.
     pub(crate) const MPMC_BITS_GIVEN: Point = Point("mpmc.bits.given");
 
+    /// `BurstRing` push (single, burst, bulk or write chunk): its run of
+    /// free positions checked, before the claim CAS.
+    pub(crate) const BURST_PUSH_CHECKED: Point = Point("burst.push.checked");
+    /// `BurstRing` push: positions claimed, before copying the items in.
+    pub(crate) const BURST_PUSH_CLAIMED: Point = Point("burst.push.claimed");
+    /// `BurstRing` push: items copied in, before flipping their published bits.
+    pub(crate) const BURST_PUSH_WRITTEN: Point = Point("burst.push.written");
+    /// `BurstRing` pop (single, burst, bulk or read chunk): its run of
+    /// published positions checked, before the claim CAS.
+    pub(crate) const BURST_POP_CHECKED: Point = Point("burst.pop.checked");
+    /// `BurstRing` pop: positions claimed, before copying the items out.
+    pub(crate) const BURST_POP_CLAIMED: Point = Point("burst.pop.claimed");
+    /// `BurstRing` pop: items copied out, before flipping their consumed bits.
+    pub(crate) const BURST_POP_READ: Point = Point("burst.pop.read");
+    /// `BurstRing::push_overwrite` on a full ring: the oldest position seen
+    /// published, before the CAS that claims it from the consumers.
+    pub(crate) const BURST_EVICT_CHECKED: Point = Point("burst.evict.checked");
+    /// `BurstRing::push_overwrite`: the oldest position claimed, before the
+    /// swap of the items and the claim of the producers' position.
+    pub(crate) const BURST_EVICT_CLAIMED: Point = Point("burst.evict.claimed");
+    /// `BurstRing::push_overwrite`: the new item written and the producers'
+    /// position taken, before flipping the two bits.
+    pub(crate) const BURST_EVICT_WRITTEN: Point = Point("burst.evict.written");
+
     /// Limiter admission, between loading the word and the counters.
     pub(crate) const LIMIT_BETWEEN_LOADS: Point = Point("limit.admit.loaded");
     /// Limiter admission, before its CAS.

@@ -35,6 +35,7 @@ fn fifo_reject_and_counters() {
         RingStats {
             rejected: 2,
             overwritten: 0,
+            busy: 0,
             peak: 4
         }
     );

@@ -91,11 +91,13 @@ fn since_keeps_the_later_peak() {
     let earlier = RingStats {
         rejected: 5,
         overwritten: 0,
+        busy: 0,
         peak: 3,
     };
     let later = RingStats {
         rejected: 7,
         overwritten: 1,
+        busy: 0,
         peak: 9,
     };
     assert_eq!(
@@ -103,6 +105,7 @@ fn since_keeps_the_later_peak() {
         RingStats {
             rejected: 2,
             overwritten: 1,
+            busy: 0,
             peak: 9
         }
     );

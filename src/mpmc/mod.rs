@@ -43,7 +43,7 @@
 //! assert_eq!(EVENTS.try_push(9).unwrap_err().into_inner(), 9); // full: rejected
 //! assert_eq!(EVENTS.push_overwrite(4), Overwritten::Evicted(0)); // full: the oldest goes
 //! assert_eq!(EVENTS.try_pop(), Some(1));
-//! assert_eq!(EVENTS.stats(), RingStats { rejected: 1, overwritten: 1, peak: 4 });
+//! assert_eq!(EVENTS.stats(), RingStats { rejected: 1, overwritten: 1, busy: 0, peak: 4 });
 //! ```
 //!
 //! # Algorithm
@@ -231,6 +231,12 @@
 mod burst;
 #[cfg(all(test, sluicegate_cas, not(sluicegate_loom)))]
 mod burst_pause_tests;
+#[cfg(sluicegate_cas)]
+#[cfg_attr(
+    docsrs,
+    doc(cfg(any(target_has_atomic = "ptr", feature = "portable-atomic")))
+)]
+pub mod burst_ring;
 #[cfg(feature = "critical-section")]
 #[cfg_attr(docsrs, doc(cfg(feature = "critical-section")))]
 pub mod cs;
@@ -246,6 +252,8 @@ mod schedule_tests;
 mod scq;
 #[cfg(sluicegate_cas)]
 mod wait;
+#[cfg(sluicegate_cas)]
+pub use burst_ring::BurstRing;
 #[cfg(sluicegate_cas)]
 pub use pool::{FreeBits, FreeIndices, FreeMask, FreePool};
 #[cfg(all(feature = "async", sluicegate_cas))]
@@ -673,12 +681,13 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
     /// let _ = ring.try_push(7); // rejected
     /// let _ = ring.push_overwrite(8); // evicts 2
     /// ring.clear();
-    /// assert_eq!(ring.stats(), RingStats { rejected: 1, overwritten: 1, peak: 4 });
+    /// assert_eq!(ring.stats(), RingStats { rejected: 1, overwritten: 1, busy: 0, peak: 4 });
     /// ```
     pub fn stats(&self) -> RingStats {
         RingStats {
             rejected: self.rejected.get(),
             overwritten: self.overwritten.get(),
+            busy: 0,
             peak: if self.overwritten.get() != 0 || self.rejected.get() != 0 {
                 N
             } else {

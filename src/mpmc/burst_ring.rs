@@ -1,0 +1,831 @@
+//! A multi-producer/multi-consumer ring built for bursts on pinned cores:
+//! one compare-and-swap claims a whole burst of positions, and one
+//! `fetch_xor` per 32 slots commits it. No loop ever waits for another
+//! context: where another operation's claim is in the way, the answer is
+//! [`Stop::Busy`].
+//!
+//! [`BurstRing<T, N, W>`] holds up to `N` items of a `Copy` type (packet
+//! descriptors, buffer indices, small records). `W` is the number of 32-bit
+//! words of each of its two bitmaps, `N / 32` (1 for `N < 32`; a
+//! compile-time error otherwise). Like [`Ring`](super::Ring) it lives in a
+//! `static`, is shared through `&self` by any number of threads, and counts
+//! what it refuses and evicts in [`RingStats`].
+//!
+//! ```
+//! use sluicegate::mpmc::burst_ring::{BurstRing, Moved, Stop};
+//!
+//! static RX: BurstRing<u64, 1024, 32> = BurstRing::new();
+//!
+//! let burst: [u64; 32] = core::array::from_fn(|i| i as u64);
+//! assert_eq!(RX.push_burst(&burst).count, 32);
+//! let mut out = [0u64; 64];
+//! let got = RX.pop_burst(&mut out);
+//! assert_eq!(got, Moved { count: 32, stop: Some(Stop::Empty) });
+//! assert_eq!(out[..32], burst);
+//! ```
+//!
+//! # Which MPMC ring
+//!
+//! - **This ring** on pinned cores that move bursts (packet paths, worker
+//!   pools fed in batches): 2 locked instructions per side per call,
+//!   whatever the burst size (3 when a burst crosses a 32-slot word), where
+//!   [`Ring`](super::Ring) pays several per item. Its price: a context
+//!   suspended inside an operation *hides* what is behind its claim until it
+//!   resumes. The others are told [`Stop::Busy`] there; they neither spin
+//!   nor see a wrong full or empty, but they cannot get past it either.
+//! - **[`Ring`](super::Ring)** (SCQ) where contexts are preempted
+//!   mid-operation and the others must keep going past them (threads
+//!   without pinning, interrupt handlers that push into a ring that
+//!   threads also push into): a suspended context holds at most one slot
+//!   there, never the ring.
+//! - **[`cs::Ring`](super::cs::Ring)** on a single-core microcontroller:
+//!   every operation one short critical section.
+//!
+//! # Algorithm
+//!
+//! The rte_ring claim (DPDK) with a parity-bitmap commit (disruptor-rs's
+//! multi-producer barrier) on both sides. Two counters, `prod` and `cons`,
+//! count the positions claimed by pushes and by pops; position `q` lives in
+//! slot `q mod N` and is in lap `q / N`. Two bitmaps of `N` bits,
+//! `published` and `consumed`, start at zero, and each operation flips the
+//! bit of every slot it used, once per lap:
+//!
+//! | position `q` of lap `L` is | when                                   |
+//! |----------------------------|----------------------------------------|
+//! | *free* (may be pushed)     | `consumed[q mod N] == L mod 2`          |
+//! | *published* (may be popped)| `published[q mod N] == (L + 1) mod 2`   |
+//!
+//! (*Free* says that position `q - N`, the slot's previous lap, was
+//! consumed; in lap 0 every slot is free.)
+//!
+//! A **push** of up to `n` items loads `prod = h`, counts the run of free
+//! positions from `h` (one or two bitmap words), claims that run with one
+//! CAS of `prod` from `h` to `h + run`, copies the items into the slots and
+//! flips their `published` bits with one `fetch_xor` per word. A **pop** is
+//! the mirror image: it counts the published run from `cons`, claims it
+//! with one CAS of `cons`, copies the items out and flips their `consumed`
+//! bits. Bulks claim only if the run is as long as asked. A read chunk
+//! claims like a pop and flips the bits when it is dropped.
+//!
+//! When the run is empty, the call decides between its answers with one
+//! more load of each counter: a push whose first position's previous lap is
+//! not claimed by a pop (`prod - cons == N`) is **full**; if a pop claimed
+//! it but has not flipped it yet, the push is **busy**. A pop whose first
+//! position no push claimed (`prod == cons`) finds the ring **empty**; if a
+//! push claimed it and has not published it yet, the pop is **busy**. The
+//! call first checks that its counter did not move meanwhile, and looks at
+//! the bit once more, so a stale read gives a retry, not a wrong answer.
+//!
+//! [`BurstRing::push_overwrite`] on a full ring evicts the oldest item: it
+//! claims the oldest position `old = prod - N` from the pops with a CAS of
+//! `cons` from `old` to `old + 1` (as a pop would), takes its item out,
+//! writes the new one into the same slot (which is position `prod`'s),
+//! advances `prod` by one with its *evicting* flag set, flips `consumed` of
+//! `old` and `published` of the new position, and clears the flag. A push
+//! that sees the flag answers busy.
+//!
+//! `prod` keeps two flags below its position, *closed* and *evicting*, so
+//! a claim and a close are ordered by one word: every claim CAS after the
+//! close fails and sees the flag.
+//!
+//! # Why it is correct
+//!
+//! **Claims are exclusive.** Each position is claimed by exactly one
+//! successful CAS of its side's counter (or the one step of an eviction,
+//! below), and the counters only grow, so two operations never hold the
+//! same position. Hence `cons <= prod <= cons + N` at all times: a pop
+//! claims only published positions, which pushes claimed, and a push claims
+//! position `q` only once `q - N` was consumed, which a pop claimed.
+//!
+//! **The parity is never ambiguous.** A push that loaded `prod = h` and
+//! checks position `q` in `[h, h + N)` of lap `L` reads one bit, which only
+//! says how many laps of the slot were consumed modulo 2. If its CAS then
+//! succeeds, `prod` was `h` all along, without a flag, so (a) no position
+//! `>= h` was claimed: lap `L` of the slot has not been published, let
+//! alone consumed, and (b) position `q - N < h` was claimed either by a
+//! push, which found lap `L - 2` consumed before its CAS, or by an
+//! eviction, which consumed lap `L - 2` itself and cleared its flag only
+//! after flipping that bit. The push loaded `prod` with acquire, and every
+//! change of `prod` is a read-modify-write in one release sequence, so that
+//! flip happens before this load and the bit shows at least lap `L - 2`.
+//! So the laps consumed are `L - 1` or `L` counting from lap 0, two values
+//! of different parity: the bit is exact. (Without the evicting flag a push
+//! could read the bit between an eviction's claim and its flip, three laps
+//! apart, and take the wrong one for the right one.) A stale bit only makes the run shorter (a
+//! spurious busy, checked again) or the CAS fail. Pops are symmetric, with
+//! `published`, `cons` and the pushes.
+//!
+//! **The slot hand-off.** A push writes a slot only after an acquire load of
+//! the `consumed` word whose release `fetch_xor` (by the pop of the slot's
+//! previous lap) followed that pop's read; a pop reads a slot only after an
+//! acquire load of the `published` word whose release `fetch_xor` followed
+//! the push's write. Flips of the other bits of a word are read-modify-writes
+//! and so continue the release sequence: the acquire load synchronises with
+//! every flip before the value it reads.
+//!
+//! **Full, empty and busy are exact.** Full is answered when the push's
+//! counter read `h` before and after a load of `cons` with `h - cons >= N`:
+//! both counters only grow and `prod <= cons + N`, so at that load `prod`
+//! was `h` and `prod - cons == N`. Empty is answered when `cons` read `c`
+//! before and after a load of `prod == c`: at that load no position was
+//! claimed and unpopped. Every other empty run is busy, and only then: a
+//! claimed position whose bit is not flipped yet belongs to an operation
+//! between its claim and its flip. These loads and the claim CASes are
+//! `SeqCst`, so "at that load" is a point of their single total order.
+//!
+//! **One evictor, and only when full.** `push_overwrite` evicts only after
+//! a failed push found the ring full at `prod = p` (as above) and the oldest
+//! position `old = p - N` published. Its CAS of `cons` from `old` succeeds
+//! only while `cons == old`; as `prod <= cons + N`, `prod == p` then. No
+//! push can claim `p` afterwards, because `p` is free only once `old`'s
+//! `consumed` bit flips, and only the evictor flips it, after it has
+//! advanced `prod` past `p` itself; a second evictor's CAS of `cons` from
+//! `old` fails. While its flag is set, pushes answer busy. So each eviction
+//! takes the oldest item, exactly once, from a full ring, and its new item
+//! takes the newest position. If the oldest
+//! position is claimed by a pop that has not finished, or still being
+//! pushed, the answer is busy and the new item is handed back.
+//!
+//! **Closed and drained is final.** A pop answers [`Stop::Closed`] when
+//! `prod` carries the close bit, `cons == prod`, and position `prod - N`
+//! was consumed. Pushes refuse once they see the bit, and every claim CAS
+//! after the close fails (the word changed), so `prod` then moves only by
+//! an eviction that claimed its oldest position before the close. Between
+//! its two claims such an eviction has moved `cons` but not `prod`, and
+//! `prod - N` is exactly the position it took and has not flipped; the
+//! drained test fails until it has published the new item.
+//!
+//! # Progress
+//!
+//! **Never spins; not lock-free: a suspended context hides what is behind
+//! its claim.** Every loop retries only after a CAS that failed because
+//! another context moved a counter, or after a counter was seen to move:
+//! no loop waits for a value that only one other context can write. A
+//! context suspended between its claim and its flip (a preempted thread, an
+//! interrupted handler, a held [`ReadChunk`]) makes the others answer
+//! [`Stop::Busy`] for the positions behind its claim, up to the whole ring,
+//! until it resumes. An interrupt handler that preempts a same-ring
+//! operation on its own core therefore gets `Busy` and must not retry in a
+//! loop (the preempted operation cannot finish until the handler returns);
+//! it can count the answer and move on. Use [`Ring`](super::Ring) where that
+//! is not good enough.
+//!
+//! # Orderings
+//!
+//! - Claim CASes of `prod` and `cons`, the eviction's advance of `prod` and
+//!   the clearing of its flag, the close, and the loads that decide full,
+//!   empty or closed: `SeqCst`
+//!   (the total order the exactness argument above uses). On x86-64 and
+//!   Armv8 these are the same instructions as their acquire/release forms.
+//! - Counter loads at the start of an operation: acquire (they synchronise
+//!   with the claim that made the previous lap's bit current, see the parity
+//!   argument).
+//! - Bitmap loads: acquire; flips: release (the slot hand-off).
+//! - The statistics: relaxed.
+//!
+//! # Wrap-around and memory
+//!
+//! Positions count modulo `2^(usize::BITS - 2)` (the counters hold
+//! `4 × position`, the two low bits of `prod` being its flags). A context
+//! suspended between loading a counter and its CAS while the others move
+//! that counter by a multiple of that (2^30 operations on 32-bit targets)
+//! could claim with a stale check; nothing else depends on the counters'
+//! range. The tests start the counters just before the wrap.
+//!
+//! Memory: `N` slots of `T`, the two bitmaps (`W` words each) and the two
+//! counters, each on its own 128-byte line on hosts, plus four statistics
+//! words. `N` must be a power of two from 1 to `2^(usize::BITS - 3)`:
+//!
+//! ```compile_fail,E0080
+//! static BAD: sluicegate::mpmc::burst_ring::BurstRing<u8, 48, 1> =
+//!     sluicegate::mpmc::burst_ring::BurstRing::new();
+//! let _ = BAD.try_pop();
+//! ```
+//!
+//! # References
+//!
+//! - DPDK, *Ring Library* (`lib/ring`, `rte_ring_c11_pvt.h`): the claim of
+//!   `n` positions with one CAS, and its known issue with preemption (a
+//!   spinning in-order tail update, which this ring replaces).
+//! - nicholassm/disruptor-rs, `MultiProducerBarrier` (`src/producer/multi.rs`):
+//!   the parity bitmap flipped with `fetch_xor`.
+
+mod answer;
+mod batch;
+mod observe;
+
+pub use answer::{Moved, PopError, PushError, Stop};
+pub use batch::ReadChunk;
+
+use crate::sync::{
+    const_fn, pause, pause_point, slots, AtomicU32, AtomicUsize, Ordering, Padded, SharedCounter,
+    Slot,
+};
+use crate::RingStats;
+
+/// The close flag, in `prod`.
+const CLOSED: usize = 1;
+/// The eviction flag, in `prod`: set while an eviction has advanced `prod`
+/// but not yet flipped the consumed bit of the item it took.
+const EVICTING: usize = 2;
+/// Both flags.
+const FLAGS: usize = CLOSED | EVICTING;
+/// The counters hold positions shifted past the flags.
+const SHIFT: u32 = 2;
+/// One position, in the counters' units.
+const ONE: usize = 1 << SHIFT;
+
+/// A bounded MPMC ring for bursts of `Copy` items; see the
+/// [module documentation](self). `W` is `N / 32`, or 1 for `N < 32`.
+pub struct BurstRing<T: Copy, const N: usize, const W: usize> {
+    /// Positions claimed by pushes (shifted by [`SHIFT`]), plus [`CLOSED`]
+    /// and [`EVICTING`].
+    prod: Padded<AtomicUsize>,
+    /// Positions claimed by pops, evictions included (shifted by [`SHIFT`];
+    /// the flag bits are always 0).
+    cons: Padded<AtomicUsize>,
+    /// Bit `s`: the parity of the laps of slot `s` published.
+    published: Padded<[AtomicU32; W]>,
+    /// Bit `s`: the parity of the laps of slot `s` consumed.
+    consumed: Padded<[AtomicU32; W]>,
+    /// Slot `q mod N` holds position `q`'s item while `q` is published and
+    /// not consumed. Only the operation that claimed a position touches its
+    /// slot between the claim and the flip.
+    slots: [Slot<T>; N],
+    rejected: SharedCounter,
+    overwritten: SharedCounter,
+    busy: SharedCounter,
+    /// The largest length a pop sampled (see [`BurstRing::stats`]).
+    peak: AtomicUsize,
+}
+
+// SAFETY: items cross between contexts by value (`T: Send`); a slot is
+// touched only by the operation holding its position, with release/acquire
+// on each hand-off (the bitmap flips and loads, module docs). No `&self`
+// method hands out a `&T` except through a `ReadChunk`, whose positions are
+// claimed by it alone and which is `Send`/`Sync` only where `&[T]` is.
+unsafe impl<T: Copy + Send, const N: usize, const W: usize> Sync for BurstRing<T, N, W> {}
+
+impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
+    /// `log2(N)`.
+    const LOG: u32 = N.trailing_zeros();
+
+    const_fn! {
+        /// An empty ring. `N` must be a power of two from 1 to
+        /// `2^(usize::BITS - 3)` and `W` must be `N / 32` (1 for `N < 32`),
+        /// checked at compile time.
+        ///
+        /// ```
+        /// static Q: sluicegate::mpmc::burst_ring::BurstRing<u32, 64, 2> =
+        ///     sluicegate::mpmc::burst_ring::BurstRing::new();
+        /// assert!(Q.is_empty());
+        /// ```
+        pub fn new() -> Self {
+            Self::starting_at(0)
+        }
+    }
+
+    /// An empty ring whose counters start at position `start` (wrapping).
+    /// For tests of the counters' wrap only.
+    #[doc(hidden)]
+    pub fn with_start(start: usize) -> Self {
+        let ring = Self::starting_at(start);
+        // Lap `start / N` of every slot counts as published and consumed:
+        // the bits of an odd lap start at 1.
+        if (start >> Self::LOG) & 1 == 1 {
+            for k in 0..W {
+                let bits = if N >= 32 { u32::MAX } else { (1u32 << N) - 1 };
+                ring.published[k].store(bits, Ordering::Relaxed);
+                ring.consumed[k].store(bits, Ordering::Relaxed);
+            }
+        }
+        ring
+    }
+
+    const_fn! {
+        fn starting_at(start: usize) -> Self {
+            const {
+                assert!(
+                    N.is_power_of_two() && N.trailing_zeros() <= usize::BITS - 3,
+                    "sluicegate: BurstRing capacity N must be a power of two in 1..=2^(usize::BITS - 3)"
+                );
+                assert!(
+                    W == if N < 32 { 1 } else { N / 32 },
+                    "sluicegate: BurstRing's W must be N / 32 (1 for N < 32)"
+                );
+            };
+            // Whole laps only, so that `with_start` can mark the lap before.
+            let start = (start >> Self::LOG) << Self::LOG;
+            Self {
+                prod: Padded::new(AtomicUsize::new(start.wrapping_mul(ONE))),
+                cons: Padded::new(AtomicUsize::new(start.wrapping_mul(ONE))),
+                published: Padded::new(words::<W>()),
+                consumed: Padded::new(words::<W>()),
+                slots: slots::<T, N>(),
+                rejected: SharedCounter::new(),
+                overwritten: SharedCounter::new(),
+                busy: SharedCounter::new(),
+                peak: AtomicUsize::new(0),
+            }
+        }
+    }
+
+    /// Pushes `item`, or hands it back: [`PushError::Full`] if no slot is
+    /// free (counted in `rejected`), [`PushError::Busy`] if the next slot is
+    /// held by a pop in progress (counted in `busy`), [`PushError::Closed`]
+    /// once the ring is closed. Never waits.
+    ///
+    /// ```
+    /// use sluicegate::mpmc::burst_ring::{BurstRing, PushError};
+    ///
+    /// let ring: BurstRing<u8, 1, 1> = BurstRing::new();
+    /// assert_eq!(ring.try_push(1), Ok(()));
+    /// assert_eq!(ring.try_push(2), Err(PushError::Full(2)));
+    /// ```
+    #[inline]
+    pub fn try_push(&self, item: T) -> Result<(), PushError<T>> {
+        match self.claim_push(1, 1) {
+            Ok((h, _)) => {
+                pause_point(pause::BURST_PUSH_CLAIMED);
+                // SAFETY: we claimed position `h`: its slot is ours until
+                // we flip its bit.
+                unsafe { self.write(Self::slot(h), item) };
+                pause_point(pause::BURST_PUSH_WRITTEN);
+                flip::<N, W>(&self.published, h, 1);
+                Ok(())
+            }
+            Err(stop) => Err(match self.count(stop, 1) {
+                Stop::Full => PushError::Full(item),
+                Stop::Busy => PushError::Busy(item),
+                _ => PushError::Closed(item),
+            }),
+        }
+    }
+
+    /// Pops the oldest item, or says why not: [`PopError::Empty`],
+    /// [`PopError::Busy`] (the oldest item is still being pushed; counted in
+    /// `busy`), or [`PopError::Closed`] once the ring is closed and drained.
+    /// Never waits.
+    ///
+    /// ```
+    /// use sluicegate::mpmc::burst_ring::{BurstRing, PopError};
+    ///
+    /// let ring: BurstRing<u8, 2, 1> = BurstRing::new();
+    /// assert_eq!(ring.try_pop(), Err(PopError::Empty));
+    /// ring.try_push(4).unwrap();
+    /// assert_eq!(ring.try_pop(), Ok(4));
+    /// ```
+    #[inline]
+    pub fn try_pop(&self) -> Result<T, PopError> {
+        match self.claim_pop(1, 1) {
+            Ok((c, _)) => {
+                pause_point(pause::BURST_POP_CLAIMED);
+                // SAFETY: we claimed published position `c`: its slot holds
+                // its item and is ours until we flip its bit.
+                let item = unsafe { self.read(Self::slot(c)) };
+                pause_point(pause::BURST_POP_READ);
+                flip::<N, W>(&self.consumed, c, 1);
+                Ok(item)
+            }
+            Err(stop) => Err(match self.count(stop, 1) {
+                Stop::Busy => PopError::Busy,
+                Stop::Closed => PopError::Closed,
+                _ => PopError::Empty,
+            }),
+        }
+    }
+
+    /// Pushes `item`; if the ring is full, evicts the oldest item to make
+    /// room and hands it back: `Ok(None)` stored, `Ok(Some(oldest))`
+    /// stored by evicting `oldest` (counted in `overwritten`). Hands the new
+    /// item back in [`PushError::Busy`] when the slot it needs is held by an
+    /// operation in progress: the oldest item is being popped, or still
+    /// being pushed (counted in `busy`); in [`PushError::Closed`] on a closed
+    /// ring. Never answers `Full`, never waits.
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::burst_ring::BurstRing<u8, 2, 1> =
+    ///     sluicegate::mpmc::burst_ring::BurstRing::new();
+    /// assert_eq!(ring.push_overwrite(1), Ok(None));
+    /// assert_eq!(ring.push_overwrite(2), Ok(None));
+    /// assert_eq!(ring.push_overwrite(3), Ok(Some(1)));
+    /// assert_eq!(ring.try_pop(), Ok(2));
+    /// assert_eq!(ring.try_pop(), Ok(3));
+    /// ```
+    pub fn push_overwrite(&self, item: T) -> Result<Option<T>, PushError<T>> {
+        // SeqCst: the claim's load (see `claim_push`).
+        let mut h = self.prod.load(Ordering::SeqCst);
+        loop {
+            if h & FLAGS != 0 {
+                return Err(match flagged(h) {
+                    Stop::Closed => PushError::Closed(item),
+                    stop => {
+                        self.count(stop, 1);
+                        PushError::Busy(item)
+                    }
+                });
+            }
+            if run::<N, W>(&self.consumed, h, 1, 0) == 1 {
+                pause_point(pause::BURST_PUSH_CHECKED);
+                match self.prod.compare_exchange_weak(
+                    h,
+                    h.wrapping_add(ONE),
+                    Ordering::SeqCst,
+                    Ordering::SeqCst,
+                ) {
+                    Ok(_) => {
+                        self.debug_check_claim(h.wrapping_add(ONE));
+                        pause_point(pause::BURST_PUSH_CLAIMED);
+                        // SAFETY: we claimed position `h`.
+                        unsafe { self.write(Self::slot(h), item) };
+                        pause_point(pause::BURST_PUSH_WRITTEN);
+                        flip::<N, W>(&self.published, h, 1);
+                        return Ok(None);
+                    }
+                    Err(now) => {
+                        h = now;
+                        continue;
+                    }
+                }
+            }
+            match self.push_blocked(h, h) {
+                Blocked::Retry(now) => {
+                    h = now;
+                    continue;
+                }
+                Blocked::Stop(Stop::Full) => {}
+                Blocked::Stop(stop) => {
+                    self.count(stop, 1);
+                    return Err(PushError::Busy(item));
+                }
+            }
+            // Full at `prod == h`: the oldest position is `h - N`.
+            let old = h.wrapping_sub(N * ONE);
+            if run::<N, W>(&self.published, old, 1, 1) == 0 {
+                // A push still holds the oldest position.
+                self.count(Stop::Busy, 1);
+                return Err(PushError::Busy(item));
+            }
+            pause_point(pause::BURST_EVICT_CHECKED);
+            if let Err(_moved) = self.cons.compare_exchange(
+                old,
+                old.wrapping_add(ONE),
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            ) {
+                // A pop or another eviction took the oldest: try again.
+                h = self.prod.load(Ordering::SeqCst);
+                continue;
+            }
+            pause_point(pause::BURST_EVICT_CLAIMED);
+            let s = Self::slot(h);
+            // SAFETY: we claimed `old` from the pops (its item is
+            // published and ours), and position `h`, in the same slot, is
+            // ours too: no push can claim it before we flip `old`.
+            let evicted = unsafe { self.read(s) };
+            // SAFETY: as above; the slot is now logically empty.
+            unsafe { self.write(s, item) };
+            // Claims `h`, which no push can claim before we flip `old`
+            // (module docs, "One evictor"), and marks the eviction in
+            // progress so that no push reads that bit until it is flipped.
+            // SeqCst: as a claim.
+            let was = self.prod.fetch_add(ONE | EVICTING, Ordering::SeqCst);
+            debug_assert_eq!(was & !CLOSED, h);
+            self.debug_check_claim(h.wrapping_add(ONE));
+            pause_point(pause::BURST_EVICT_WRITTEN);
+            flip::<N, W>(&self.consumed, old, 1);
+            flip::<N, W>(&self.published, h, 1);
+            // SeqCst: as a claim; a push that sees the flag clear sees the
+            // flip before it (release), and the close's order is kept.
+            self.prod.fetch_sub(EVICTING, Ordering::SeqCst);
+            self.overwritten.add(1);
+            return Ok(Some(evicted));
+        }
+    }
+
+    /// Claims a run of free positions from `prod`: at least `min` and at
+    /// most `max` (`1 <= min <= max`). Returns the first position's counter
+    /// word and the run's length, or why not.
+    #[inline(always)]
+    fn claim_push(&self, min: usize, max: usize) -> Result<(usize, usize), Stop> {
+        let max = max.min(N);
+        // SeqCst: acquire for the parity argument; sequentially consistent
+        // as the other loads of the full test (module docs).
+        let mut h = self.prod.load(Ordering::SeqCst);
+        loop {
+            if h & FLAGS != 0 {
+                return Err(flagged(h));
+            }
+            let n = run::<N, W>(&self.consumed, h, max, 0);
+            if n < min {
+                match self.push_blocked(h, h.wrapping_add(n * ONE)) {
+                    Blocked::Retry(now) => {
+                        h = now;
+                        continue;
+                    }
+                    Blocked::Stop(stop) => return Err(stop),
+                }
+            }
+            pause_point(pause::BURST_PUSH_CHECKED);
+            match self.prod.compare_exchange_weak(
+                h,
+                h.wrapping_add(n * ONE),
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            ) {
+                Ok(_) => {
+                    self.debug_check_claim(h.wrapping_add(n * ONE));
+                    return Ok((h, n));
+                }
+                Err(now) => h = now,
+            }
+        }
+    }
+
+    /// Claims a run of published positions from `cons`, as
+    /// [`claim_push`](Self::claim_push) does from `prod`.
+    #[inline(always)]
+    fn claim_pop(&self, min: usize, max: usize) -> Result<(usize, usize), Stop> {
+        let max = max.min(N);
+        // SeqCst: as in `claim_push`.
+        let mut c = self.cons.load(Ordering::SeqCst);
+        loop {
+            let n = run::<N, W>(&self.published, c, max, 1);
+            if n < min {
+                match self.pop_blocked(c, c.wrapping_add(n * ONE)) {
+                    Blocked::Retry(now) => {
+                        c = now;
+                        continue;
+                    }
+                    Blocked::Stop(stop) => return Err(stop),
+                }
+            }
+            pause_point(pause::BURST_POP_CHECKED);
+            match self.cons.compare_exchange_weak(
+                c,
+                c.wrapping_add(n * ONE),
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            ) {
+                Ok(_) => {
+                    self.sample_peak(c, n);
+                    return Ok((c, n));
+                }
+                Err(now) => c = now,
+            }
+        }
+    }
+
+    /// A push that loaded `prod == h` found position `q` (`h <= q`) not
+    /// free: full, busy, or look again (module docs, "Full, empty and busy
+    /// are exact").
+    #[cold]
+    fn push_blocked(&self, h: usize, q: usize) -> Blocked {
+        let c = self.cons.load(Ordering::SeqCst);
+        let now = self.prod.load(Ordering::SeqCst);
+        if now != h {
+            return Blocked::Retry(now);
+        }
+        if gap(q, c) >= N {
+            return Blocked::Stop(Stop::Full);
+        }
+        // A pop claimed `q - N`; if it has flipped it meanwhile, look again.
+        if run::<N, W>(&self.consumed, q, 1, 0) == 1 {
+            return Blocked::Retry(h);
+        }
+        Blocked::Stop(Stop::Busy)
+    }
+
+    /// A pop that loaded `cons == c` found position `q` (`c <= q`) not
+    /// published: empty, closed, busy, or look again.
+    #[cold]
+    fn pop_blocked(&self, c: usize, q: usize) -> Blocked {
+        let p = self.prod.load(Ordering::SeqCst);
+        let now = self.cons.load(Ordering::SeqCst);
+        if now != c {
+            return Blocked::Retry(now);
+        }
+        if gap(p & !FLAGS, q) == 0 {
+            // No push claimed `q`.
+            if p & CLOSED == 0 || q != c {
+                return Blocked::Stop(Stop::Empty);
+            }
+            // Closed and drained, unless an eviction has taken `q - N` and
+            // is yet to publish its item at `q` (or a pop of `q - N` has
+            // not finished).
+            return Blocked::Stop(if run::<N, W>(&self.consumed, q, 1, 0) == 1 {
+                Stop::Closed
+            } else {
+                Stop::Busy
+            });
+        }
+        if run::<N, W>(&self.published, q, 1, 1) == 1 {
+            return Blocked::Retry(c);
+        }
+        Blocked::Stop(Stop::Busy)
+    }
+
+    /// Debug builds: after a claim by a push up to counter word `to`, no
+    /// more than `N` positions are claimed by pushes and not by pops.
+    #[inline(always)]
+    fn debug_check_claim(&self, to: usize) {
+        #[cfg(debug_assertions)]
+        {
+            // `cons` only grows: a later load can only show fewer.
+            let c = self.cons.load(Ordering::SeqCst);
+            assert!(
+                gap(to, c) <= N,
+                "BurstRing: {} positions claimed past `cons`",
+                gap(to, c)
+            );
+        }
+        let _ = to;
+    }
+
+    /// Counts a refusal of `items` items for `stop` and returns it.
+    #[inline]
+    fn count(&self, stop: Stop, items: usize) -> Stop {
+        match stop {
+            Stop::Full => self.rejected.add(items),
+            Stop::Busy => self.busy.add(1),
+            Stop::Empty | Stop::Closed => {}
+        }
+        stop
+    }
+
+    /// One position in this many is a sample of the length (as
+    /// [`Ring::PEAK_SAMPLE_EVERY`](super::Ring::PEAK_SAMPLE_EVERY)).
+    const PEAK_SAMPLE_EVERY: usize = {
+        let every = if N >= 16 { N / 16 } else { 1 };
+        if cfg!(all(target_arch = "arm", target_os = "none")) || every >= 64 {
+            every
+        } else {
+            64
+        }
+    };
+
+    /// After a pop claimed `n` positions from `c`: if they cross a multiple
+    /// of the sampling period, raises `peak` to the length seen then.
+    #[inline(always)]
+    fn sample_peak(&self, c: usize, n: usize) {
+        let from = c >> SHIFT;
+        let to = from.wrapping_add(n);
+        if from / Self::PEAK_SAMPLE_EVERY != to / Self::PEAK_SAMPLE_EVERY || n == N {
+            // Relaxed: a statistic.
+            let p = self.prod.load(Ordering::Relaxed) & !FLAGS;
+            let seen = gap(p, c).min(N);
+            if seen > self.peak.load(Ordering::Relaxed) {
+                self.peak.fetch_max(seen, Ordering::Relaxed);
+            }
+        }
+    }
+
+    /// The slot of the position in counter word `word`.
+    #[inline(always)]
+    fn slot(word: usize) -> usize {
+        (word >> SHIFT) & (N - 1)
+    }
+
+    /// # Safety
+    /// The caller holds the position of slot `s` as a push.
+    #[inline(always)]
+    unsafe fn write(&self, s: usize, item: T) {
+        debug_assert!(s < N);
+        // SAFETY: per the contract, nobody else touches slot `s`.
+        self.slots[s].with_mut(|p| unsafe { (*p).write(item) });
+    }
+
+    /// # Safety
+    /// The caller holds the published position of slot `s` as a pop.
+    #[inline(always)]
+    unsafe fn read(&self, s: usize) -> T {
+        debug_assert!(s < N);
+        // SAFETY: per the contract, the slot holds an item nobody else
+        // touches; `T: Copy`, so reading leaves nothing to drop.
+        self.slots[s].with(|p| unsafe { (*p).assume_init() })
+    }
+
+    /// The counters and statistics: how many items were refused as full
+    /// (`rejected`), evicted (`overwritten`), how many calls answered busy
+    /// (`busy`), and the high-water mark (`peak`: the largest length a pop
+    /// sampled, at one position in `K` as on [`Ring`](super::Ring), or `N`
+    /// once the ring was found full).
+    ///
+    /// ```
+    /// use sluicegate::RingStats;
+    ///
+    /// let ring: sluicegate::mpmc::burst_ring::BurstRing<u8, 2, 1> =
+    ///     sluicegate::mpmc::burst_ring::BurstRing::new();
+    /// ring.push_burst(&[1, 2, 3]);
+    /// let _ = ring.push_overwrite(4);
+    /// assert_eq!(ring.stats(), RingStats { rejected: 1, overwritten: 1, busy: 0, peak: 2 });
+    /// ```
+    pub fn stats(&self) -> RingStats {
+        let (rejected, overwritten) = (self.rejected.get(), self.overwritten.get());
+        RingStats {
+            rejected,
+            overwritten,
+            busy: self.busy.get(),
+            peak: if rejected != 0 || overwritten != 0 {
+                N
+            } else {
+                // Relaxed: a statistic.
+                self.peak.load(Ordering::Relaxed).max(self.len())
+            },
+        }
+    }
+}
+
+/// What a push that loaded `prod` with a flag set answers: closed, or busy
+/// while an eviction holds the next position.
+#[cold]
+fn flagged(prod: usize) -> Stop {
+    if prod & CLOSED != 0 {
+        Stop::Closed
+    } else {
+        Stop::Busy
+    }
+}
+
+/// What a blocked claim does next.
+enum Blocked {
+    /// A counter moved (or the bit flipped): claim again from this word.
+    Retry(usize),
+    /// Answer this.
+    Stop(Stop),
+}
+
+/// Positions from counter word `from` to counter word `to` (`from <= to`,
+/// modulo the counters' range).
+#[inline(always)]
+fn gap(to: usize, from: usize) -> usize {
+    to.wrapping_sub(from) >> SHIFT
+}
+
+const_fn! {
+    /// `W` zeroed bitmap words.
+    fn words<const W: usize>() -> [AtomicU32; W] {
+        #[cfg(not(sluicegate_loom))]
+        {
+            [const { AtomicU32::new(0) }; W]
+        }
+        #[cfg(sluicegate_loom)]
+        {
+            core::array::from_fn(|_| AtomicU32::new(0))
+        }
+    }
+}
+
+/// How many positions from counter word `from`, at most `max`, have their
+/// bit in `map` equal to their lap's parity plus `plus` (0: free in
+/// `consumed`; 1: published in `published`). One acquire load per 32-slot
+/// word the run touches.
+#[inline(always)]
+fn run<const N: usize, const W: usize>(
+    map: &[AtomicU32; W],
+    from: usize,
+    max: usize,
+    plus: usize,
+) -> usize {
+    let mut n = 0;
+    while n < max {
+        let q = (from >> SHIFT).wrapping_add(n);
+        let s = q & (N - 1);
+        let bit = s % 32;
+        let want = ((q >> N.trailing_zeros()).wrapping_add(plus) & 1) as u32;
+        // Acquire: the slot hand-off (module docs).
+        let word = map[s / 32].load(Ordering::Acquire);
+        // Ones where the bit is `want`, from `bit` up.
+        let ok = (word ^ want.wrapping_sub(1)) >> bit;
+        let span = (max - n).min(32 - bit).min(N - s);
+        let got = (!ok).trailing_zeros() as usize;
+        if got < span {
+            return n + got;
+        }
+        n += span;
+    }
+    max
+}
+
+/// Flips the bits in `map` of the `n` positions from counter word `from`:
+/// one release `fetch_xor` per word (two where the run wraps inside one
+/// word of a ring of fewer than 32 slots).
+#[inline(always)]
+fn flip<const N: usize, const W: usize>(map: &[AtomicU32; W], from: usize, n: usize) {
+    let mut q = from >> SHIFT;
+    let mut left = n;
+    while left > 0 {
+        let s = q & (N - 1);
+        let bit = s % 32;
+        let span = left.min(32 - bit).min(N - s);
+        let mask = if span == 32 {
+            u32::MAX
+        } else {
+            ((1u32 << span) - 1) << bit
+        };
+        // Release: the slot hand-off (module docs).
+        map[s / 32].fetch_xor(mask, Ordering::Release);
+        q = q.wrapping_add(span);
+        left -= span;
+    }
+}

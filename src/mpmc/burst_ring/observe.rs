@@ -1,0 +1,192 @@
+//! The burst ring's lifecycle and observers: close, drain and clear, the
+//! length and its relatives, `Debug` and `defmt`.
+
+use core::fmt;
+
+use super::{gap, run, BurstRing, CLOSED, FLAGS};
+use crate::sync::Ordering;
+
+impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
+    /// Closes the ring: from now on every push answers closed and hands its
+    /// items back, while pops go on taking what is inside; once it is
+    /// drained, pops answer [`Stop::Closed`](super::Stop::Closed). Returns
+    /// whether this call closed it. One atomic step: a claim either comes
+    /// before it (and its items are popped or still inside) or fails.
+    ///
+    /// ```
+    /// use sluicegate::mpmc::burst_ring::{BurstRing, PopError, PushError};
+    ///
+    /// let ring: BurstRing<u8, 4, 1> = BurstRing::new();
+    /// ring.try_push(1).unwrap();
+    /// assert!(ring.close());
+    /// assert!(ring.is_closed() && !ring.close());
+    /// assert_eq!(ring.try_push(2), Err(PushError::Closed(2)));
+    /// assert_eq!(ring.try_pop(), Ok(1));
+    /// assert_eq!(ring.try_pop(), Err(PopError::Closed));
+    /// ```
+    pub fn close(&self) -> bool {
+        // SeqCst: ordered with the claims (module docs, "Closed and drained").
+        self.prod.fetch_or(CLOSED, Ordering::SeqCst) & CLOSED == 0
+    }
+
+    /// Whether [`close`](Self::close) has been called.
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::burst_ring::BurstRing<u8, 2, 1> =
+    ///     sluicegate::mpmc::burst_ring::BurstRing::new();
+    /// assert!(!ring.is_closed());
+    /// ring.close();
+    /// assert!(ring.is_closed());
+    /// ```
+    pub fn is_closed(&self) -> bool {
+        self.prod.load(Ordering::SeqCst) & CLOSED != 0
+    }
+
+    /// An iterator that pops until the ring answers anything but an item
+    /// (empty, busy, or closed and drained).
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::burst_ring::BurstRing<u8, 4, 1> =
+    ///     sluicegate::mpmc::burst_ring::BurstRing::new();
+    /// ring.push_burst(&[1, 2, 3]);
+    /// assert_eq!(ring.drain().collect::<Vec<_>>(), [1, 2, 3]);
+    /// ```
+    pub fn drain(&self) -> impl Iterator<Item = T> + use<'_, T, N, W> {
+        core::iter::from_fn(move || self.try_pop().ok())
+    }
+
+    /// Pops every item there is now and returns how many (stops at a busy
+    /// position, as [`drain`](Self::drain) does).
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::burst_ring::BurstRing<u8, 4, 1> =
+    ///     sluicegate::mpmc::burst_ring::BurstRing::new();
+    /// ring.push_burst(&[1, 2]);
+    /// assert_eq!(ring.clear(), 2);
+    /// assert!(ring.is_empty());
+    /// ```
+    pub fn clear(&self) -> usize {
+        let mut n = 0;
+        while let Ok(_item) = self.try_pop() {
+            n += 1;
+        }
+        n
+    }
+
+    /// Whether a pop would answer closed now: closed and drained.
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::burst_ring::BurstRing<u8, 4, 1> =
+    ///     sluicegate::mpmc::burst_ring::BurstRing::new();
+    /// ring.try_push(1).unwrap();
+    /// ring.close();
+    /// assert!(!ring.is_drained());
+    /// ring.clear();
+    /// assert!(ring.is_drained());
+    /// ```
+    pub fn is_drained(&self) -> bool {
+        // SeqCst: the test of `pop_blocked` (module docs, "Closed and
+        // drained is final").
+        let p = self.prod.load(Ordering::SeqCst);
+        let c = self.cons.load(Ordering::SeqCst);
+        p & CLOSED != 0 && gap(p & !FLAGS, c) == 0 && run::<N, W>(&self.consumed, c, 1, 0) == 1
+    }
+
+    /// Number of items, as a snapshot: positions claimed by pushes and not
+    /// by pops (items being pushed or popped included). Exact when no
+    /// operation is in progress; under concurrency an estimate in `0..=N`.
+    ///
+    /// This example covers `len`, [`is_empty`](Self::is_empty),
+    /// [`is_full`](Self::is_full) and [`free_slots`](Self::free_slots):
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::burst_ring::BurstRing<u8, 4, 1> =
+    ///     sluicegate::mpmc::burst_ring::BurstRing::new();
+    /// ring.try_push(1).unwrap();
+    /// assert_eq!((ring.len(), ring.free_slots(), ring.is_empty(), ring.is_full()), (1, 3, false, false));
+    /// ```
+    pub fn len(&self) -> usize {
+        // `cons` first: `prod` read after it is at least the `prod` of that
+        // moment, so the difference is never negative; clamped to `N`.
+        let c = self.cons.load(Ordering::SeqCst);
+        let p = self.prod.load(Ordering::SeqCst) & !FLAGS;
+        gap(p, c).min(N)
+    }
+
+    /// `len() == 0`, with the same caveat.
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::burst_ring::BurstRing<u8, 2, 1> =
+    ///     sluicegate::mpmc::burst_ring::BurstRing::new();
+    /// assert!(ring.is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// `len() == N`, with the same caveat.
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::burst_ring::BurstRing<u8, 1, 1> =
+    ///     sluicegate::mpmc::burst_ring::BurstRing::new();
+    /// ring.try_push(1).unwrap();
+    /// assert!(ring.is_full());
+    /// ```
+    pub fn is_full(&self) -> bool {
+        self.len() == N
+    }
+
+    /// `N - len()`, with the same caveat.
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::burst_ring::BurstRing<u8, 4, 1> =
+    ///     sluicegate::mpmc::burst_ring::BurstRing::new();
+    /// assert_eq!(ring.free_slots(), 4);
+    /// ```
+    pub fn free_slots(&self) -> usize {
+        N - self.len()
+    }
+
+    /// How many items the ring holds when full (`N`).
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::burst_ring::BurstRing<u8, 64, 2> =
+    ///     sluicegate::mpmc::burst_ring::BurstRing::new();
+    /// assert_eq!(ring.capacity(), 64);
+    /// ```
+    pub const fn capacity(&self) -> usize {
+        N
+    }
+}
+
+impl<T: Copy, const N: usize, const W: usize> Default for BurstRing<T, N, W> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<T: Copy, const N: usize, const W: usize> fmt::Debug for BurstRing<T, N, W> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BurstRing")
+            .field("capacity", &N)
+            .field("len", &self.len())
+            .field("closed", &self.is_closed())
+            .field("stats", &self.stats())
+            .finish()
+    }
+}
+
+/// The same summary as `Debug`: capacity, length, closed, counters.
+#[cfg(feature = "defmt")]
+impl<T: Copy, const N: usize, const W: usize> defmt::Format for BurstRing<T, N, W> {
+    fn format(&self, f: defmt::Formatter<'_>) {
+        defmt::write!(
+            f,
+            "BurstRing {{ capacity: {=usize}, len: {=usize}, closed: {=bool}, stats: {} }}",
+            N,
+            self.len(),
+            self.is_closed(),
+            self.stats()
+        )
+    }
+}
