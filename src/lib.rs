@@ -11,6 +11,13 @@
 #[cfg(any(test, feature = "std"))]
 extern crate std;
 
+// loom is a dev-dependency: the loom cfg builds only the library's own unit
+// tests, the loom models.
+#[cfg(all(sluicegate_loom, not(test)))]
+compile_error!(
+    "sluicegate: `--cfg sluicegate_loom` is for the loom models, which are unit tests: run `cargo test --lib` (see ci/loom.sh)"
+);
+
 #[cfg(all(feature = "async", not(sluicegate_cas)))]
 compile_error!(
     "sluicegate: the `async` feature needs compare-and-swap; on thumbv6m enable `portable-atomic` too"

@@ -186,6 +186,8 @@ mod batch;
 mod chunk;
 pub mod flag;
 mod handles;
+#[cfg(all(test, sluicegate_loom))]
+mod loom_tests;
 #[cfg(sluicegate_cas)]
 mod overwrite;
 #[cfg(all(test, not(sluicegate_loom)))]

@@ -2,11 +2,11 @@
 //! come from. Every other module imports from here and nowhere else. It
 //! also holds [`spin_until`], the wait of the blocking calls without `std`.
 //!
-//! | build                                   | atomics from      |
-//! |-----------------------------------------|-------------------|
-//! | `RUSTFLAGS="--cfg sluicegate_loom"`     | `loom`            |
-//! | feature `portable-atomic`               | `portable-atomic` |
-//! | otherwise                               | `core`            |
+//! | build                                                                 | atomics from      |
+//! |-----------------------------------------------------------------------|-------------------|
+//! | the loom models: `RUSTFLAGS="--cfg sluicegate_loom" cargo test --lib` | `loom`            |
+//! | feature `portable-atomic`                                             | `portable-atomic` |
+//! | otherwise                                                             | `core`            |
 //!
 //! loom's types have no `const fn new`, so constructors that must be `const`
 //! outside loom are written once with [`const_fn!`] and lose `const` under
@@ -237,6 +237,11 @@ impl SharedCounter {
 #[cfg(all(test, not(sluicegate_loom)))]
 #[path = "../tests/common/splitmix.rs"]
 pub(crate) mod splitmix;
+
+/// The loom models' `loom::model`, which fails a model that explored a
+/// single execution.
+#[cfg(all(test, sluicegate_loom))]
+pub(crate) mod explores;
 
 /// A named place inside an operation where a test may suspend the calling
 /// thread, to show what other contexts can do while it is stopped there.

@@ -236,6 +236,8 @@ mod burst_pause_tests;
 pub mod cs;
 #[cfg(sluicegate_cas)]
 mod lifecycle;
+#[cfg(all(test, sluicegate_loom))]
+mod loom_tests;
 #[cfg(all(test, sluicegate_cas, not(sluicegate_loom)))]
 mod pause_tests;
 #[cfg(sluicegate_cas)]
