@@ -34,8 +34,9 @@ pub(crate) use portable_atomic::AtomicU32;
 
 pub(crate) use core::sync::atomic::Ordering;
 
-/// A memory fence (the waiter protocol's `SeqCst` fences, `src/wait.rs`).
-#[cfg(all(feature = "async", not(sluicegate_loom)))]
+/// A memory fence (the waiter protocol's `SeqCst` fences, `src/wait.rs`,
+/// which exists only with compare-and-swap).
+#[cfg(all(feature = "async", sluicegate_cas, not(sluicegate_loom)))]
 pub(crate) use core::sync::atomic::fence;
 #[cfg(all(feature = "async", sluicegate_loom))]
 pub(crate) use loom::sync::atomic::fence;
