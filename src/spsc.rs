@@ -201,7 +201,7 @@ mod wait;
 
 pub use chunk::{ReadChunk, WriteChunkUninit};
 pub use handles::{Consumer, Producer};
-#[cfg(sluicegate_cas)]
+#[cfg(sluicegate_cas)] // needs CAS: on thumbv6m, enable the `portable-atomic` feature
 #[cfg_attr(
     docsrs,
     doc(cfg(any(target_has_atomic = "ptr", feature = "portable-atomic")))

@@ -82,6 +82,20 @@ pub(crate) fn rmw_view(word: &LoadStoreUsize) -> &AtomicUsize {
     }
 }
 
+/// What the stand-ins of the CAS-only methods (`try_split`) demand where
+/// compare-and-swap is missing (thumbv6m without `portable-atomic`). Nothing
+/// implements it, so a call to one is a compile error that says which
+/// feature brings the method back, where a missing method would get "no
+/// method named `try_split`" and a suggestion of `split`. Public in a private
+/// module: callers cannot name it, let alone implement it.
+#[cfg(not(sluicegate_cas))]
+#[diagnostic::on_unimplemented(
+    message = "sluicegate: this method of `{Self}` needs compare-and-swap, which this target lacks",
+    label = "needs compare-and-swap",
+    note = "on thumbv6m, enable sluicegate's `portable-atomic` feature (and let the binary choose how portable-atomic provides it: see the README's \"Adding it to a build\")"
+)]
+pub trait CompareAndSwap {}
+
 /// Writes a `const fn` outside loom and a plain `fn` under loom, from one body.
 macro_rules! const_fn {
     ($(#[$attr:meta])* $vis:vis fn $name:ident $($rest:tt)*) => {
