@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # clippy with -D warnings: the library on the host (each feature), the
 # benchmark package, the embedded targets (thumbv7em with defmt, thumbv6m
-# with and without portable-atomic), and the fuzz workspace.
+# with and without portable-atomic), the fuzz workspace, and the loom models.
 #
 #   ci/clippy.sh
 set -euo pipefail
@@ -31,10 +31,12 @@ cargo clippy --target thumbv7em-none-eabihf --features async,defmt -- -D warning
 # The fuzz targets: a workspace of their own, so not reached by the above.
 (cd fuzz && cargo clippy --all-targets -- -D warnings)
 
-# The library and the loom models under the loom cfg (the per-slot paths
-# that replace slice views there); its own target dir, as in ci/loom.sh.
-# --tests skips the loom_* binaries (they are test = false), so they are named.
-RUSTFLAGS="--cfg sluicegate_loom" cargo clippy --target-dir target/loom --lib --tests \
-  --test loom_spsc --test loom_mpmc --test loom_limit -- -D warnings
+# The library under the loom cfg (the per-slot paths that replace slice views
+# there) with its loom models, which are its unit tests; its own target dir,
+# as in ci/loom.sh. `--profile test` checks the library's test build only:
+# loom is a dev-dependency, so the plain library build (which the
+# integration tests link) does not exist under this cfg.
+RUSTFLAGS="--cfg sluicegate_loom" cargo clippy --target-dir target/loom --lib --profile test \
+  -- -D warnings
 RUSTFLAGS="--cfg sluicegate_loom" cargo clippy --target-dir target/loom --features async --lib \
-  --test loom_wait -- -D warnings
+  --profile test -- -D warnings

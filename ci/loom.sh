@@ -1,32 +1,61 @@
 #!/usr/bin/env bash
-# The loom models (tests/loom_*.rs), each file under a 20-minute limit
-# (timeout: a livelocked model fails instead of blocking the gate).
+# The loom models: the library's unit tests in src/<group>/loom_tests.rs
+# (groups spsc, mpmc, limit and wait), built under `--cfg sluicegate_loom`,
+# one `cargo test --lib` per group, each under a 20-minute limit (timeout: a
+# livelocked model fails instead of blocking the gate).
 #
-#   ci/loom.sh                            every model, preemption bound 2
-#   ci/loom.sh loom_spsc                  one test file
-#   LOOM_MAX_PREEMPTIONS=3 ci/loom.sh     a deeper (much slower) search
+#   ci/loom.sh                                every model, preemption bound 2
+#   ci/loom.sh spsc                           one group
+#   ci/loom.sh mpmc::loom_tests::mask_pool    the models whose test name has this in it
+#   ci/loom.sh limit -- --nocapture           print each model's execution count
+#   LOOM_MAX_PREEMPTIONS=3 ci/loom.sh spsc    a deeper (much slower) search
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # The gate's bound; each step up multiplies the interleavings explored.
 export LOOM_MAX_PREEMPTIONS=${LOOM_MAX_PREEMPTIONS:-2}
-# The cfg swaps the library's atomics for loom's (src/sync.rs).
+# The cfg swaps the library's atomics for loom's (src/sync.rs) and builds the
+# models; loom is a dev-dependency, so only the library's own tests build.
 export RUSTFLAGS="--cfg sluicegate_loom"
 
-if [ $# -gt 0 ]; then
-  tests=("$@")
-else
-  tests=()
-  for f in tests/loom_*.rs; do tests+=("$(basename "$f" .rs)"); done
+selected=()
+harness_args=()
+while [ $# -gt 0 ]; do
+  if [ "$1" = -- ]; then
+    shift
+    harness_args=("$@")
+    break
+  fi
+  selected+=("$1")
+  shift
+done
+if [ ${#selected[@]} -eq 0 ]; then
+  for f in src/*/loom_tests.rs; do selected+=("$(basename "$(dirname "$f")")"); done
 fi
 
-for t in "${tests[@]}"; do
+for s in "${selected[@]}"; do
+  case "$s" in
+    *::loom_tests::*) filter=$s ;;
+    *::*)
+      echo "ci/loom.sh: '$s' names no model (a group, or a test path with ::loom_tests::)" >&2
+      exit 2
+      ;;
+    *)
+      [ -f "src/$s/loom_tests.rs" ] || {
+        echo "ci/loom.sh: no group '$s' (src/$s/loom_tests.rs)" >&2
+        exit 2
+      }
+      filter="$s::loom_tests::"
+      ;;
+  esac
+  # The models of the waits need the `async` feature; the others run without
+  # it, on the code that a build without it has.
+  features=()
+  [ "${filter%%::*}" = wait ] && features=(--features async)
   # --release: every model runs through many interleavings; optimised code
   # gets through them much faster.
   # --target-dir: a separate dir, so the RUSTFLAGS change does not rebuild
   # everything for the other steps.
-  # The models of the waits need the `async` feature.
-  features=()
-  [ "$t" = loom_wait ] && features=(--features async)
-  timeout 1200 cargo test --release --target-dir target/loom "${features[@]}" --test "$t"
+  timeout 1200 cargo test --release --lib --target-dir target/loom "${features[@]}" \
+    -- "$filter" "${harness_args[@]}"
 done

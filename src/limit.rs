@@ -192,7 +192,7 @@
 //!   class one permit beyond its reserve, never admit over the limit (every
 //!   admission still goes through the word's CAS against the limit).
 //!
-//! loom checks these models (`tests/loom_limit.rs`), which do not rely on
+//! loom checks these models (`limit/loom_tests.rs`), which do not rely on
 //! `SeqCst` (loom treats it like `AcqRel`).
 //!
 //! # Example
@@ -250,6 +250,8 @@ mod aimd;
 mod baseline_tests;
 mod config;
 mod gradient;
+#[cfg(all(test, sluicegate_loom))]
+mod loom_tests;
 #[cfg(all(test, not(sluicegate_loom)))]
 mod pause_tests;
 mod permit;

@@ -186,6 +186,8 @@ mod batch;
 mod chunk;
 pub mod flag;
 mod handles;
+#[cfg(all(test, sluicegate_loom))]
+mod loom_tests;
 #[cfg(sluicegate_cas)]
 mod overwrite;
 #[cfg(all(test, not(sluicegate_loom)))]
@@ -199,7 +201,7 @@ mod wait;
 
 pub use chunk::{ReadChunk, WriteChunkUninit};
 pub use handles::{Consumer, Producer};
-#[cfg(sluicegate_cas)]
+#[cfg(sluicegate_cas)] // needs CAS: on thumbv6m, enable the `portable-atomic` feature
 #[cfg_attr(
     docsrs,
     doc(cfg(any(target_has_atomic = "ptr", feature = "portable-atomic")))

@@ -2,11 +2,11 @@
 //! come from. Every other module imports from here and nowhere else. It
 //! also holds [`spin_until`], the wait of the blocking calls without `std`.
 //!
-//! | build                                   | atomics from      |
-//! |-----------------------------------------|-------------------|
-//! | `RUSTFLAGS="--cfg sluicegate_loom"`     | `loom`            |
-//! | feature `portable-atomic`               | `portable-atomic` |
-//! | otherwise                               | `core`            |
+//! | build                                                                 | atomics from      |
+//! |-----------------------------------------------------------------------|-------------------|
+//! | the loom models: `RUSTFLAGS="--cfg sluicegate_loom" cargo test --lib` | `loom`            |
+//! | feature `portable-atomic`                                             | `portable-atomic` |
+//! | otherwise                                                             | `core`            |
 //!
 //! loom's types have no `const fn new`, so constructors that must be `const`
 //! outside loom are written once with [`const_fn!`] and lose `const` under
@@ -34,8 +34,9 @@ pub(crate) use portable_atomic::AtomicU32;
 
 pub(crate) use core::sync::atomic::Ordering;
 
-/// A memory fence (the waiter protocol's `SeqCst` fences, `src/wait.rs`).
-#[cfg(all(feature = "async", not(sluicegate_loom)))]
+/// A memory fence (the waiter protocol's `SeqCst` fences, `src/wait.rs`,
+/// which exists only with compare-and-swap).
+#[cfg(all(feature = "async", sluicegate_cas, not(sluicegate_loom)))]
 pub(crate) use core::sync::atomic::fence;
 #[cfg(all(feature = "async", sluicegate_loom))]
 pub(crate) use loom::sync::atomic::fence;
@@ -80,6 +81,20 @@ pub(crate) fn rmw_view(word: &LoadStoreUsize) -> &AtomicUsize {
         word
     }
 }
+
+/// What the stand-ins of the CAS-only methods (`try_split`) demand where
+/// compare-and-swap is missing (thumbv6m without `portable-atomic`). Nothing
+/// implements it, so a call to one is a compile error that says which
+/// feature brings the method back, where a missing method would get "no
+/// method named `try_split`" and a suggestion of `split`. Public in a private
+/// module: callers cannot name it, let alone implement it.
+#[cfg(not(sluicegate_cas))]
+#[diagnostic::on_unimplemented(
+    message = "sluicegate: this method of `{Self}` needs compare-and-swap, which this target lacks",
+    label = "needs compare-and-swap",
+    note = "on thumbv6m, enable sluicegate's `portable-atomic` feature (and let the binary choose how portable-atomic provides it: see the README's \"Adding it to a build\")"
+)]
+pub trait CompareAndSwap {}
 
 /// Writes a `const fn` outside loom and a plain `fn` under loom, from one body.
 macro_rules! const_fn {
@@ -237,6 +252,11 @@ impl SharedCounter {
 #[cfg(all(test, not(sluicegate_loom)))]
 #[path = "../tests/common/splitmix.rs"]
 pub(crate) mod splitmix;
+
+/// The loom models' `loom::model`, which fails a model that explored a
+/// single execution.
+#[cfg(all(test, sluicegate_loom))]
+pub(crate) mod explores;
 
 /// A named place inside an operation where a test may suspend the calling
 /// thread, to show what other contexts can do while it is stopped there.

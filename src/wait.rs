@@ -97,6 +97,9 @@ use core::task::Waker;
 
 use crate::sync::{fence, rmw_view, AtomicUsize, LoadStoreUsize, Ordering, UnsafeCell};
 
+#[cfg(all(test, sluicegate_loom))]
+mod loom_tests;
+
 /// The cell's states (see the module table).
 const IDLE: usize = 0;
 const REGISTERING: usize = 1;

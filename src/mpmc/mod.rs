@@ -231,7 +231,7 @@
 mod burst;
 #[cfg(all(test, sluicegate_cas, not(sluicegate_loom)))]
 mod burst_pause_tests;
-#[cfg(sluicegate_cas)]
+#[cfg(sluicegate_cas)] // needs CAS: on thumbv6m, enable the `portable-atomic` feature
 #[cfg_attr(
     docsrs,
     doc(cfg(any(target_has_atomic = "ptr", feature = "portable-atomic")))
@@ -242,9 +242,11 @@ pub mod burst_ring;
 pub mod cs;
 #[cfg(sluicegate_cas)]
 mod lifecycle;
+#[cfg(all(test, sluicegate_loom))]
+mod loom_tests;
 #[cfg(all(test, sluicegate_cas, not(sluicegate_loom)))]
 mod pause_tests;
-#[cfg(sluicegate_cas)]
+#[cfg(sluicegate_cas)] // needs CAS: on thumbv6m, enable the `portable-atomic` feature
 pub mod pool;
 #[cfg(all(test, sluicegate_cas, not(sluicegate_loom)))]
 mod schedule_tests;
@@ -252,9 +254,9 @@ mod schedule_tests;
 mod scq;
 #[cfg(sluicegate_cas)]
 mod wait;
-#[cfg(sluicegate_cas)]
+#[cfg(sluicegate_cas)] // needs CAS: on thumbv6m, enable the `portable-atomic` feature
 pub use burst_ring::BurstRing;
-#[cfg(sluicegate_cas)]
+#[cfg(sluicegate_cas)] // needs CAS: on thumbv6m, enable the `portable-atomic` feature
 pub use pool::{FreeBits, FreeIndices, FreeMask, FreePool};
 #[cfg(all(feature = "async", sluicegate_cas))]
 #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
@@ -279,7 +281,7 @@ use scq::{IndexRing, Settle};
 /// one read-modify-write less per push and per pop; [`SmallRing<T, N>`]
 /// names it) or [`FreeBits<W>`] (`N` bits and a count, `W = N / 32`: for
 /// less RAM at any `N`). See [`pool`].
-#[cfg(sluicegate_cas)]
+#[cfg(sluicegate_cas)] // needs CAS: on thumbv6m, enable the `portable-atomic` feature
 #[cfg_attr(
     docsrs,
     doc(cfg(any(target_has_atomic = "ptr", feature = "portable-atomic")))
@@ -336,7 +338,7 @@ unsafe impl<T: Send, const N: usize, F: FreePool<N>> Sync for Ring<T, N, F> {}
 /// EVENTS.try_push(1).unwrap();
 /// assert_eq!(EVENTS.try_pop(), Some(1));
 /// ```
-#[cfg(sluicegate_cas)]
+#[cfg(sluicegate_cas)] // needs CAS: on thumbv6m, enable the `portable-atomic` feature
 pub type SmallRing<T, const N: usize> = Ring<T, N, FreeMask>;
 
 #[cfg(sluicegate_cas)]

@@ -185,9 +185,8 @@ impl<'c, T, const N: usize, P: Policy> WriteChunkUninit<'c, T, N, P> {
     }
 
     /// Writes the `i`-th reserved slot (loom models only; `i < len`).
-    #[cfg(sluicegate_loom)]
-    #[doc(hidden)]
-    pub fn write_at(&mut self, i: usize, item: T) {
+    #[cfg(all(test, sluicegate_loom))]
+    pub(crate) fn write_at(&mut self, i: usize, item: T) {
         assert!(i < self.len);
         self.write_slot(i, item);
     }
@@ -383,9 +382,8 @@ impl<'c, T, const N: usize, P: Policy> ReadChunk<'c, T, N, P> {
     }
 
     /// Reads the `i`-th claimed item (loom models only; `i < len`).
-    #[cfg(sluicegate_loom)]
-    #[doc(hidden)]
-    pub fn read_at(&self, i: usize) -> T
+    #[cfg(all(test, sluicegate_loom))]
+    pub(crate) fn read_at(&self, i: usize) -> T
     where
         T: Copy,
     {

@@ -218,6 +218,18 @@ impl<T, const N: usize> Ring<T, N> {
         }
     }
 
+    /// Stands in for `try_split` where compare-and-swap is missing:
+    /// a call is a compile error that names the `portable-atomic` feature.
+    #[cfg(not(sluicegate_cas))]
+    #[doc(hidden)]
+    pub fn try_split(&self) -> Option<(Producer<'_, T, N>, Consumer<'_, T, N>)>
+    where
+        Self: crate::sync::CompareAndSwap,
+    {
+        // Nothing implements `CompareAndSwap`: this is never called.
+        unreachable!()
+    }
+
     fn handles(&self) -> (Producer<'_, T, N>, Consumer<'_, T, N>) {
         // Relaxed: the split's `Acquire` (or the `&mut`) ordered the old
         // handles' stores before these loads.

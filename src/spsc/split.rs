@@ -58,6 +58,18 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         }
     }
 
+    /// Stands in for `try_split` where compare-and-swap is missing:
+    /// a call is a compile error that names the `portable-atomic` feature.
+    #[cfg(not(sluicegate_cas))]
+    #[doc(hidden)]
+    pub fn try_split(&self) -> Option<(Producer<'_, T, N, P>, Consumer<'_, T, N, P>)>
+    where
+        Self: crate::sync::CompareAndSwap,
+    {
+        // Nothing implements `CompareAndSwap`: this is never called.
+        unreachable!()
+    }
+
     pub(super) fn handles(&self) -> (Producer<'_, T, N, P>, Consumer<'_, T, N, P>) {
         // Acquire: a ring split again after `split(&mut)` sees the items the
         // earlier handles left (the `&mut` already orders it; this is cheap).

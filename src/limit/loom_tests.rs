@@ -1,14 +1,13 @@
-//! loom models of the limiter's admission word. Run with
-//! `RUSTFLAGS="--cfg sluicegate_loom" LOOM_MAX_PREEMPTIONS=2 cargo test --release --test loom_limit`.
-#![cfg(sluicegate_loom)]
+//! loom models of the limiter's admission word. Run with `ci/loom.sh limit`, or
+//! `RUSTFLAGS="--cfg sluicegate_loom" LOOM_MAX_PREEMPTIONS=2 cargo test --release --lib -- limit::loom_tests::`.
 
-#[path = "common/explores.rs"]
-mod explores;
-
+use super::{Law, Limiter, LimiterConfig, Priority, SHIFT_RUN};
+use crate::sync::explores;
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
 use loom::thread;
-use sluicegate::limit::{Law, Limiter, LimiterConfig, Priority};
+use std::boxed::Box;
+use std::vec::Vec;
 
 /// The AIMD law (no reserve).
 fn config(min: u32, initial: u32, max: u32) -> LimiterConfig {
@@ -317,8 +316,8 @@ fn loom_limit_release_hands_over_to_admission_at_the_limit() {
     ] {
         // Executions in which the racing admission was refused / admitted
         // (outside loom: counted across the model's executions).
-        let refused = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
-        let admitted = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let refused = std::sync::Arc::new(core::sync::atomic::AtomicUsize::new(0));
+        let admitted = std::sync::Arc::new(core::sync::atomic::AtomicUsize::new(0));
         let (r, a) = (refused.clone(), admitted.clone());
         explores::model(move || {
             let limiter = leak(config(1, 1, 1));
@@ -359,20 +358,16 @@ fn loom_limit_release_hands_over_to_admission_at_the_limit() {
                 "{outcome:?}"
             );
             let branch = if got.is_some() { &a } else { &r };
-            branch.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            branch.fetch_add(1, core::sync::atomic::Ordering::Relaxed);
         });
         // Both interleavings were explored: the model is not vacuous.
         let (r, a) = (
-            refused.load(std::sync::atomic::Ordering::Relaxed),
-            admitted.load(std::sync::atomic::Ordering::Relaxed),
+            refused.load(core::sync::atomic::Ordering::Relaxed),
+            admitted.load(core::sync::atomic::Ordering::Relaxed),
         );
         assert!(r > 0 && a > 0, "{outcome:?}: refused {r}, admitted {a}");
     }
 }
-
-/// Queue-free samples in a row on one side that are a level shift
-/// (`SHIFT_RUN` in the crate).
-const SHIFT_RUN: usize = 5;
 
 /// Two queue-free successes race the baseline's level shift: the run of
 /// four samples of 200 above a baseline of 100 ends with one more of 200

@@ -1,13 +1,16 @@
-//! loom models of every pair of concurrent SPSC operations.
+//! loom models of every pair of concurrent SPSC operations, the flag ring's
+//! included.
 //!
-//! Run: `RUSTFLAGS="--cfg sluicegate_loom" LOOM_MAX_PREEMPTIONS=2 cargo test --release --test loom_spsc`
-#![cfg(sluicegate_loom)]
+//! Run: `ci/loom.sh spsc`, or
+//! `RUSTFLAGS="--cfg sluicegate_loom" LOOM_MAX_PREEMPTIONS=2 cargo test --release --lib -- spsc::loom_tests::`
 
-#[path = "common/explores.rs"]
-mod explores;
-
+use super::flag;
+use super::{Overwrite, Policy, Reject, Ring};
+use crate::sync::explores;
 use loom::thread;
-use sluicegate::spsc::{Overwrite, Policy, Reject, Ring};
+use std::boxed::Box;
+use std::vec;
+use std::vec::Vec;
 
 /// A ring that lives for the rest of the model iteration, so both handles can
 /// be `'static` and move into threads.
@@ -46,7 +49,7 @@ fn loom_spsc_push_pop() {
             }
         }
         let (pushed, tx) = producer.join().unwrap();
-        got.extend(std::iter::from_fn(|| rx.try_pop()));
+        got.extend(core::iter::from_fn(|| rx.try_pop()));
         assert_in_order(&got, 0);
         assert_eq!(got.len(), pushed as usize);
         assert_eq!(tx.stats().rejected, if pushed == 2 { 0 } else { 1 });
@@ -71,7 +74,7 @@ fn loom_spsc_burst_against_bulk() {
             assert_eq!(out, [0, 1]);
             got.extend_from_slice(&out);
         }
-        got.extend(std::iter::from_fn(|| rx.try_pop()));
+        got.extend(core::iter::from_fn(|| rx.try_pop()));
         // Item 2 did not fit; 3 and 4 went in together or not at all.
         let want: &[u32] = if b { &[0, 1, 3, 4] } else { &[0, 1] };
         assert_eq!(got, want);
@@ -93,7 +96,7 @@ fn loom_spsc_burst_pop_against_push() {
         let n = rx.pop_burst(&mut out);
         let (ok1, ok2) = producer.join().unwrap();
         let mut got = out[..n].to_vec();
-        got.extend(std::iter::from_fn(|| rx.try_pop()));
+        got.extend(core::iter::from_fn(|| rx.try_pop()));
         assert!(ok1);
         assert_in_order(&got, 0);
         assert_eq!(got.len(), 2 + ok2 as usize);
@@ -117,7 +120,7 @@ fn overwrite_against_pop(start: usize) {
         let mut got = Vec::new();
         got.extend(rx.try_pop());
         let (back, tx) = producer.join().unwrap();
-        got.extend(std::iter::from_fn(|| rx.try_pop()));
+        got.extend(core::iter::from_fn(|| rx.try_pop()));
         for w in got.windows(2) {
             assert!(w[0] < w[1], "out of order: {got:?}");
         }
@@ -158,7 +161,7 @@ fn loom_spsc_overwrite_against_pop_bulk() {
             got.extend_from_slice(&out);
         }
         let back = producer.join().unwrap();
-        got.extend(std::iter::from_fn(|| rx.try_pop()));
+        got.extend(core::iter::from_fn(|| rx.try_pop()));
         let mut all: Vec<u32> = got.iter().chain(&back).copied().collect();
         all.sort_unstable();
         assert_eq!(all, [0, 1, 2, 3], "popped {got:?}, handed back {back:?}");
@@ -214,7 +217,7 @@ fn loom_spsc_write_chunk_commit_against_read_chunk() {
         chunk.commit(got.len());
         let (n, more) = producer.join().unwrap();
         assert_eq!(n, 2);
-        got.extend(std::iter::from_fn(|| rx.try_pop()));
+        got.extend(core::iter::from_fn(|| rx.try_pop()));
         let mut want = vec![0, 1];
         want.extend([10, 11].iter().take(more));
         assert_eq!(got, want);
@@ -237,7 +240,7 @@ fn loom_spsc_overwrite_against_held_read_chunk() {
         let mut got: Vec<u32> = (0..chunk.len()).map(|i| chunk.read_at(i)).collect();
         chunk.commit(1);
         let back = producer.join().unwrap();
-        got.extend(std::iter::from_fn(|| rx.try_pop()));
+        got.extend(core::iter::from_fn(|| rx.try_pop()));
         for w in got.windows(2) {
             assert!(w[0] < w[1], "out of order: {got:?}");
         }
@@ -266,7 +269,7 @@ fn loom_spsc_claim_fails_after_evictions_past_cached_tail() {
         got.extend(rx.try_pop());
         got.extend(rx.try_pop());
         let back = producer.join().unwrap();
-        got.extend(std::iter::from_fn(|| rx.try_pop()));
+        got.extend(core::iter::from_fn(|| rx.try_pop()));
         let mut all: Vec<u32> = got.iter().chain(&back).copied().collect();
         all.sort_unstable();
         assert_eq!(all, [0, 1, 2, 3], "popped {got:?}, handed back {back:?}");
@@ -325,8 +328,8 @@ fn loom_spsc_resplit_after_both_drops() {
 }
 
 /// A `spsc::flag::Ring` that lives for the rest of the model iteration.
-fn flag_ring<'a, const N: usize>() -> &'a mut sluicegate::spsc::flag::Ring<u32, N> {
-    Box::leak(Box::new(sluicegate::spsc::flag::Ring::new()))
+fn flag_ring<'a, const N: usize>() -> &'a mut flag::Ring<u32, N> {
+    Box::leak(Box::new(flag::Ring::new()))
 }
 
 /// The flag ring's push against its pop, each retrying (with a loom yield)
@@ -381,8 +384,7 @@ fn loom_flag_resplit_after_handles_dropped_on_threads() {
     // wins once both are gone (retried until it does) resumes at their
     // indices: the item left is next, and a new push lands after it.
     explores::model(|| {
-        let ring: &'static sluicegate::spsc::flag::Ring<u32, 2> =
-            Box::leak(Box::new(sluicegate::spsc::flag::Ring::new()));
+        let ring: &'static flag::Ring<u32, 2> = Box::leak(Box::new(flag::Ring::new()));
         let (mut tx, mut rx) = ring.try_split().unwrap();
         tx.try_push(0).unwrap();
         let a = thread::spawn(move || {
@@ -404,7 +406,7 @@ fn loom_flag_resplit_after_handles_dropped_on_threads() {
         a.join().unwrap();
         tx.try_push(2)
             .unwrap_or_else(|_| panic!("room for 2 after a pop"));
-        let rest: Vec<u32> = std::iter::from_fn(|| rx.try_pop()).collect();
+        let rest: Vec<u32> = core::iter::from_fn(|| rx.try_pop()).collect();
         assert_eq!(rest, vec![1, 2]);
     });
 }

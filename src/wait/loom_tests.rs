@@ -3,17 +3,18 @@
 //! handle's drop. `loom::future::block_on` parks the waiting thread between
 //! polls, so a lost wake-up shows up as a deadlock that loom reports.
 //!
-//! Run: `RUSTFLAGS="--cfg sluicegate_loom" LOOM_MAX_PREEMPTIONS=2 cargo test --release --features async --test loom_wait`
-#![cfg(sluicegate_loom)]
+//! Run: `ci/loom.sh wait`, or
+//! `RUSTFLAGS="--cfg sluicegate_loom" LOOM_MAX_PREEMPTIONS=2 cargo test --release --features async --lib -- wait::loom_tests::`
 
-#[path = "common/explores.rs"]
-mod explores;
-
+use crate::spsc::{Overwrite, Policy, Reject, Ring};
+use crate::sync::explores;
+use crate::{mpmc, Closed, Overwritten};
 use loom::future::block_on;
 use loom::sync::Arc;
 use loom::thread;
-use sluicegate::spsc::{Overwrite, Policy, Reject, Ring};
-use sluicegate::{mpmc, Closed};
+use std::boxed::Box;
+use std::vec;
+use std::vec::Vec;
 
 fn ring<'a, P: Policy, const N: usize>() -> &'a mut Ring<u32, N, P> {
     Box::leak(Box::new(Ring::new()))
@@ -191,7 +192,7 @@ fn loom_wait_spsc_pop_against_push_overwrite() {
         });
         let got = block_on(rx.pop()).unwrap();
         let (first, _second, _tx) = producer.join().unwrap();
-        assert_eq!(first, sluicegate::Overwritten::Stored);
+        assert_eq!(first, Overwritten::Stored);
         assert!(got == 1 || got == 2, "got {got}");
     });
 }

@@ -1,5 +1,5 @@
-//! loom models of `mpmc::Ring`. Run with
-//! `RUSTFLAGS="--cfg sluicegate_loom" LOOM_MAX_PREEMPTIONS=2 cargo test --release --test loom_mpmc`.
+//! loom models of `mpmc::Ring`. Run with `ci/loom.sh mpmc`, or
+//! `RUSTFLAGS="--cfg sluicegate_loom" LOOM_MAX_PREEMPTIONS=2 cargo test --release --lib -- mpmc::loom_tests::`.
 //!
 //! Each model runs on each free pool: the default (`FreeIndices`, the tests
 //! in `default_pool`), the one-word mask (`FreeMask`, in `mask_pool`) and the
@@ -9,14 +9,13 @@
 //! Every model ends by draining the ring on one thread and checks exact
 //! accounting: each item pushed is popped, handed back, or shed exactly once.
 
-#![cfg(sluicegate_loom)]
-
-#[path = "common/explores.rs"]
-mod explores;
-
+use super::{FreePool, Ring};
+use crate::sync::explores;
+use crate::TryPopError;
 use loom::sync::Arc;
 use loom::thread;
-use sluicegate::mpmc::{FreePool, Ring};
+use std::vec;
+use std::vec::Vec;
 
 fn drain<F: FreePool<2>>(r: &Ring<u32, 2, F>) -> Vec<u32> {
     let mut out = Vec::new();
@@ -217,8 +216,8 @@ fn drain_closed<const M: usize, F: FreePool<M>>(r: &Ring<u32, M, F>) -> Vec<u32>
     loop {
         match r.try_pop_or_closed() {
             Ok(v) => out.push(v),
-            Err(sluicegate::TryPopError::Closed) => return out,
-            Err(sluicegate::TryPopError::Empty) => panic!("closed, quiet ring not drained"),
+            Err(TryPopError::Closed) => return out,
+            Err(TryPopError::Empty) => panic!("closed, quiet ring not drained"),
         }
     }
 }
@@ -237,7 +236,7 @@ fn close_vs_push_and_pop<F: FreePool<2>>() {
     let pushed = p.join().unwrap();
     c.join().unwrap();
     let mut seen: Vec<u32> = [first, second].into_iter().flatten().collect();
-    if second == Err(sluicegate::TryPopError::Closed) {
+    if second == Err(TryPopError::Closed) {
         assert!(pushed.is_err(), "an item landed after 'closed and drained'");
     }
     seen.extend(drain_closed(&r));
@@ -259,7 +258,7 @@ fn close_vs_eviction<F: FreePool<1>>() {
     let back = p.join().unwrap();
     c.join().unwrap();
     let rest = drain_closed(&r);
-    if popped == Err(sluicegate::TryPopError::Closed) {
+    if popped == Err(TryPopError::Closed) {
         assert!(rest.is_empty(), "an item landed after 'closed and drained'");
     }
     let mut seen: Vec<u32> = popped.into_iter().collect();
@@ -338,7 +337,7 @@ fn push_burst_vs_close<F: FreePool<2>>() {
     let drained = loop {
         match r.try_pop_or_closed() {
             Ok(v) => seen.push(v),
-            Err(e) => break e == sluicegate::TryPopError::Closed,
+            Err(e) => break e == TryPopError::Closed,
         }
     };
     let n = p.join().unwrap();
@@ -359,7 +358,7 @@ macro_rules! on_every_pool {
             $(
                 #[test]
                 fn $model() {
-                    super::explores::model(super::$model::<sluicegate::mpmc::FreeIndices<$n>>);
+                    super::explores::model(super::$model::<crate::mpmc::FreeIndices<$n>>);
                 }
             )*
         }
@@ -367,7 +366,7 @@ macro_rules! on_every_pool {
             $(
                 #[test]
                 fn $model() {
-                    super::explores::model(super::$model::<sluicegate::mpmc::FreeMask>);
+                    super::explores::model(super::$model::<crate::mpmc::FreeMask>);
                 }
             )*
         }
@@ -375,7 +374,7 @@ macro_rules! on_every_pool {
             $(
                 #[test]
                 fn $model() {
-                    super::explores::model(super::$model::<sluicegate::mpmc::FreeBits<1>>);
+                    super::explores::model(super::$model::<crate::mpmc::FreeBits<1>>);
                 }
             )*
         }

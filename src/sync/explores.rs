@@ -1,0 +1,47 @@
+//! `loom::model` that fails when the model explored a single execution.
+//!
+//! Every loom model (the `loom_tests` modules beside the code they check)
+//! races at least two operations, so one execution means loom did not
+//! explore it: the model checks nothing and would pass with any bug. That
+//! happens under loom 0.7.3 when a thread starts with a load of an object it
+//! then stores (tokio-rs/loom#392), and when a race is only apparent (a pop
+//! on a fresh ring answers "empty" from one load and never meets the push).
+//! Models call [`model`] (or [`check`]) in place of `loom::model`.
+
+use core::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+/// Runs `f` under `builder` (see `loom::model::Builder`) and panics unless
+/// it ran more than one execution. Returns how many it ran, and prints it
+/// with the name of the test that ran it.
+pub(crate) fn check<F>(builder: loom::model::Builder, f: F) -> usize
+where
+    F: Fn() + Sync + Send + 'static,
+{
+    let runs = Arc::new(AtomicUsize::new(0));
+    let counted = runs.clone();
+    builder.check(move || {
+        counted.fetch_add(1, Ordering::Relaxed);
+        f();
+    });
+    let n = runs.load(Ordering::Relaxed);
+    // Shown with `--nocapture`. The test harness names each test's thread
+    // after the test.
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("a model");
+    std::eprintln!("{test}: explored {n} executions");
+    assert!(
+        n > 1,
+        "the model ran {n} execution: loom explored no interleaving, so it checked nothing"
+    );
+    n
+}
+
+/// [`check`] with loom's default builder (which reads `LOOM_*` from the
+/// environment, as `loom::model` does).
+pub(crate) fn model<F>(f: F) -> usize
+where
+    F: Fn() + Sync + Send + 'static,
+{
+    check(loom::model::Builder::new(), f)
+}
