@@ -98,17 +98,18 @@
 //! ## Priority classes
 //!
 //! * [`Priority::Critical`] may fill the whole limit and is the only class
-//!   that takes the last permit: at a limit of 1 nothing else is admitted,
-//!   so a lower class can never hold the only permit while Critical is
-//!   refused (unless it took it before a cut).
+//!   that takes the last permit: every other admission leaves it free (at
+//!   a limit of 1 nothing else is admitted), so Critical is never refused
+//!   because a lower class holds the last permit (unless it took its
+//!   permit before a cut).
 //! * [`Priority::Normal`] and [`Priority::Background`] are admitted while
 //!   the *total* in flight is below `normal_share` / `background_share` of
 //!   the limit (defaults 75 % and 50 %, rounded down, never the last
 //!   permit). Under overload they are shed first.
 //! * A class with a *reserve* (`normal_reserve`, `background_reserve`;
-//!   Background 5 % by default) is also admitted, while in flight is below
-//!   the limit, as long as it holds fewer than `reserve` of the limit (at
-//!   least one permit, never the last): under sustained overload it keeps
+//!   Background 5 % by default) is also admitted while it holds fewer than
+//!   `reserve` of the limit (at least one permit) and one more in flight
+//!   leaves the last permit free: under sustained overload it keeps
 //!   about that share of the permits, so it is not starved. Holding a
 //!   reserve costs that class one more read-modify-write on admission and
 //!   one on release (a per-class count); the other classes pay nothing.
@@ -189,8 +190,9 @@
 //!   last queue-free sample), the per-class reserve counts and the
 //!   statistics are `Relaxed`: heuristics and counters, ordered with
 //!   nothing. A race there can lose a sample or a step, or admit a reserved
-//!   class one permit beyond its reserve, never admit over the limit (every
-//!   admission still goes through the word's CAS against the limit).
+//!   class one permit beyond its reserve, never admit over the limit nor a
+//!   lower class to the last permit (every admission still goes through the
+//!   word's CAS, which compares the word its in-flight count was judged in).
 //!
 //! loom checks these models (`limit/loom_tests.rs`), which do not rely on
 //! `SeqCst` (loom treats it like `AcqRel`).
@@ -248,6 +250,8 @@ mod admit;
 mod aimd;
 #[cfg(all(test, not(sluicegate_loom)))]
 mod baseline_tests;
+#[cfg(all(test, not(sluicegate_loom)))]
+mod class_tests;
 mod config;
 mod gradient;
 #[cfg(all(test, sluicegate_loom))]

@@ -1,8 +1,9 @@
 //! Thread storms: many threads acquire and release with random outcomes.
-//! In flight must never exceed the limit (no "+ threads" slack), and every
-//! permit must come back and be counted exactly once. An observer thread
-//! takes `stats()` snapshots throughout: every counter only ever grows, and
-//! every snapshot adds up.
+//! In flight must never exceed the limit (no "+ threads" slack), no Normal
+//! or Background permit takes the last permit of its limit (so Critical is
+//! never refused behind one), and every permit must come back and be
+//! counted exactly once. An observer thread takes `stats()` snapshots
+//! throughout: every counter only ever grows, and every snapshot adds up.
 #![cfg(not(sluicegate_loom))]
 
 mod common;
@@ -35,6 +36,15 @@ struct Tally {
     holders: AtomicU32,
     peak: AtomicU32,
     over_limit_admissions: AtomicUsize,
+    /// Normal and Background permits that took the last permit of the
+    /// limit they were admitted under (in flight at admission, itself
+    /// included, reached that limit). Only Critical may take it.
+    lower_took_last: AtomicUsize,
+    /// Of those, the ones held right now (counted after the admission,
+    /// uncounted before the release).
+    lower_holding_last: AtomicUsize,
+    /// Critical refusals after which such a permit was found held.
+    critical_refused_behind_lower: AtomicUsize,
     min_limit_seen: AtomicU32,
     max_limit_seen: AtomicU32,
     /// `stats()` snapshots the observer took during the storm.
@@ -65,10 +75,34 @@ fn storm(limiter: &Limiter, hold_limit: u32, adaptive: bool) -> Tally {
                         [(r % 3) as usize];
                     let Some(permit) = limiter.try_acquire_with(class) else {
                         tally.shed[(r % 3) as usize].fetch_add(1, Ordering::Relaxed);
+                        // The count stays 0 on a correct limiter, so this
+                        // never fires there; where a lower class takes the
+                        // last permit it catches the refusals made while
+                        // one holds it (those the count lags behind go
+                        // unseen).
+                        if class == Priority::Critical
+                            && tally.lower_holding_last.load(Ordering::SeqCst) > 0
+                        {
+                            tally
+                                .critical_refused_behind_lower
+                                .fetch_add(1, Ordering::Relaxed);
+                        }
                         continue;
                     };
                     if permit.in_flight_at_admission() > permit.limit_at_admission() {
                         tally.over_limit_admissions.fetch_add(1, Ordering::Relaxed);
+                    }
+                    // A permit's in-flight count is what its admission
+                    // judged in flight to be (never below the true count),
+                    // plus itself, against the limit of the same word. A
+                    // correct limiter admits a lower class only while that
+                    // is below the limit; one reaching it took what its
+                    // admission judged to be the last permit.
+                    let took_last = class != Priority::Critical
+                        && permit.in_flight_at_admission() >= permit.limit_at_admission();
+                    if took_last {
+                        tally.lower_took_last.fetch_add(1, Ordering::Relaxed);
+                        tally.lower_holding_last.fetch_add(1, Ordering::SeqCst);
                     }
                     let held = tally.holders.fetch_add(1, Ordering::SeqCst) + 1;
                     tally.peak.fetch_max(held, Ordering::Relaxed);
@@ -82,6 +116,9 @@ fn storm(limiter: &Limiter, hold_limit: u32, adaptive: bool) -> Tally {
                     // Hold it for a moment so permits overlap.
                     for _ in 0..(r >> 60) {
                         core::hint::spin_loop();
+                    }
+                    if took_last {
+                        tally.lower_holding_last.fetch_sub(1, Ordering::SeqCst);
                     }
                     tally.holders.fetch_sub(1, Ordering::SeqCst);
                     let n = tally.admitted.fetch_add(1, Ordering::Relaxed) + 1;
@@ -183,6 +220,14 @@ fn check_accounting(limiter: &Limiter, tally: &Tally) {
         assert_eq!(s.shed[c], tally.shed[c].load(Ordering::Relaxed));
     }
     assert_eq!(tally.over_limit_admissions.load(Ordering::Relaxed), 0);
+    assert_eq!(
+        (
+            tally.lower_took_last.load(Ordering::Relaxed),
+            tally.critical_refused_behind_lower.load(Ordering::Relaxed)
+        ),
+        (0, 0),
+        "(lower-class permits that took the last permit, Critical refusals behind one)"
+    );
 }
 
 #[test]

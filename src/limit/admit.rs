@@ -29,18 +29,20 @@ impl Limiter {
     }
 
     /// Admits a request of class `priority` if in flight is below the class's
-    /// share of the limit, or the class holds less than its reserve (see
+    /// share of the limit, or the class holds less than its reserve and one
+    /// more leaves the last permit free (see
     /// [Priority classes](crate::limit#priority-classes)); else sheds it (returns
-    /// `None` and counts it).
+    /// `None` and counts it). Only [`Priority::Critical`] takes the last
+    /// permit.
     ///
     /// Lock-free; when uncontended, four loads (the word, then the three
     /// release counters, all from the word's cache line) and one CAS, plus a
     /// load and a `fetch_add` of its count for a class with a reserve.
     ///
     /// With a limit of 4 and the default shares, `Background` is admitted
-    /// while fewer than 2 are in flight (or while it holds no permit: its
-    /// reserve), `Normal` while fewer than 3, and `Critical` while fewer than
-    /// 4:
+    /// while fewer than 2 are in flight (or, on its reserve, while it holds
+    /// no permit and fewer than 3 are in flight), `Normal` while fewer than
+    /// 3, and `Critical` while fewer than 4:
     ///
     /// ```
     /// use sluicegate::limit::{Limiter, LimiterConfig, Priority};
@@ -164,13 +166,19 @@ impl Limiter {
     /// A request of `class` found `in_flight` at or above its threshold in
     /// the word `cur`: admitted on its reserve, admitted in shadow mode,
     /// shed (and counted), or the word moved (retry).
+    ///
+    /// A reserve admits only while one more permit leaves the last one
+    /// free: the CAS that follows compares the word `in_flight` was judged
+    /// in, so at the admission at most `in_flight + 1 < limit` are in
+    /// flight, and Critical can take the last permit.
     fn beyond_threshold(&self, class: usize, cur: usize, in_flight: usize) -> Beyond {
         let limit = limit_of(cur);
         let reserve = self.reserves[class];
-        // Relaxed: a fairness heuristic; the CAS that follows still checks
-        // the limit.
+        // Relaxed: a fairness heuristic (racing admissions may overshoot
+        // the reserve by one each); the limit and the last permit are
+        // checked against the word the CAS compares.
         if reserve != 0
-            && in_flight < limit
+            && in_flight + 1 < limit
             && self.side.holding[class - 1].load(Ordering::Relaxed) < reserved(limit, reserve)
         {
             return Beyond::Admit;

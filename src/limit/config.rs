@@ -20,11 +20,11 @@ pub enum Priority {
     /// may take its last permit.
     Critical = 0,
     /// Ordinary work: admitted while in flight < `normal_share` of the limit,
-    /// or while it holds fewer than its reserve.
+    /// or while it holds fewer than its reserve; never to the last permit.
     Normal = 1,
     /// Work that can wait or be lost: admitted while in flight <
     /// `background_share` of the limit, or while it holds fewer than its
-    /// reserve; shed first.
+    /// reserve; never to the last permit; shed first.
     Background = 2,
 }
 
@@ -89,8 +89,8 @@ pub struct LimiterConfig {
     pub background_share: u16,
     /// Share of the limit reserved for [`Priority::Normal`], in 1/256, at most
     /// `normal_share`: Normal is admitted while it holds fewer than this
-    /// share (at least one permit if non-zero, never the last), even when
-    /// Critical fills the rest. Default 0.
+    /// share (at least one permit if non-zero), even when Critical fills the
+    /// rest, as long as the last permit stays free for Critical. Default 0.
     pub normal_reserve: u16,
     /// Share of the limit reserved for [`Priority::Background`], as
     /// `normal_reserve`, at most `background_share`. Default 13 (≈ 5 %).

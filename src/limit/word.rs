@@ -19,7 +19,7 @@
 //!
 //! | transition | operation | from → to | who |
 //! |------------|-----------|-----------|-----|
-//! | admit | CAS on the word | `admitted: a → a + 1` if `a − released < threshold(limit, class)`; limit and epoch compared, unchanged | [`Limiter::try_acquire_with`](super::Limiter::try_acquire_with) |
+//! | admit | CAS on the word | `admitted: a → a + 1` if `a − released < threshold(limit, class)` (on a reserve: `a − released + 1 < limit`); limit and epoch compared, unchanged | [`Limiter::try_acquire_with`](super::Limiter::try_acquire_with) |
 //! | release | `fetch_add(1)` on the counter of the permit's outcome | `released[o]: r → r + 1`, once per permit, after its admission | a permit's outcome or drop |
 //! | grow | CAS on the word | `limit: L → L + 1` if `L < max_limit` and `epoch` is the permit's | a good success closing a window |
 //! | cut | CAS on the word | `limit: L → max(min, ⌊L·backoff/256⌋) < L`, `epoch: e → e + 1` if `epoch` is the permit's | an overload signal |
@@ -40,6 +40,10 @@
 //! first), and releases not yet seen only make in flight look *higher*.
 //! Hence at the instant of admission, in flight `≤ admitted − released_read
 //! < threshold ≤ limit` — all against the limit in force in that same word.
+//! A class's threshold is below the limit unless the class is Critical, and
+//! an admission on a reserve checks `admitted − released + 1 < limit`, so by
+//! the same argument no other class is admitted to the last permit (shadow
+//! mode, which refuses nothing below `max_limit`, aside).
 //! In flight never exceeds the limit in force at admission, whatever the
 //! concurrency; there is no check-then-increment window (the bug of Netflix
 //! concurrency-limits #140/#234 and Envoy PR #42133) and no optimistic
@@ -139,8 +143,6 @@ pub(super) const fn pack(count: usize, limit: usize, epoch: usize) -> usize {
     (count & COUNT_MASK) | (limit << LIMIT_SHIFT) | ((epoch & EPOCH_MASK) << EPOCH_SHIFT)
 }
 
-/// How many permits of a class may be in flight under `limit`: the class's
-/// share of it (in 1/256), at least one.
 /// Critical's share: the whole limit, the last permit included.
 pub(super) const ALL: usize = 257;
 
@@ -162,8 +164,9 @@ pub(super) const fn threshold(limit: usize, share: usize) -> usize {
 }
 
 /// The permits a class with `reserve` (in 1/256, non-zero) may hold whatever
-/// the other classes hold: `floor(limit · reserve / 256)`, at least 1, and
-/// never the last permit (0 at a limit of 1).
+/// the other classes hold, as long as the last permit stays free (checked
+/// on admission): `floor(limit · reserve / 256)`, at least 1, at most
+/// `limit − 1` (0 at a limit of 1).
 #[inline(always)]
 pub(super) const fn reserved(limit: usize, reserve: usize) -> usize {
     let r = (limit * reserve) >> 8;

@@ -4,7 +4,8 @@
 //!
 //! Unless a scenario says otherwise: 8 workers, service 10 ms ± 10 %
 //! (uniform), client timeout 100 ms, 1 µs clock, limits min 2 / initial =
-//! workers / max 200, all requests `Normal`, statistics over 5 s to the end.
+//! workers / max 200, all requests `Normal` (and the comparison with the
+//! anchors on all of them), statistics over 5 s to the end.
 //! "Load" is the arrival rate over the capacity (workers / mean service).
 
 use super::harness::{Burst, Kind, Limits, Scenario, Service, Window};
@@ -43,6 +44,7 @@ pub fn base(
         rate_per_s: rate,
         burst: None,
         classes: [0, 1000, 0],
+        goal_class: None,
         limits: Limits {
             min: 2,
             initial: workers,
@@ -381,7 +383,9 @@ pub fn classes(secs: u64) -> Scenario {
     sc
 }
 
-/// One worker, limit fixed at 1, 150 % load, a third of each class.
+/// One worker, limit fixed at 1, 150 % load, a third of each class. Only
+/// Critical may take the last (here the only) permit, so the comparison
+/// with the anchors is on Critical's good answers.
 pub fn classes_limit1(secs: u64) -> Scenario {
     let mut sc = base(
         "classes-limit1",
@@ -393,6 +397,7 @@ pub fn classes_limit1(secs: u64) -> Scenario {
     );
     sc.kind = Kind::Classes;
     sc.classes = [333, 333, 334];
+    sc.goal_class = Some(0);
     sc.limits = Limits {
         min: 1,
         initial: 1,

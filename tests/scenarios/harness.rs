@@ -143,8 +143,8 @@ pub enum Kind {
     Transient,
     /// Burst shed per window and time with the limit below half the pool.
     LowTraffic,
-    /// Per-class shares and refusals of critical work while background held
-    /// a permit.
+    /// Per-class shares and refusals of critical work while a lower class
+    /// held the last permit.
     Classes,
 }
 
@@ -178,6 +178,9 @@ pub struct Scenario {
     pub burst: Option<Burst>,
     /// Class weights (critical, normal, background) in ‰.
     pub classes: [u32; 3],
+    /// The class whose good answers the comparison with the anchors
+    /// measures (0 critical, 1 normal, 2 background); `None`: every request.
+    pub goal_class: Option<usize>,
     /// min / initial / max limit for every row that has them.
     pub limits: Limits,
     /// Reported windows; the first is the main one (latency percentiles,
@@ -317,9 +320,10 @@ pub struct Report {
     /// Time after each `reach` start until the limit first reached its
     /// target (`None`: never).
     pub reach_us: Vec<Option<u64>>,
-    /// Refusals of a critical request while a background request held a
-    /// permit.
-    pub critical_refused_behind_background: u64,
+    /// Refusals of a critical request while a normal or background request
+    /// held the last permit: it was admitted with the whole limit then in
+    /// force in use, itself included.
+    pub critical_refused_behind_lower: u64,
     /// Permits acquired minus permits released at the end (0 unless the
     /// harness lost one).
     pub unreleased: i64,
@@ -378,6 +382,8 @@ pub const SAMPLE_US: u64 = 10_000;
 struct Waiting<T> {
     arrival: u64,
     class: usize,
+    /// A lower class admitted to the last permit.
+    last: bool,
     burst: bool,
     service_us: f64,
     token: T,
@@ -386,6 +392,7 @@ struct Waiting<T> {
 struct Active<T> {
     arrival: u64,
     class: usize,
+    last: bool,
     burst: bool,
     token: T,
 }
@@ -468,6 +475,8 @@ pub fn run<L: SimLimiter>(sc: &Scenario, lim: &mut L, name: &str) -> Report {
     let mut seq = 0u64;
     let mut busy = 0u32;
     let mut held = [0u64; 3];
+    // Requests of a lower class holding the last permit.
+    let mut lower_on_last = 0u64;
     let mut acquired = 0i64;
     let mut released = 0i64;
     let mut inversions = 0u64;
@@ -507,6 +516,7 @@ pub fn run<L: SimLimiter>(sc: &Scenario, lim: &mut L, name: &str) -> Report {
             free.push(slot);
             busy -= 1;
             held[a.class] -= 1;
+            lower_on_last -= a.last as u64;
             released += 1;
             let latency = finish - a.arrival;
             if latency > sc.timeout_us {
@@ -545,16 +555,19 @@ pub fn run<L: SimLimiter>(sc: &Scenario, lim: &mut L, name: &str) -> Report {
                     Some(token) => {
                         acquired += 1;
                         held[class] += 1;
+                        let last = class != 0 && held.iter().sum::<u64>() >= lim.limit() as u64;
+                        lower_on_last += last as u64;
                         queue.push_back(Waiting {
                             arrival: now,
                             class,
+                            last,
                             burst,
                             service_us,
                             token,
                         });
                     }
                     None => {
-                        if class == 0 && held[2] > 0 {
+                        if class == 0 && lower_on_last > 0 {
                             inversions += 1;
                         }
                         metrics.end(now, class, burst, End::Shed);
@@ -569,6 +582,7 @@ pub fn run<L: SimLimiter>(sc: &Scenario, lim: &mut L, name: &str) -> Report {
             let Some(w) = queue.pop_front() else { break };
             if now >= w.arrival + sc.timeout_us {
                 held[w.class] -= 1;
+                lower_on_last -= w.last as u64;
                 released += 1;
                 lim.release(w.token, now, Outcome::Dropped);
                 metrics.end(w.arrival, w.class, w.burst, End::TimedOut);
@@ -582,6 +596,7 @@ pub fn run<L: SimLimiter>(sc: &Scenario, lim: &mut L, name: &str) -> Report {
             slab[slot] = Some(Active {
                 arrival: w.arrival,
                 class: w.class,
+                last: w.last,
                 burst: w.burst,
                 token: w.token,
             });
@@ -621,7 +636,7 @@ pub fn run<L: SimLimiter>(sc: &Scenario, lim: &mut L, name: &str) -> Report {
         windows,
         samples,
         reach_us: reach,
-        critical_refused_behind_background: inversions,
+        critical_refused_behind_lower: inversions,
         unreleased: acquired - released,
     }
 }

@@ -75,7 +75,7 @@ pub fn header(sc: &Scenario) -> Vec<String> {
         Kind::Classes => {
             h.push("success % C/N/B".into());
             h.push("background share of successes %".into());
-            h.push("critical refused while background held".into());
+            h.push("critical refused while a lower class held the last permit".into());
         }
     }
     h
@@ -131,7 +131,7 @@ pub fn line(sc: &Scenario, r: &Report) -> Vec<String> {
                 c[2].pct(c[2].good)
             ));
             v.push(format!("{:.1}", background_share_pct(r)));
-            v.push(r.critical_refused_behind_background.to_string());
+            v.push(r.critical_refused_behind_lower.to_string());
         }
     }
     v
