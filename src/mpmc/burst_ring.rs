@@ -213,6 +213,8 @@
 mod answer;
 mod batch;
 mod observe;
+#[cfg(all(test, not(sluicegate_loom)))]
+mod pause_tests;
 
 pub use answer::{Moved, PopError, PushError, Stop};
 pub use batch::ReadChunk;

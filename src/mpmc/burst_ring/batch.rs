@@ -241,16 +241,16 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     }
 
     /// Why a push that claimed up to counter word `q` could not claim `q`:
-    /// full, or busy (module docs).
+    /// closed since, full, or busy (module docs).
     #[cold]
     fn push_stopped_at(&self, q: usize) -> Stop {
         // SeqCst: as the full test of a claim. `prod >= q` (we claimed up
         // to it), so `q - cons >= N` means full at this load.
         let c = self.cons.load(Ordering::SeqCst);
-        if gap(q, c) >= N {
-            Stop::Full
-        } else if self.prod.load(Ordering::Relaxed) & CLOSED != 0 {
+        if self.prod.load(Ordering::SeqCst) & CLOSED != 0 {
             Stop::Closed
+        } else if gap(q, c) >= N {
+            Stop::Full
         } else {
             Stop::Busy
         }
@@ -264,10 +264,13 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
         let p = self.prod.load(Ordering::SeqCst);
         if gap(p & !FLAGS, q) != 0 {
             Stop::Busy
-        } else if p & CLOSED != 0 && super::run::<N, W>(&self.consumed, q, 1, 0) == 1 {
+        } else if p & CLOSED == 0 {
+            Stop::Empty
+        } else if super::run::<N, W>(&self.consumed, q, 1, 0) == 1 {
             Stop::Closed
         } else {
-            Stop::Empty
+            // Closed, and an eviction or a pop of `q - N` in progress.
+            Stop::Busy
         }
     }
 

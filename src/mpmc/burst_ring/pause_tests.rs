@@ -1,0 +1,361 @@
+//! An operation stopped at each of its pause points while another context
+//! runs random operations: every answer of the other context, `Busy` above
+//! all, is the model's for a ring with that claim in progress; the stopped
+//! operation's own answer after it resumes is the model's too; and the ring
+//! is whole afterwards (nothing lost or duplicated, every slot usable).
+//!
+//! The stopped context is a thread held at the point ([`stop_at`]); this
+//! thread plays the other contexts through the model's driver.
+
+extern crate std;
+
+use super::{BurstRing, Moved, PopError, PushError, ReadChunk, Stop};
+// `splitmix` and the types above are what the model file reaches through `super::`.
+use crate::sync::pause::{self, stop_at};
+use crate::sync::{splitmix, Point};
+use std::format;
+use std::vec::Vec;
+
+#[path = "../../../tests/common/burst_model.rs"]
+mod burst_model;
+use burst_model::{stop, Driver, Model, Why};
+
+const N: usize = 4;
+type R = BurstRing<u32, N, 1>;
+
+/// The stopped operation: a push or pop of `k` items (a single `try_push`
+/// or `try_pop` for 1), or an overwriting push.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Op {
+    Push(usize),
+    Pop(usize),
+    Overwrite,
+}
+
+/// What the stopped operation answered.
+#[derive(Debug, PartialEq)]
+enum Answer {
+    Pushed(Moved),
+    Popped(Vec<u32>, Option<Stop>),
+    Overwrote(Result<Option<u32>, PushError<u32>>),
+}
+
+/// Items of the stopped operation, apart from the driver's.
+const OWN: u32 = 1 << 30;
+
+fn run(r: &R, op: Op) -> Answer {
+    match op {
+        Op::Push(1) => Answer::Pushed(match r.try_push(OWN) {
+            Ok(()) => Moved {
+                count: 1,
+                stop: None,
+            },
+            Err(e) => Moved {
+                count: 0,
+                stop: Some(e.stop()),
+            },
+        }),
+        Op::Push(k) => {
+            let items: Vec<u32> = (OWN..OWN + k as u32).collect();
+            Answer::Pushed(r.push_burst(&items))
+        }
+        Op::Pop(1) => match r.try_pop() {
+            Ok(v) => Answer::Popped(std::vec![v], None),
+            Err(e) => Answer::Popped(Vec::new(), Some(e.stop())),
+        },
+        Op::Pop(k) => {
+            let mut out = std::vec![0; k];
+            let m = r.pop_burst(&mut out);
+            out.truncate(m.count);
+            Answer::Popped(out, m.stop)
+        }
+        Op::Overwrite => Answer::Overwrote(r.push_overwrite(OWN)),
+    }
+}
+
+/// What the model holds while `op` is stopped at `point`, and what `op`
+/// answers once it resumes: `begin` applies its claim (if the point comes
+/// after it), `finish` the rest, given the model at that moment.
+struct Stopped {
+    op: Op,
+    point: Point,
+    /// Positions the operation claimed from `prod` or `cons`, and the
+    /// positions of an eviction's two claims.
+    claimed: Vec<u64>,
+    taken: Vec<u32>,
+    evicted: Option<(u64, u32)>,
+    /// The counter read before the point, for the points before a claim.
+    seen: u64,
+    run: usize,
+}
+
+impl Stopped {
+    fn begin(op: Op, point: Point, m: &mut Model) -> Self {
+        let mut s = Stopped {
+            op,
+            point,
+            claimed: Vec::new(),
+            taken: Vec::new(),
+            evicted: None,
+            seen: 0,
+            run: 0,
+        };
+        let k = match op {
+            Op::Push(k) | Op::Pop(k) => k,
+            Op::Overwrite => 1,
+        };
+        match point {
+            p if p == pause::BURST_PUSH_CHECKED => {
+                s.seen = m.prod;
+                s.run = m.push_run(k);
+            }
+            p if p == pause::BURST_POP_CHECKED => {
+                s.seen = m.cons;
+                s.run = m.pop_run(k);
+            }
+            p if p == pause::BURST_PUSH_CLAIMED || p == pause::BURST_PUSH_WRITTEN => {
+                let n = m.push_run(k);
+                s.claimed = m.claim_push(n);
+            }
+            p if p == pause::BURST_POP_CLAIMED || p == pause::BURST_POP_READ => {
+                let n = m.pop_run(k);
+                (s.claimed, s.taken) = m.claim_pop(n);
+            }
+            p if p == pause::BURST_EVICT_CHECKED => s.seen = m.cons,
+            p if p == pause::BURST_EVICT_CLAIMED || p == pause::BURST_EVICT_WRITTEN => {
+                let (at, old) = m.claim_pop(1);
+                s.evicted = Some((at[0], old[0]));
+                if p == pause::BURST_EVICT_WRITTEN {
+                    s.claimed = m.claim_push(1);
+                    m.evicting = true;
+                }
+            }
+            _ => unreachable!(),
+        }
+        s
+    }
+
+    /// The answer `op` must give, applying the rest of it to `m`.
+    fn finish(self, m: &mut Model) -> Answer {
+        let own: Vec<u32> = (OWN..OWN + 64).collect();
+        match self.op {
+            Op::Push(k) => {
+                let n = match self.point {
+                    p if p == pause::BURST_PUSH_CHECKED => {
+                        if m.prod != self.seen || m.closed {
+                            // Its CAS fails: the whole push runs now.
+                            let (n, why) = m.push_burst(&own[..k]);
+                            return Answer::Pushed(Moved {
+                                count: n,
+                                stop: why.map(stop),
+                            });
+                        }
+                        let at = m.claim_push(self.run);
+                        m.publish(&at, &own[..self.run]);
+                        self.run
+                    }
+                    _ => {
+                        m.publish(&self.claimed, &own[..self.claimed.len()]);
+                        self.claimed.len()
+                    }
+                };
+                let why = (n < k).then(|| {
+                    let q = self.claimed.last().map_or(m.prod, |&q| q + 1);
+                    m.count(m.push_stop(q), k - n)
+                });
+                Answer::Pushed(Moved {
+                    count: n,
+                    stop: why.map(stop),
+                })
+            }
+            Op::Pop(k) => {
+                let (taken, end) = match self.point {
+                    p if p == pause::BURST_POP_CHECKED => {
+                        if m.cons != self.seen {
+                            let (got, why) = m.pop_burst(k);
+                            return Answer::Popped(got, why.map(stop));
+                        }
+                        let (at, got) = m.claim_pop(self.run);
+                        m.consume(&at);
+                        let end = m.cons;
+                        (got, end)
+                    }
+                    _ => {
+                        m.consume(&self.claimed);
+                        let end = self.claimed.last().map_or(m.cons, |&q| q + 1);
+                        (self.taken, end)
+                    }
+                };
+                let why = (taken.len() < k).then(|| stop(m.count(m.pop_stop(end, false), 0)));
+                Answer::Popped(taken, why)
+            }
+            Op::Overwrite => Answer::Overwrote(match self.point {
+                p if p == pause::BURST_EVICT_CHECKED => {
+                    if m.cons == self.seen {
+                        let (at, old) = m.claim_pop(1);
+                        m.consume(&at);
+                        let new = m.claim_push(1);
+                        m.publish(&new, &[OWN]);
+                        m.overwritten += 1;
+                        Ok(Some(old[0]))
+                    } else {
+                        m.push_overwrite(OWN).map_err(|why| match why {
+                            Why::Closed => PushError::Closed(OWN),
+                            _ => PushError::Busy(OWN),
+                        })
+                    }
+                }
+                p if p == pause::BURST_EVICT_CLAIMED || p == pause::BURST_EVICT_WRITTEN => {
+                    let (at, old) = self.evicted.unwrap();
+                    m.consume(&[at]);
+                    let new = if self.claimed.is_empty() {
+                        m.claim_push(1)
+                    } else {
+                        self.claimed
+                    };
+                    m.publish(&new, &[OWN]);
+                    m.evicting = false;
+                    m.overwritten += 1;
+                    Ok(Some(old))
+                }
+                p if p == pause::BURST_PUSH_CHECKED => {
+                    if m.prod != self.seen || m.closed {
+                        m.push_overwrite(OWN).map_err(|why| match why {
+                            Why::Closed => PushError::Closed(OWN),
+                            _ => PushError::Busy(OWN),
+                        })
+                    } else {
+                        let at = m.claim_push(1);
+                        m.publish(&at, &[OWN]);
+                        Ok(None)
+                    }
+                }
+                _ => {
+                    m.publish(&self.claimed, &[OWN]);
+                    Ok(None)
+                }
+            }),
+        }
+    }
+}
+
+/// Sets the ring up (`offset` items pushed and popped, so that claims
+/// straddle the end of the storage; then `fill` items), stops `op` at
+/// `point` while the driver runs 40 random operations (closing the ring in
+/// some seeds), checks the stopped operation's answer against the model,
+/// then drains the ring and uses every slot once more.
+fn scenario(op: Op, point: Point, start: usize, offset: usize, fill: usize, seed: u64) {
+    let ctx = format!("{op:?} at {point:?}, start {start} + {offset}, {fill} items, seed {seed}");
+    let r = R::with_start(start);
+    let mut d = Driver::<N, 1>::new(N, seed);
+    d.may_close = seed % 4 == 0;
+    let setup: Vec<u32> = (0..(offset + fill) as u32).collect();
+    d.next = setup.len() as u32;
+    let mut out = std::vec![0; N];
+    assert_eq!(r.push_burst(&setup[..offset]).count, offset, "{ctx}");
+    d.m.push_burst(&setup[..offset]);
+    assert_eq!(r.pop_burst(&mut out[..offset]).count, offset, "{ctx}");
+    d.m.pop_burst(offset);
+    assert_eq!(r.push_burst(&setup[offset..]).count, fill, "{ctx}");
+    d.m.push_burst(&setup[offset..]);
+    let mut stopped = None;
+    let answer = stop_at(
+        point,
+        || run(&r, op),
+        || {
+            stopped = Some(Stopped::begin(op, point, &mut d.m));
+            d.ops(&r, 40, &ctx);
+            d.release_all();
+        },
+    );
+    let want = stopped.unwrap().finish(&mut d.m);
+    assert_eq!(answer, want, "{ctx}: the stopped operation's answer");
+    d.check(&r, &ctx);
+    // Drain, checking each item; then every slot takes an item again.
+    loop {
+        let want = d.m.pop_burst(1);
+        let got = r.try_pop();
+        match (got, want) {
+            (Ok(v), (w, _)) if w == [v] => {}
+            (Err(PopError::Empty), (w, Some(Why::Empty))) if w.is_empty() => break,
+            (Err(PopError::Closed), (w, Some(Why::Closed))) if w.is_empty() => break,
+            (got, want) => panic!("{ctx}: draining: {got:?} against {want:?}"),
+        }
+    }
+    if !d.m.closed {
+        let again: Vec<u32> = (0..N as u32).collect();
+        assert_eq!(r.push_burst(&again).count, N, "{ctx}: refill");
+        assert_eq!(r.pop_burst(&mut out).count, N, "{ctx}: refill");
+        assert_eq!(out, again, "{ctx}: refill");
+    }
+}
+
+const PUSH_POINTS: [Point; 3] = [
+    pause::BURST_PUSH_CHECKED,
+    pause::BURST_PUSH_CLAIMED,
+    pause::BURST_PUSH_WRITTEN,
+];
+const POP_POINTS: [Point; 3] = [
+    pause::BURST_POP_CHECKED,
+    pause::BURST_POP_CLAIMED,
+    pause::BURST_POP_READ,
+];
+const EVICT_POINTS: [Point; 3] = [
+    pause::BURST_EVICT_CHECKED,
+    pause::BURST_EVICT_CLAIMED,
+    pause::BURST_EVICT_WRITTEN,
+];
+
+/// Starts: position 0, and a lap before the counters wrap.
+const STARTS: [usize; 2] = [0, (1 << (usize::BITS - 2)) - N];
+
+fn seeds() -> u64 {
+    if cfg!(miri) {
+        1
+    } else {
+        8
+    }
+}
+
+#[test]
+fn a_stopped_push_makes_only_its_positions_busy() {
+    for (start, offset, seed) in cases() {
+        for point in PUSH_POINTS {
+            for (k, fill) in [(1, 0), (1, N - 1), (3, 0), (3, 2), (N, 0)] {
+                scenario(Op::Push(k), point, start, offset, fill, seed);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_stopped_pop_makes_only_its_positions_busy() {
+    for (start, offset, seed) in cases() {
+        for point in POP_POINTS {
+            for (k, fill) in [(1, 1), (1, N), (3, 2), (3, N), (N, N)] {
+                scenario(Op::Pop(k), point, start, offset, fill, seed);
+            }
+        }
+    }
+}
+
+#[test]
+fn a_stopped_eviction_evicts_once_and_hides_only_its_position() {
+    for (start, offset, seed) in cases() {
+        for point in EVICT_POINTS {
+            scenario(Op::Overwrite, point, start, offset, N, seed);
+        }
+        for point in PUSH_POINTS {
+            scenario(Op::Overwrite, point, start, offset, N - 1, seed);
+        }
+    }
+}
+
+/// Every start, with claims from the storage's first slot and straddling
+/// its end, for each seed.
+fn cases() -> impl Iterator<Item = (usize, usize, u64)> {
+    STARTS
+        .into_iter()
+        .flat_map(|start| [0, N - 1].map(move |offset| (start, offset)))
+        .flat_map(|(start, offset)| (0..seeds()).map(move |seed| (start, offset, seed)))
+}

@@ -1,0 +1,406 @@
+//! What `mpmc::BurstRing` must answer, on one thread, given the operations
+//! that are in progress (claimed and not yet committed), and a driver that
+//! runs random operations on a ring and on the model and checks every
+//! answer. Positions count from the ring's start. The integration tests
+//! (`tests/burst_ring.rs`) and the crate's pause tests include this file with
+//! `#[path]`; each brings the ring's types and `splitmix` into its own scope,
+//! reached here through `super::`.
+
+use super::splitmix::Rng;
+use super::{BurstRing, Moved, PopError, PushError, ReadChunk, Stop};
+use std::collections::{BTreeMap, BTreeSet};
+use std::format;
+use std::vec;
+use std::vec::Vec;
+
+/// Why an operation moved fewer items than asked (as the ring's `Stop`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Why {
+    Full,
+    Empty,
+    Busy,
+    Closed,
+}
+
+/// The model: positions claimed, items published, claims in progress.
+#[derive(Clone, Debug)]
+pub struct Model {
+    pub n: u64,
+    pub prod: u64,
+    pub cons: u64,
+    /// Published items by position (claimed by a push and committed).
+    pub items: BTreeMap<u64, u32>,
+    /// Positions claimed by a push in progress (not published yet).
+    pub pushing: BTreeSet<u64>,
+    /// Positions claimed by a pop or eviction in progress (not consumed yet).
+    pub popping: BTreeSet<u64>,
+    /// An eviction has advanced `prod` and not yet cleared its flag.
+    pub evicting: bool,
+    pub closed: bool,
+    pub rejected: usize,
+    pub overwritten: usize,
+    pub busy: usize,
+}
+
+impl Model {
+    pub fn new(n: usize) -> Self {
+        Model {
+            n: n as u64,
+            prod: 0,
+            cons: 0,
+            items: BTreeMap::new(),
+            pushing: BTreeSet::new(),
+            popping: BTreeSet::new(),
+            evicting: false,
+            closed: false,
+            rejected: 0,
+            overwritten: 0,
+            busy: 0,
+        }
+    }
+
+    /// Whether position `q` may be pushed: its previous lap consumed.
+    pub fn free(&self, q: u64) -> bool {
+        q < self.n || (q - self.n < self.cons && !self.popping.contains(&(q - self.n)))
+    }
+
+    /// Free positions from `prod`, at most `max` (and `n`).
+    pub fn push_run(&self, max: usize) -> usize {
+        if self.closed || self.evicting {
+            return 0;
+        }
+        (0..max.min(self.n as usize))
+            .take_while(|&k| self.free(self.prod + k as u64))
+            .count()
+    }
+
+    /// Why a push cannot claim position `q` (its run stopped there).
+    pub fn push_stop(&self, q: u64) -> Why {
+        if self.closed {
+            Why::Closed
+        } else if self.evicting {
+            Why::Busy
+        } else if q - self.cons >= self.n {
+            Why::Full
+        } else {
+            Why::Busy
+        }
+    }
+
+    /// Published positions from `cons`, at most `max` (and `n`).
+    pub fn pop_run(&self, max: usize) -> usize {
+        (0..max.min(self.n as usize))
+            .take_while(|&k| self.items.contains_key(&(self.cons + k as u64)))
+            .count()
+    }
+
+    /// Why a pop stops at position `q` (the first it could not take).
+    /// `bulk_short`: a bulk that found some items there, fewer than it
+    /// asked for (it answers empty, even on a closed ring).
+    pub fn pop_stop(&self, q: u64, bulk_short: bool) -> Why {
+        if q < self.prod {
+            // A push holds `q`.
+            return Why::Busy;
+        }
+        if bulk_short || !self.closed {
+            return Why::Empty;
+        }
+        // Closed and drained once the pop or eviction of `q - n` is done.
+        if q < self.n || !self.popping.contains(&(q - self.n)) {
+            Why::Closed
+        } else {
+            Why::Busy
+        }
+    }
+
+    /// Counts a refusal as the ring does, and returns it.
+    pub fn count(&mut self, why: Why, items: usize) -> Why {
+        match why {
+            Why::Full => self.rejected += items,
+            Why::Busy => self.busy += 1,
+            _ => {}
+        }
+        why
+    }
+
+    /// A push claims `k` positions from `prod` (the caller checked the run).
+    pub fn claim_push(&mut self, k: usize) -> Vec<u64> {
+        let got: Vec<u64> = (self.prod..self.prod + k as u64).collect();
+        self.pushing.extend(&got);
+        self.prod += k as u64;
+        got
+    }
+
+    /// A push publishes the positions it claimed.
+    pub fn publish(&mut self, positions: &[u64], items: &[u32]) {
+        for (&q, &v) in positions.iter().zip(items) {
+            assert!(self.pushing.remove(&q));
+            self.items.insert(q, v);
+        }
+    }
+
+    /// A pop claims `k` published positions from `cons` and takes their items.
+    pub fn claim_pop(&mut self, k: usize) -> (Vec<u64>, Vec<u32>) {
+        let got: Vec<u64> = (self.cons..self.cons + k as u64).collect();
+        let items = got.iter().map(|q| self.items.remove(q).unwrap()).collect();
+        self.popping.extend(&got);
+        self.cons += k as u64;
+        (got, items)
+    }
+
+    /// A pop frees the positions it claimed.
+    pub fn consume(&mut self, positions: &[u64]) {
+        for q in positions {
+            assert!(self.popping.remove(q));
+        }
+    }
+
+    /// Whole operations, as one thread sees them.
+    pub fn push_burst(&mut self, items: &[u32]) -> (usize, Option<Why>) {
+        let n = self.push_run(items.len());
+        let why = (n < items.len()).then(|| self.push_stop(self.prod + n as u64));
+        if let Some(why) = why {
+            self.count(why, items.len() - n);
+        }
+        let at = self.claim_push(n);
+        self.publish(&at, &items[..n]);
+        (n, why)
+    }
+
+    pub fn push_bulk(&mut self, items: &[u32]) -> Result<(), Why> {
+        if items.len() as u64 > self.n {
+            return Err(self.count(Why::Full, items.len()));
+        }
+        let n = self.push_run(items.len());
+        if n < items.len() {
+            let why = self.push_stop(self.prod + n as u64);
+            return Err(self.count(why, items.len()));
+        }
+        let at = self.claim_push(n);
+        self.publish(&at, items);
+        Ok(())
+    }
+
+    pub fn pop_burst(&mut self, k: usize) -> (Vec<u32>, Option<Why>) {
+        let n = self.pop_run(k);
+        let (at, items) = self.claim_pop(n);
+        self.consume(&at);
+        let why = (n < k).then(|| {
+            let why = self.pop_stop(self.cons, false);
+            self.count(why, 0)
+        });
+        (items, why)
+    }
+
+    pub fn pop_bulk(&mut self, k: usize) -> Result<Vec<u32>, Why> {
+        if k as u64 > self.n {
+            return Err(Why::Empty);
+        }
+        let n = self.pop_run(k);
+        if n < k {
+            let why = self.pop_stop(self.cons + n as u64, n > 0);
+            return Err(self.count(why, 0));
+        }
+        let (at, items) = self.claim_pop(n);
+        self.consume(&at);
+        Ok(items)
+    }
+
+    /// `push_overwrite`: `Ok(None)` stored, `Ok(Some(old))` evicted, or the
+    /// reason the new item came back.
+    pub fn push_overwrite(&mut self, item: u32) -> Result<Option<u32>, Why> {
+        if self.closed {
+            return Err(Why::Closed);
+        }
+        if self.push_run(1) == 1 {
+            let at = self.claim_push(1);
+            self.publish(&at, &[item]);
+            return Ok(None);
+        }
+        match self.push_stop(self.prod) {
+            Why::Full if self.items.contains_key(&self.cons) => {
+                let (old_at, old) = self.claim_pop(1);
+                self.consume(&old_at);
+                let at = self.claim_push(1);
+                self.publish(&at, &[item]);
+                self.overwritten += 1;
+                Ok(Some(old[0]))
+            }
+            _ => Err(self.count(Why::Busy, 1)),
+        }
+    }
+}
+
+/// The ring's answer for the model's.
+pub fn stop(why: Why) -> Stop {
+    match why {
+        Why::Full => Stop::Full,
+        Why::Empty => Stop::Empty,
+        Why::Busy => Stop::Busy,
+        Why::Closed => Stop::Closed,
+    }
+}
+
+/// A held read chunk, the items it claimed and their positions.
+type Held<'r, const N: usize, const W: usize> = (ReadChunk<'r, u32, N, W>, Vec<u32>, Vec<u64>);
+
+/// Random operations on a ring, each checked against the model: answers,
+/// items, counters, length and the closed and drained flags.
+pub struct Driver<'r, const N: usize, const W: usize> {
+    pub m: Model,
+    pub rng: Rng,
+    /// The next item to push (items are unique).
+    pub next: u32,
+    /// Whether `ops` may close the ring.
+    pub may_close: bool,
+    chunks: Vec<Held<'r, N, W>>,
+}
+
+impl<'r, const N: usize, const W: usize> Driver<'r, N, W> {
+    pub fn new(n: usize, seed: u64) -> Self {
+        Driver {
+            m: Model::new(n),
+            rng: Rng(seed),
+            next: 0,
+            may_close: true,
+            chunks: Vec::new(),
+        }
+    }
+
+    /// `steps` random operations on `ring`.
+    pub fn ops(&mut self, ring: &'r BurstRing<u32, N, W>, steps: usize, ctx: &str) {
+        let mut buf = vec![0u32; 2 * N + 3];
+        for step in 0..steps {
+            let ctx = format!("{ctx} step {step}");
+            self.op(ring, &mut buf, &ctx);
+            self.check(ring, &ctx);
+        }
+    }
+
+    /// Releases every held chunk.
+    pub fn release_all(&mut self) {
+        for (chunk, _, at) in self.chunks.drain(..) {
+            chunk.release();
+            self.m.consume(&at);
+        }
+    }
+
+    /// Checks the ring's observers against the model.
+    pub fn check(&self, ring: &BurstRing<u32, N, W>, ctx: &str) {
+        let m = &self.m;
+        assert_eq!(ring.len() as u64, m.prod - m.cons, "{ctx}");
+        let s = ring.stats();
+        assert_eq!(
+            (s.rejected, s.overwritten, s.busy),
+            (m.rejected, m.overwritten, m.busy),
+            "{ctx}"
+        );
+        assert!(s.peak <= N, "{ctx}");
+        assert_eq!(ring.is_closed(), m.closed, "{ctx}");
+        let drained = m.closed && m.prod == m.cons && m.pop_stop(m.cons, false) == Why::Closed;
+        assert_eq!(ring.is_drained(), drained, "{ctx}");
+    }
+
+    fn op(&mut self, ring: &'r BurstRing<u32, N, W>, buf: &mut [u32], ctx: &str) {
+        let m = &mut self.m;
+        let next = self.next;
+        let k = 1 + self.rng.below(2 * N as u64 + 2) as usize;
+        let items: Vec<u32> = (next..next + k as u32).collect();
+        self.next += k as u32;
+        let kinds = if self.may_close && !m.closed { 10 } else { 9 };
+        match self.rng.below(kinds) {
+            0 => {
+                let want = match m.push_burst(&items[..1]) {
+                    (1, _) => Ok(()),
+                    (_, Some(Why::Full)) => Err(PushError::Full(next)),
+                    (_, Some(Why::Busy)) => Err(PushError::Busy(next)),
+                    _ => Err(PushError::Closed(next)),
+                };
+                assert_eq!(ring.try_push(next), want, "{ctx}: try_push");
+            }
+            1 => {
+                let (count, why) = m.push_burst(&items);
+                let want = Moved {
+                    count,
+                    stop: why.map(stop),
+                };
+                assert_eq!(ring.push_burst(&items), want, "{ctx}: push_burst {k}");
+            }
+            2 => {
+                let want = m.push_bulk(&items).map_err(stop);
+                assert_eq!(ring.push_bulk(&items), want, "{ctx}: push_bulk {k}");
+            }
+            3 => {
+                let want = m.push_overwrite(next).map_err(|why| match why {
+                    Why::Closed => PushError::Closed(next),
+                    _ => PushError::Busy(next),
+                });
+                assert_eq!(ring.push_overwrite(next), want, "{ctx}: push_overwrite");
+            }
+            4 => {
+                let want = match m.pop_burst(1) {
+                    (got, _) if got.len() == 1 => Ok(got[0]),
+                    (_, Some(Why::Busy)) => Err(PopError::Busy),
+                    (_, Some(Why::Closed)) => Err(PopError::Closed),
+                    _ => Err(PopError::Empty),
+                };
+                assert_eq!(ring.try_pop(), want, "{ctx}: try_pop");
+            }
+            5 => {
+                let (want, why) = m.pop_burst(k);
+                let got = ring.pop_burst(&mut buf[..k]);
+                let moved = Moved {
+                    count: want.len(),
+                    stop: why.map(stop),
+                };
+                assert_eq!(got, moved, "{ctx}: pop_burst {k}");
+                assert_eq!(buf[..want.len()], want[..], "{ctx}: pop_burst {k}");
+            }
+            6 => {
+                let got = ring.pop_bulk(&mut buf[..k]);
+                match m.pop_bulk(k) {
+                    Ok(want) => {
+                        assert_eq!(got, Ok(()), "{ctx}: pop_bulk {k}");
+                        assert_eq!(buf[..k], want[..], "{ctx}: pop_bulk {k}");
+                    }
+                    Err(why) => assert_eq!(got, Err(stop(why)), "{ctx}: pop_bulk {k}"),
+                }
+            }
+            7 => {
+                let got = ring.read_chunk(k);
+                let n = m.pop_run(k);
+                if n == 0 {
+                    let why = m.pop_stop(m.cons, false);
+                    let why = stop(m.count(why, 0));
+                    let got = got.map(|c| c.len());
+                    assert_eq!(got, Err(why), "{ctx}: read_chunk {k}");
+                } else {
+                    let chunk = got.unwrap();
+                    assert_eq!(chunk.len(), n, "{ctx}: read_chunk {k}");
+                    let (at, want) = m.claim_pop(n);
+                    self.chunks.push((chunk, want, at));
+                }
+            }
+            8 => {
+                // Release a held chunk, after checking it still holds its items.
+                if !self.chunks.is_empty() {
+                    let i = self.rng.below(self.chunks.len() as u64) as usize;
+                    let (chunk, want, at) = self.chunks.swap_remove(i);
+                    let mut got: Vec<u32> =
+                        (0..chunk.len()).map(|i| chunk.get(i).unwrap()).collect();
+                    assert_eq!(got, want, "{ctx}: a held chunk");
+                    let (a, b) = chunk.as_slices();
+                    got.clear();
+                    got.extend(a.iter().chain(b));
+                    assert_eq!(got, want, "{ctx}: a held chunk");
+                    chunk.release();
+                    m.consume(&at);
+                }
+            }
+            _ => {
+                assert_eq!(ring.close(), !m.closed, "{ctx}: close");
+                m.closed = true;
+            }
+        }
+    }
+}
