@@ -1,6 +1,13 @@
-//! `mpmc::Ring` against crossbeam `ArrayQueue` and heapless `mpmc::Queue`, u64
-//! items, all threads released together by a barrier. Run with
-//! `cargo bench -p sluicegate-bench --bench mpmc`.
+//! `mpmc::Ring` and `mpmc::BurstRing` against crossbeam `ArrayQueue` and
+//! heapless `mpmc::Queue`, u64 items, all threads released together by a
+//! barrier. Run with `cargo bench -p sluicegate-bench --bench mpmc`.
+//!
+//! Ids: `sluicegate` is `mpmc::Ring` (`sluicegate_burst` its bursts),
+//! `sluicegate_burst_ring` is `mpmc::BurstRing`, `sluicegate_spsc_burst` the
+//! SPSC ring's bursts (one producer, one consumer only) and
+//! `floor_rte_ring` a spinning ring in the manner of DPDK's rte_ring
+//! (`mpmc/rte_ring.rs`): the speed floor of a burst claim, unusable where a
+//! context can be preempted inside an operation.
 //!
 //! - `mpmc_{1p1c,2p2c}_{128,1024}`: producers push `iters` items in all
 //!   (waiting on full), consumers pop until they have all of them; an
@@ -8,9 +15,12 @@
 //! - `mpmc_overwrite_2p2c_1024`: two producers push `iters` items in all with
 //!   overwrite-oldest (`push_overwrite` / `force_push`) while two consumers
 //!   pop; an iteration is one push. `mpmc_overwrite_delivered_2p2c_1024`:
-//!   the same, an iteration is one item the consumers received. (1p1c is
-//!   `overwrite_live_*` / `overwrite_delivered_*` in the spsc bench, next to
-//!   the SPSC ring.)
+//!   the same, an iteration is one item the consumers received. Each group
+//!   prints the share of the pushes the consumers received and, for
+//!   `BurstRing`, the share of its `push_overwrite` calls that answered busy
+//!   (the producer then waits as on a full ring and pushes the item again).
+//!   (1p1c is `overwrite_live_*` / `overwrite_delivered_*` in the spsc
+//!   bench, next to the SPSC ring.)
 //! - `mpmc_{1p1c,2p2c}_64`: the same at capacity 64, where `SmallRing`
 //!   (`sluicegate_mask`: the ring with the one-word free pool `FreeMask`)
 //!   runs beside the default ring; at 128 `sluicegate_bits` is the ring
@@ -20,9 +30,9 @@
 //!   `mpmc_pair_64` the same at capacity 64, with `SmallRing`.
 //! - `mpmc_burst32_{1p1c,2p2c}_{128,1024}`: as `mpmc_*_*`, producers
 //!   pushing with `push_burst` and consumers popping with `pop_burst`, 32
-//!   at a time; an iteration is one item. Compare with the single-item
-//!   groups of the same shape (ArrayQueue has no batch operations) and with
-//!   `spsc_batch_32` (per batch of 32 there).
+//!   at a time; an iteration is one item. ArrayQueue (no batch operations)
+//!   moves single items in the same groups; `spsc_batch_32` is the SPSC
+//!   ring at capacity 1024 per batch of 32.
 //! - `mpmc_burst32_pair_128` (single thread): `push_burst` and `pop_burst`
 //!   of 32 on an empty ring; ArrayQueue does 32 pushes and 32 pops. An
 //!   iteration is the 32 items.
@@ -30,7 +40,8 @@
 //! A waiting thread spins (`spin_loop`) and yields to the scheduler after
 //! `common::yield_every()`
 //! failed attempts in a row: with 2 producers and 2 consumers on a 2-core
-//! machine pure spinning would only measure the scheduler. Same for all.
+//! machine pure spinning would only measure the scheduler. Same for all,
+//! and the same whether a ring answered full, empty or (`BurstRing`) busy.
 //!
 //! heapless's `mpmc::Queue` allows capacities up to 128 (`u8` positions),
 //! so it appears in the 128 groups only. It is Vyukov's queue without a
@@ -50,22 +61,43 @@ use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use core::time::Duration;
 use criterion::Criterion;
 use crossbeam_queue::ArrayQueue;
-use sluicegate::mpmc::{FreeBits, FreePool, Ring, SmallRing};
-use std::sync::Barrier;
+use sluicegate::mpmc::{BurstRing, FreeBits, FreePool, Ring, SmallRing};
+use sluicegate::spsc;
+use std::sync::{Barrier, Mutex};
 use std::thread;
 use std::time::Instant;
 
 mod common;
 use common::{yield_every, Case, Shares};
 
+#[path = "mpmc/rte_ring.rs"]
+mod rte_ring;
+use rte_ring::RteRing;
+
+/// Single items through a shared ring. `false` / `None`: nothing moved
+/// (full, empty, or busy), wait and call again.
 trait Queue: Sync {
     fn push(&self, v: u64) -> bool;
     fn pop(&self) -> Option<u64>;
 }
 
+/// Overwrite-oldest pushes through a shared ring.
 trait Overwrite: Sync {
-    fn push_overwrite(&self, v: u64);
+    /// Pushes `v`, evicting the oldest item if the ring is full; `false`
+    /// if the ring answered busy and did not store it (call again).
+    fn push_overwrite(&self, v: u64) -> bool;
     fn pop(&self) -> Option<u64>;
+    /// Whether `push_overwrite` can answer busy (its share is printed).
+    fn can_be_busy(&self) -> bool {
+        false
+    }
+}
+
+/// Bursts through a shared ring: each call moves what it can from the
+/// front of the slice and says how many (0: wait and call again).
+trait Bursts: Sync {
+    fn push_burst(&self, items: &[u64]) -> usize;
+    fn pop_burst(&self, out: &mut [u64]) -> usize;
 }
 
 impl<const N: usize, F: FreePool<N>> Queue for Ring<u64, N, F> {
@@ -78,11 +110,75 @@ impl<const N: usize, F: FreePool<N>> Queue for Ring<u64, N, F> {
 }
 
 impl<const N: usize> Overwrite for Ring<u64, N> {
-    fn push_overwrite(&self, v: u64) {
+    fn push_overwrite(&self, v: u64) -> bool {
         let _ = black_box(Ring::push_overwrite(self, v));
+        true
     }
     fn pop(&self) -> Option<u64> {
         self.try_pop()
+    }
+}
+
+impl<const N: usize> Bursts for Ring<u64, N> {
+    fn push_burst(&self, items: &[u64]) -> usize {
+        Ring::push_burst(self, items)
+    }
+    fn pop_burst(&self, out: &mut [u64]) -> usize {
+        Ring::pop_burst(self, out)
+    }
+}
+
+impl<const N: usize, const W: usize> Queue for BurstRing<u64, N, W> {
+    fn push(&self, v: u64) -> bool {
+        self.try_push(v).is_ok()
+    }
+    fn pop(&self) -> Option<u64> {
+        self.try_pop().ok()
+    }
+}
+
+impl<const N: usize, const W: usize> Overwrite for BurstRing<u64, N, W> {
+    fn push_overwrite(&self, v: u64) -> bool {
+        match BurstRing::push_overwrite(self, v) {
+            Ok(evicted) => {
+                black_box(evicted);
+                true
+            }
+            Err(_) => false,
+        }
+    }
+    fn pop(&self) -> Option<u64> {
+        self.try_pop().ok()
+    }
+    fn can_be_busy(&self) -> bool {
+        true
+    }
+}
+
+impl<const N: usize, const W: usize> Bursts for BurstRing<u64, N, W> {
+    fn push_burst(&self, items: &[u64]) -> usize {
+        BurstRing::push_burst(self, items).count
+    }
+    fn pop_burst(&self, out: &mut [u64]) -> usize {
+        BurstRing::pop_burst(self, out).count
+    }
+}
+
+impl<const N: usize> Queue for RteRing<u64, N> {
+    fn push(&self, v: u64) -> bool {
+        self.try_push(v)
+    }
+    fn pop(&self) -> Option<u64> {
+        self.try_pop()
+    }
+}
+
+impl<const N: usize> Bursts for RteRing<u64, N> {
+    fn push_burst(&self, items: &[u64]) -> usize {
+        RteRing::push_burst(self, items)
+    }
+    fn pop_burst(&self, out: &mut [u64]) -> usize {
+        RteRing::pop_burst(self, out)
     }
 }
 
@@ -106,8 +202,9 @@ impl Queue for ArrayQueue<u64> {
 }
 
 impl Overwrite for ArrayQueue<u64> {
-    fn push_overwrite(&self, v: u64) {
+    fn push_overwrite(&self, v: u64) -> bool {
         black_box(self.force_push(v));
+        true
     }
     fn pop(&self) -> Option<u64> {
         ArrayQueue::pop(self)
@@ -269,73 +366,149 @@ fn transfer(q: &dyn Queue, threads: usize, iters: u64) -> Transfer {
     t
 }
 
+/// Items per burst in the burst groups.
+const BURST: usize = 32;
+
+/// A producer's part of a burst transfer: pushes `0..per` in bursts of
+/// `BURST` with `push` (which moves what it can and says how many), waiting
+/// while it moves none.
+fn produce_bursts(per: u64, w: &mut Waiter<'_>, mut push: impl FnMut(&[u64]) -> usize) {
+    let mut buf = [0u64; BURST];
+    let mut i = 0;
+    while i < per {
+        let k = (per - i).min(BURST as u64) as usize;
+        for (j, b) in buf[..k].iter_mut().enumerate() {
+            *b = i + j as u64;
+        }
+        let mut sent = 0;
+        while sent < k {
+            let n = push(&buf[sent..k]);
+            if n == 0 {
+                if !w.wait() {
+                    return;
+                }
+            } else {
+                w.hit();
+            }
+            sent += n;
+        }
+        i += k as u64;
+    }
+}
+
+/// A consumer's part of a burst transfer: pops bursts of up to `BURST` with
+/// `pop` until `popped` reaches `total`, waiting while it gets none.
+fn consume_bursts(
+    popped: &AtomicU64,
+    total: u64,
+    w: &mut Waiter<'_>,
+    mut pop: impl FnMut(&mut [u64]) -> usize,
+) {
+    let mut buf = [0u64; BURST];
+    while popped.load(Ordering::Relaxed) < total {
+        let n = pop(&mut buf);
+        if n > 0 {
+            black_box(&buf);
+            w.hit();
+            popped.fetch_add(n as u64, Ordering::Relaxed);
+        } else if !w.wait() {
+            return;
+        }
+    }
+}
+
 /// `transfer` with bursts of `BURST` (`push_burst` / `pop_burst`).
-fn transfer_burst<const N: usize>(q: &Ring<u64, N>, threads: usize, iters: u64) -> Transfer {
-    const BURST: usize = 32;
+fn transfer_burst(q: &dyn Bursts, threads: usize, iters: u64) -> Transfer {
     let t = run_transfer(
         threads,
         iters,
-        move |per, w| {
-            let mut buf = [0u64; BURST];
-            let mut i = 0;
-            while i < per {
-                let k = (per - i).min(BURST as u64) as usize;
-                for (j, b) in buf[..k].iter_mut().enumerate() {
-                    *b = i + j as u64;
-                }
-                let mut sent = 0;
-                while sent < k {
-                    let n = q.push_burst(&buf[sent..k]);
-                    if n == 0 {
-                        if !w.wait() {
-                            return;
-                        }
-                    } else {
-                        w.hit();
-                    }
-                    sent += n;
-                }
-                i += k as u64;
-            }
-        },
-        move |popped, total, w| {
-            let mut buf = [0u64; BURST];
-            while popped.load(Ordering::Relaxed) < total {
-                let n = q.pop_burst(&mut buf);
-                if n > 0 {
-                    black_box(&buf);
-                    w.hit();
-                    popped.fetch_add(n as u64, Ordering::Relaxed);
-                } else if !w.wait() {
-                    return;
-                }
-            }
-        },
+        |per, w| produce_bursts(per, w, |b| q.push_burst(b)),
+        |popped, total, w| consume_bursts(popped, total, w, |o| q.pop_burst(o)),
     );
-    while q.try_pop().is_some() {}
+    // Leave the ring empty for the next sample.
+    while q.pop_burst(&mut [0; BURST]) > 0 {}
     t
 }
 
+/// `transfer_burst` through a fresh SPSC ring (one producer, one consumer):
+/// its handles go to the two threads.
+fn transfer_spsc_burst<const N: usize>(iters: u64) -> Transfer {
+    let mut ring = Box::new(spsc::Ring::<u64, N>::new());
+    let (p, c) = ring.split();
+    let (p, c) = (Mutex::new(Some(p)), Mutex::new(Some(c)));
+    run_transfer(
+        1,
+        iters,
+        |per, w| {
+            let mut p = p.lock().unwrap().take().expect("one producer");
+            produce_bursts(per, w, |b| p.push_burst(b))
+        },
+        |popped, total, w| {
+            let mut c = c.lock().unwrap().take().expect("one consumer");
+            consume_bursts(popped, total, w, |o| c.pop_burst(o))
+        },
+    )
+}
+
 fn burst_groups(c: &mut Criterion) {
-    let ring1024: &'static Ring<u64, 1024> = Box::leak(Box::new(Ring::new()));
-    let ring128: &'static Ring<u64, 128> = Box::leak(Box::new(Ring::new()));
+    fn leak<T>(v: T) -> &'static T {
+        Box::leak(Box::new(v))
+    }
+    let ring128: &'static Ring<u64, 128> = leak(Ring::new());
+    let ring1024: &'static Ring<u64, 1024> = leak(Ring::new());
+    let burst128: &'static BurstRing<u64, 128, 4> = leak(BurstRing::new());
+    let burst1024: &'static BurstRing<u64, 1024, 32> = leak(BurstRing::new());
+    let rte128: &'static RteRing<u64, 128> = leak(RteRing::new());
+    let rte1024: &'static RteRing<u64, 1024> = leak(RteRing::new());
+    let aq128: &'static ArrayQueue<u64> = leak(ArrayQueue::new(128));
+    let aq1024: &'static ArrayQueue<u64> = leak(ArrayQueue::new(1024));
     for threads in [1usize, 2] {
         for cap in [128usize, 1024] {
             let group = format!("mpmc_burst32_{threads}p{threads}c_{cap}");
             let mut g = c.benchmark_group(&group);
-            g.bench_function("sluicegate_burst", |b| {
+            let bursts: [(&str, &dyn Bursts); 3] = if cap == 128 {
+                [
+                    ("sluicegate_burst", ring128),
+                    ("sluicegate_burst_ring", burst128),
+                    ("floor_rte_ring", rte128),
+                ]
+            } else {
+                [
+                    ("sluicegate_burst", ring1024),
+                    ("sluicegate_burst_ring", burst1024),
+                    ("floor_rte_ring", rte1024),
+                ]
+            };
+            let report = |name: &str, iters: u64, t: Transfer| {
+                if let Some(got) = t.aborted {
+                    eprintln!("{group}/{name}: sample of {iters} items aborted with {got} popped");
+                }
+                t.elapsed
+            };
+            for (name, q) in bursts {
+                g.bench_function(name, |b| {
+                    b.iter_custom(|iters| report(name, iters, transfer_burst(q, threads, iters)))
+                });
+            }
+            // ArrayQueue has no bursts: single items, per item.
+            let aq: &dyn Queue = if cap == 128 { aq128 } else { aq1024 };
+            g.bench_function("crossbeam_arrayqueue", |b| {
                 b.iter_custom(|iters| {
-                    let t = if cap == 128 {
-                        transfer_burst(ring128, threads, iters)
-                    } else {
-                        transfer_burst(ring1024, threads, iters)
-                    };
-                    if let Some(got) = t.aborted {
-                        eprintln!("{group}: sample of {iters} items aborted with {got} popped");
-                    }
-                    t.elapsed
+                    report("crossbeam_arrayqueue", iters, transfer(aq, threads, iters))
                 })
             });
+            if threads == 1 {
+                g.bench_function("sluicegate_spsc_burst", |b| {
+                    b.iter_custom(|iters| {
+                        let t = if cap == 128 {
+                            transfer_spsc_burst::<128>(iters)
+                        } else {
+                            transfer_spsc_burst::<1024>(iters)
+                        };
+                        report("sluicegate_spsc_burst", iters, t)
+                    })
+                });
+            }
             g.finish();
         }
     }
@@ -345,26 +518,35 @@ fn burst_groups(c: &mut Criterion) {
 /// Returns the producers' time, per push or (`per_delivered`) scaled to
 /// per item the consumers received: a queue whose consumers fall behind
 /// pushes fast (every push evicts) but delivers little, which the time per
-/// push alone rewards.
+/// push alone rewards. A push answered busy is made again after a wait
+/// (`common::wait`); `share(pushes, received, busy answers)` gets the
+/// sample's counts.
 fn overwrite(
     q: &dyn Overwrite,
     threads: usize,
     iters: u64,
     per_delivered: bool,
-    share: impl FnOnce(u64, u64),
+    share: impl FnOnce(u64, u64, u64),
 ) -> Duration {
     let per = iters.div_ceil(threads as u64);
     let done = AtomicBool::new(false);
     let got = AtomicU64::new(0);
+    let busy = AtomicU64::new(0);
     let barrier = Barrier::new(2 * threads + 1);
     let elapsed = thread::scope(|s| {
         let producers: Vec<_> = (0..threads)
             .map(|_| {
                 s.spawn(|| {
                     barrier.wait();
+                    let mut n = 0;
                     for i in 0..per {
-                        q.push_overwrite(i);
+                        let mut misses = 0;
+                        while !q.push_overwrite(i) {
+                            n += 1;
+                            common::wait(&mut misses);
+                        }
                     }
+                    busy.fetch_add(n, Ordering::Relaxed);
                 })
             })
             .collect();
@@ -398,9 +580,9 @@ fn overwrite(
         e
     });
     while q.pop().is_some() {}
-    // The scope joined the consumers: `got` is final.
+    // The scope joined every thread: the counts are final.
     let got = got.load(Ordering::Relaxed);
-    share(per * threads as u64, got);
+    share(per * threads as u64, got, busy.load(Ordering::Relaxed));
     if per_delivered {
         elapsed.mul_f64(iters as f64 / got.max(1) as f64)
     } else {
@@ -420,6 +602,9 @@ fn transfer_groups(c: &mut Criterion) {
     let small64: &'static SmallRing<u64, 64> = Box::leak(Box::new(SmallRing::new()));
     let aq64: &'static ArrayQueue<u64> = Box::leak(Box::new(ArrayQueue::new(64)));
     let bits128: &'static Ring<u64, 128, FreeBits<4>> = Box::leak(Box::new(Ring::new()));
+    let burst64: &'static BurstRing<u64, 64, 2> = Box::leak(Box::new(BurstRing::new()));
+    let burst128: &'static BurstRing<u64, 128, 4> = Box::leak(Box::new(BurstRing::new()));
+    let burst1024: &'static BurstRing<u64, 1024, 32> = Box::leak(Box::new(BurstRing::new()));
 
     for threads in [1usize, 2] {
         for cap in [64usize, 128, 1024] {
@@ -427,17 +612,23 @@ fn transfer_groups(c: &mut Criterion) {
                 vec![
                     ("sluicegate", ring64),
                     ("sluicegate_mask", small64),
+                    ("sluicegate_burst_ring", burst64),
                     ("crossbeam_arrayqueue", aq64),
                 ]
             } else if cap == 128 {
                 vec![
                     ("sluicegate", ring128),
                     ("sluicegate_bits", bits128),
+                    ("sluicegate_burst_ring", burst128),
                     ("crossbeam_arrayqueue", aq128),
                     ("heapless", hl128),
                 ]
             } else {
-                vec![("sluicegate", ring1024), ("crossbeam_arrayqueue", aq1024)]
+                vec![
+                    ("sluicegate", ring1024),
+                    ("sluicegate_burst_ring", burst1024),
+                    ("crossbeam_arrayqueue", aq1024),
+                ]
             };
             let group = format!("mpmc_{threads}p{threads}c_{cap}");
             let mut g = c.benchmark_group(&group);
@@ -527,8 +718,13 @@ fn in_child(id: &str) {
 
 fn overwrite_group(c: &mut Criterion) {
     let ring: &'static Ring<u64, 1024> = Box::leak(Box::new(Ring::new()));
+    let burst: &'static BurstRing<u64, 1024, 32> = Box::leak(Box::new(BurstRing::new()));
     let aq: &'static ArrayQueue<u64> = Box::leak(Box::new(ArrayQueue::new(1024)));
-    let peers: [(&str, &dyn Overwrite); 2] = [("sluicegate", ring), ("crossbeam_force_push", aq)];
+    let peers: [(&str, &dyn Overwrite); 3] = [
+        ("sluicegate", ring),
+        ("sluicegate_burst_ring", burst),
+        ("crossbeam_force_push", aq),
+    ];
     for (group, per_delivered) in [
         ("mpmc_overwrite_2p2c_1024", false),
         ("mpmc_overwrite_delivered_2p2c_1024", true),
@@ -538,8 +734,11 @@ fn overwrite_group(c: &mut Criterion) {
         for (name, q) in peers {
             g.bench_function(name, |b| {
                 b.iter_custom(|iters| {
-                    overwrite(q, 2, iters, per_delivered, |p, got| {
-                        shares.add(name, p, got)
+                    overwrite(q, 2, iters, per_delivered, |p, got, busy| {
+                        shares.add(name, p, got);
+                        if q.can_be_busy() {
+                            shares.busy(name, p + busy, busy);
+                        }
                     })
                 })
             });
@@ -549,7 +748,8 @@ fn overwrite_group(c: &mut Criterion) {
     }
 }
 
-/// Single-threaded push+pop pairs (criterion and instruction counts).
+/// Single-threaded push+pop pairs and burst pairs (criterion and
+/// instruction counts).
 fn single_thread_cases() -> Vec<Case<'static>> {
     let ring: &'static Ring<u64, 128> = Box::leak(Box::new(Ring::new()));
     let aq = ArrayQueue::new(128);
@@ -569,17 +769,43 @@ fn single_thread_cases() -> Vec<Case<'static>> {
     let bits128: &'static Ring<u64, 128, FreeBits<4>> = Box::leak(Box::new(Ring::new()));
     let burst_ring: &'static Ring<u64, 128> = Box::leak(Box::new(Ring::new()));
     let burst_aq: &'static ArrayQueue<u64> = Box::leak(Box::new(ArrayQueue::new(128)));
+    let burst_pair = |q: &'static dyn Bursts| -> Box<dyn FnMut(u64)> {
+        Box::new(move |iters| {
+            let mut buf = [0u64; BURST];
+            for i in 0..iters {
+                buf[0] = i;
+                black_box(q.push_burst(black_box(&buf)));
+                black_box(q.pop_burst(black_box(&mut buf)));
+            }
+        })
+    };
+    let (mut spsc_p, mut spsc_c) = Box::leak(Box::new(spsc::Ring::<u64, 128>::new())).split();
     #[allow(unused_mut)] // pushed to with `critical-section`
     let mut cases: Vec<Case<'static>> = vec![
         (
             "mpmc_burst32_pair_128",
             "sluicegate_burst",
+            burst_pair(burst_ring),
+        ),
+        (
+            "mpmc_burst32_pair_128",
+            "sluicegate_burst_ring",
+            burst_pair(Box::leak(Box::new(BurstRing::<u64, 128, 4>::new()))),
+        ),
+        (
+            "mpmc_burst32_pair_128",
+            "floor_rte_ring",
+            burst_pair(Box::leak(Box::new(RteRing::<u64, 128>::new()))),
+        ),
+        (
+            "mpmc_burst32_pair_128",
+            "sluicegate_spsc_burst",
             Box::new(move |iters| {
-                let mut buf = [0u64; 32];
+                let mut buf = [0u64; BURST];
                 for i in 0..iters {
                     buf[0] = i;
-                    black_box(burst_ring.push_burst(black_box(&buf)));
-                    black_box(burst_ring.pop_burst(black_box(&mut buf)));
+                    black_box(spsc_p.push_burst(black_box(&buf)));
+                    black_box(spsc_c.pop_burst(black_box(&mut buf)));
                 }
             }),
         ),
@@ -604,9 +830,29 @@ fn single_thread_cases() -> Vec<Case<'static>> {
             pair(Box::leak(Box::new(aq))),
         ),
         ("mpmc_pair_128", "heapless", pair(hl)),
+        (
+            "mpmc_pair_128",
+            "sluicegate_burst_ring",
+            pair(Box::leak(Box::new(BurstRing::<u64, 128, 4>::new()))),
+        ),
+        (
+            "mpmc_pair_128",
+            "floor_rte_ring",
+            pair(Box::leak(Box::new(RteRing::<u64, 128>::new()))),
+        ),
         ("mpmc_pair_64", "sluicegate", pair(ring64)),
         ("mpmc_pair_64", "sluicegate_mask", pair(small64)),
+        (
+            "mpmc_pair_64",
+            "sluicegate_burst_ring",
+            pair(Box::leak(Box::new(BurstRing::<u64, 64, 2>::new()))),
+        ),
         ("mpmc_pair_64", "crossbeam_arrayqueue", pair(aq64)),
+        (
+            "mpmc_pair_64",
+            "floor_rte_ring",
+            pair(Box::leak(Box::new(RteRing::<u64, 64>::new()))),
+        ),
         ("mpmc_pair_128", "sluicegate_bits", pair(bits128)),
     ];
     // `mpmc::cs` (feature `critical-section`: critical-section's `std`

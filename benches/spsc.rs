@@ -30,10 +30,16 @@
 //! - `overwrite_live_{16,1024}`: the producer pushes with overwrite-oldest
 //!   while a consumer pops; an iteration is one push.
 //!   `overwrite_delivered_1024`: the same, an iteration is one item the
-//!   consumer received (producer time / items delivered).
+//!   consumer received (producer time / items delivered). Each group prints
+//!   the share of the pushes the consumer received (`delivered share`) and,
+//!   for `mpmc::BurstRing` (`sluicegate_burst_ring`), whose `push_overwrite`
+//!   answers busy while the oldest item is being popped, the share of its
+//!   calls that did (`busy share`; the producer waits as on a full ring and
+//!   pushes the item again).
 //! - `overwrite_single_1024`, `pair_1024`, `batch_pair_{8,32}` (single
-//!   thread): push on a full ring with overwrite; one push and one pop on an
-//!   empty ring; one batch in and out (burst and chunk). `floor_vecdeque`
+//!   thread): push on a full ring with overwrite (beside the SPSC ring, the
+//!   MPMC rings `mpmc::Ring` and `mpmc::BurstRing`); one push and one pop on
+//!   an empty ring; one batch in and out (burst and chunk). `floor_vecdeque`
 //!   is `VecDeque` (no atomics at all).
 //!
 //! Capacities: heapless's `Queue<T, N>` holds `N - 1` items (one slot stays
@@ -46,6 +52,7 @@ use core::mem::MaybeUninit;
 use criterion::Criterion;
 use crossbeam_queue::ArrayQueue;
 use ringbuf::traits::{Consumer as _, Producer as _, Raw as _, Split as _};
+use sluicegate::mpmc::BurstRing;
 use sluicegate::spsc::{Overwrite, Ring};
 use sluicegate::{mpmc, spsc};
 use std::collections::VecDeque;
@@ -423,7 +430,8 @@ fn pingpong_group(c: &mut Criterion) {
     g.finish();
 }
 
-fn overwrite_live_group<const N: usize>(c: &mut Criterion, per: Per) {
+/// `W`: the `mpmc::BurstRing`'s bitmap words for `N` (`N / 32`, 1 below 32).
+fn overwrite_live_group<const N: usize, const W: usize>(c: &mut Criterion, per: Per) {
     let name = match per {
         Per::Push => "overwrite_live",
         Per::Delivered => "overwrite_delivered",
@@ -441,10 +449,11 @@ fn overwrite_live_group<const N: usize>(c: &mut Criterion, per: Per) {
                 c,
                 |p, v| {
                     let _ = black_box(p.push_overwrite(v));
+                    true
                 },
                 |c| c.try_pop(),
             );
-            per.time(shares, "sluicegate_spsc", iters, r)
+            per.time(shares, "sluicegate_spsc", iters, &r)
         })
     });
     g.bench_function("sluicegate_mpmc", |b| {
@@ -457,10 +466,35 @@ fn overwrite_live_group<const N: usize>(c: &mut Criterion, per: Per) {
                 r,
                 |r, v| {
                     let _ = black_box(r.push_overwrite(v));
+                    true
                 },
                 |r| r.try_pop(),
             );
-            per.time(shares, "sluicegate_mpmc", iters, r)
+            per.time(shares, "sluicegate_mpmc", iters, &r)
+        })
+    });
+    // A busy answer (the oldest item is being popped) hands the item back:
+    // the producer waits and pushes it again, and the share of such calls
+    // is printed beside the delivered share.
+    g.bench_function("sluicegate_burst_ring", |b| {
+        b.iter_custom(|iters| {
+            let ring = Box::new(BurstRing::<u64, N, W>::new());
+            let r: &BurstRing<u64, N, W> = &ring;
+            let r = overwrite_live(
+                iters,
+                r,
+                r,
+                |r, v| match r.push_overwrite(v) {
+                    Ok(evicted) => {
+                        black_box(evicted);
+                        true
+                    }
+                    Err(_) => false,
+                },
+                |r| r.try_pop().ok(),
+            );
+            shares.busy("sluicegate_burst_ring", iters + r.busy, r.busy);
+            per.time(shares, "sluicegate_burst_ring", iters, &r)
         })
     });
     g.bench_function("crossbeam_force_push", |b| {
@@ -472,10 +506,11 @@ fn overwrite_live_group<const N: usize>(c: &mut Criterion, per: Per) {
                 &q,
                 |q, v| {
                     black_box(q.force_push(v));
+                    true
                 },
                 |q| q.pop(),
             );
-            per.time(shares, "crossbeam_force_push", iters, r)
+            per.time(shares, "crossbeam_force_push", iters, &r)
         })
     });
     g.finish();
@@ -718,6 +753,12 @@ fn single_thread_cases() -> Vec<Case<'static>> {
         |r, x| r.push_overwrite(x),
     ));
     v.push(push_on_full(
+        "sluicegate_burst_ring",
+        N,
+        BurstRing::<u64, N, { N / 32 }>::new(),
+        |r, x| r.push_overwrite(x),
+    ));
+    v.push(push_on_full(
         "ringbuf",
         N,
         ringbuf::HeapRb::<u64>::new(N),
@@ -754,9 +795,9 @@ fn main() {
         batch_group(&mut c, batch);
     }
     pingpong_group(&mut c);
-    overwrite_live_group::<16>(&mut c, Per::Push);
-    overwrite_live_group::<1024>(&mut c, Per::Push);
-    overwrite_live_group::<1024>(&mut c, Per::Delivered);
+    overwrite_live_group::<16, 1>(&mut c, Per::Push);
+    overwrite_live_group::<1024, 32>(&mut c, Per::Push);
+    overwrite_live_group::<1024, 32>(&mut c, Per::Delivered);
     common::bench_cases(&mut c, &mut cases);
     c.final_summary();
 }

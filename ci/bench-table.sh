@@ -12,7 +12,7 @@
 #   ci/bench-table.sh --filter REGEX  criterion filter (e.g. 'spsc_stream')
 #   ci/bench-table.sh --table-only    print the table from the last runs
 #   ci/bench-table.sh --from F.json --unit instr   format other results
-#                                     (used by ci/callgrind.sh)
+#                                     (instr, locked: used by ci/callgrind.sh)
 #
 # Convention (see benches/common/mod.rs): in each criterion group, ids
 # starting with `sluicegate` are ours, ids starting with `floor` are lower
@@ -147,7 +147,8 @@ for g, fs in groups.items():
             rs = []
             for r in runs:
                 a, b = num(r), den(r)
-                if a is not None and b is not None:
+                # A zero count (no locked instruction) has no ratio.
+                if a is not None and b:
                     rs.append(a / b)
             if not rs:
                 return "—"

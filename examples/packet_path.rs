@@ -5,25 +5,38 @@
 //!   `mpmc::Ring` (the RX ring). Before pushing, each descriptor takes a
 //!   permit from the `limit::Limiter` gate, which bounds packets queued plus in
 //!   processing; a descriptor without a permit is dropped at once (cause:
-//!   "gate"). A full RX ring drops too (cause: "rx ring full").
+//!   "gate"). A full RX ring drops too (cause: "rx ring full"). The RX ring
+//!   is the SCQ ring because its descriptors carry their permits (not
+//!   `Copy`).
 //! * 2 worker threads drain the RX ring in bursts of up to 32, "process" each
 //!   packet (a fixed amount of spinning per packet, more in the second half
-//!   of the run, as when a lookup table falls out of cache), and hand it to
-//!   their own `spsc::Ring` towards TX. Each permit ends with `success(µs)`
-//!   (the packet's wait in the RX ring) or `dropped()` when the packet
-//!   is older than the latency budget (cause: "stale") or TX is full (cause:
-//!   "tx ring full").
-//! * 1 TX thread drains both SPSC rings.
+//!   of the run, as when a lookup table falls out of cache), and hand the
+//!   burst to TX through one `mpmc::BurstRing` that both workers share (the
+//!   TX ring: one claim and one commit per burst). Each permit ends with
+//!   `success(µs)` (the packet's wait in the RX ring) or `dropped()` when the
+//!   packet is older than the latency budget (cause: "stale") or TX refused
+//!   it (causes "tx ring full" and "tx busy", below).
+//! * 1 TX thread pops bursts from the TX ring.
 //!
-//! Prints packets/s delivered, drops by cause, and the gate's limit over
-//! time. Run: `cargo run --release --example packet_path`
+//! `Stop::Busy`: the burst ring never waits for another thread. A push or
+//! pop whose next position is claimed by another operation that has not
+//! finished (a worker preempted in the middle of its push, TX in the middle
+//! of a pop on a nearly full ring) is answered `Busy`. A worker tries the
+//! rest of its burst again a few times and then drops it (cause "tx busy");
+//! TX counts the answer, yields its core if it got nothing (the worker that
+//! holds the position may be waiting for it), and comes back on its next
+//! round. Neither waits on a busy position.
+//!
+//! Prints packets/s delivered, drops by cause, the busy answers and the
+//! gate's limit over time, then checks that every offered packet is
+//! accounted for. Run: `cargo run --release --example packet_path`
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use sluicegate::limit::{Limiter, LimiterConfig, Permit};
 use sluicegate::mpmc;
-use sluicegate::spsc;
+use sluicegate::mpmc::burst_ring::{BurstRing, Moved, Stop};
 
 const BURST: usize = 32;
 const RX_THREADS: usize = 2;
@@ -35,6 +48,9 @@ const BUDGET_US: u64 = 2_000;
 const RUN: Duration = Duration::from_secs(3);
 /// The gate's clock tick.
 const TICK_US: u64 = 100;
+/// How many times a worker pushes the rest of a burst again after a busy
+/// answer before it drops it.
+const TX_RETRIES: u32 = 4;
 
 /// A fixed-size descriptor, as a NIC ring holds them (plus its permit).
 struct Desc<'a> {
@@ -65,6 +81,16 @@ struct Drops {
     rx_full: AtomicU64,
     stale: AtomicU64,
     tx_full: AtomicU64,
+    tx_busy: AtomicU64,
+    /// Still in the RX ring when the run ended (permit ignored).
+    unprocessed: AtomicU64,
+}
+
+/// Calls of the TX ring answered `Stop::Busy`, by side.
+#[derive(Default)]
+struct Busy {
+    push: AtomicU64,
+    pop: AtomicU64,
 }
 
 fn spin_for(ns: u64) {
@@ -77,20 +103,22 @@ fn spin_for(ns: u64) {
 fn main() {
     let gate = Limiter::new(GATE);
     let rx_ring: mpmc::Ring<Desc<'_>, 4096> = mpmc::Ring::new();
-    let mut tx_rings: Vec<spsc::Ring<u64, 1024>> =
-        (0..WORKERS).map(|_| spsc::Ring::new()).collect();
+    let tx_ring: BurstRing<u64, 2048, 64> = BurstRing::new();
     let drops = Drops::default();
+    let busy = Busy::default();
     let offered = AtomicU64::new(0);
+    let to_tx = AtomicU64::new(0);
     let sent = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
+    let rx_left = AtomicUsize::new(RX_THREADS);
+    let workers_left = AtomicUsize::new(WORKERS);
     let start = Instant::now();
     let now_ns = || start.elapsed().as_nanos() as u64;
     let mut limits = Vec::new();
-    let handles: Vec<_> = tx_rings.iter_mut().map(|r| r.split()).collect();
-    let (txs, rxs): (Vec<_>, Vec<_>) = handles.into_iter().unzip();
     std::thread::scope(|s| {
         for rx in 0..RX_THREADS {
-            let (gate, rx_ring, drops, offered, stop) = (&gate, &rx_ring, &drops, &offered, &stop);
+            let (gate, rx_ring, drops, offered, stop, rx_left) =
+                (&gate, &rx_ring, &drops, &offered, &stop, &rx_left);
             s.spawn(move || {
                 let per_burst = Duration::from_nanos(BURST as u64 * 1_000_000_000 / RX_RATE);
                 let mut next = Duration::ZERO;
@@ -121,12 +149,27 @@ fn main() {
                         }
                     }
                 }
+                // Release: the workers' last drain sees every push above.
+                rx_left.fetch_sub(1, Ordering::Release);
             });
         }
-        for mut tx in txs {
-            let (rx_ring, drops, stop) = (&rx_ring, &drops, &stop);
+        for _ in 0..WORKERS {
+            let (rx_ring, tx_ring, drops, busy, to_tx, stop, rx_left, workers_left) = (
+                &rx_ring,
+                &tx_ring,
+                &drops,
+                &busy,
+                &to_tx,
+                &stop,
+                &rx_left,
+                &workers_left,
+            );
             s.spawn(move || {
                 let mut burst: Vec<Desc<'_>> = Vec::with_capacity(BURST);
+                // The processed packets of a burst: their TX words and, in
+                // the same order, their permits with the wait to report.
+                let mut out = [0u64; BURST];
+                let mut done: Vec<(Permit<'_>, u32)> = Vec::with_capacity(BURST);
                 while !stop.load(Ordering::Relaxed) {
                     while burst.len() < BURST {
                         match rx_ring.try_pop() {
@@ -150,33 +193,88 @@ fn main() {
                         }
                         spin_for(if slow { 6000 } else { 2000 });
                         let wait = dequeued.saturating_sub(d.rx_ns) / 1000 / TICK_US;
-                        if tx.try_push(d.rx_ns).is_ok() {
-                            d.permit.success(u32::try_from(wait).unwrap_or(u32::MAX));
+                        out[done.len()] = d.rx_ns;
+                        done.push((d.permit, u32::try_from(wait).unwrap_or(u32::MAX)));
+                    }
+                    // The whole burst to TX: one claim, one commit. A busy
+                    // answer is tried again a few times, never waited out.
+                    let n = done.len();
+                    let (mut pushed, mut tries) = (0, 0);
+                    let why = loop {
+                        let Moved { count, stop: why } = tx_ring.push_burst(&out[pushed..n]);
+                        pushed += count;
+                        match why {
+                            Some(Stop::Busy) => {
+                                busy.push.fetch_add(1, Ordering::Relaxed);
+                                if tries == TX_RETRIES {
+                                    break Some(Stop::Busy);
+                                }
+                                tries += 1;
+                                std::hint::spin_loop();
+                            }
+                            why => break why,
+                        }
+                    };
+                    to_tx.fetch_add(pushed as u64, Ordering::Relaxed);
+                    for (i, (permit, wait)) in done.drain(..).enumerate() {
+                        if i < pushed {
+                            permit.success(wait);
                         } else {
-                            d.permit.dropped();
-                            drops.tx_full.fetch_add(1, Ordering::Relaxed);
+                            permit.dropped();
+                            match why {
+                                Some(Stop::Busy) => &drops.tx_busy,
+                                _ => &drops.tx_full,
+                            }
+                            .fetch_add(1, Ordering::Relaxed);
                         }
                     }
                 }
-                // Drain what is left so every permit ends.
-                while let Some(d) = rx_ring.try_pop() {
-                    d.permit.ignore();
+                // Drain what is left so every permit ends: once the RX
+                // threads are done, a pass that finds the ring empty is the
+                // last.
+                loop {
+                    let rx_done = rx_left.load(Ordering::Acquire) == 0;
+                    while let Some(d) = rx_ring.try_pop() {
+                        d.permit.ignore();
+                        drops.unprocessed.fetch_add(1, Ordering::Relaxed);
+                    }
+                    if rx_done {
+                        break;
+                    }
+                    std::thread::sleep(Duration::from_micros(50));
                 }
+                // Release: TX's last pop sees every push above.
+                workers_left.fetch_sub(1, Ordering::Release);
             });
         }
         {
-            let (sent, stop) = (&sent, &stop);
+            let (tx_ring, busy, sent, workers_left) = (&tx_ring, &busy, &sent, &workers_left);
             s.spawn(move || {
-                let mut rxs = rxs;
                 let mut buf = [0u64; 64];
-                while !stop.load(Ordering::Relaxed) {
-                    let mut n = 0;
-                    for rx in rxs.iter_mut() {
-                        n += rx.pop_burst(&mut buf);
-                    }
-                    sent.fetch_add(n as u64, Ordering::Relaxed);
-                    if n == 0 {
-                        std::thread::sleep(Duration::from_micros(50));
+                loop {
+                    // Read before the pop: once no worker is left, an empty
+                    // answer is final.
+                    let last = workers_left.load(Ordering::Acquire) == 0;
+                    let Moved { count, stop: why } = tx_ring.pop_burst(&mut buf);
+                    sent.fetch_add(count as u64, Ordering::Relaxed);
+                    match why {
+                        // A worker's push holds the next position: count it
+                        // and come back on the next round. With nothing
+                        // popped, that worker is likely preempted in its
+                        // push: give it the core.
+                        Some(Stop::Busy) => {
+                            busy.pop.fetch_add(1, Ordering::Relaxed);
+                            if count == 0 {
+                                std::thread::yield_now();
+                            }
+                        }
+                        Some(Stop::Empty) if count == 0 => {
+                            if last {
+                                break;
+                            }
+                            std::thread::sleep(Duration::from_micros(50));
+                        }
+                        _ => {}
                     }
                 }
             });
@@ -218,16 +316,56 @@ fn main() {
         delivered as f64 / secs,
         pct(delivered)
     );
-    for (cause, n) in [
+    let causes = [
         ("gate (AIMD shed at RX)", drops.gate.load(Ordering::Relaxed)),
         ("rx ring full", drops.rx_full.load(Ordering::Relaxed)),
         ("stale (over budget)", drops.stale.load(Ordering::Relaxed)),
         ("tx ring full", drops.tx_full.load(Ordering::Relaxed)),
-    ] {
+        ("tx busy", drops.tx_busy.load(Ordering::Relaxed)),
+        (
+            "unprocessed at the end",
+            drops.unprocessed.load(Ordering::Relaxed),
+        ),
+    ];
+    for (cause, n) in causes {
         println!("drops, {cause:<24}: {n:>9} ({:.1} %)", pct(n));
     }
+    let (busy_push, busy_pop) = (
+        busy.push.load(Ordering::Relaxed),
+        busy.pop.load(Ordering::Relaxed),
+    );
+    let tx = tx_ring.stats();
+    println!(
+        "tx ring: busy answers {busy_push} to worker pushes, {busy_pop} to TX pops; \
+         {} packets refused as full",
+        tx.rejected
+    );
     println!(
         "gate: {} limit cuts, baseline {:?} ticks of {TICK_US} us, final limit {}",
         st.decreases, st.baseline, st.limit
     );
+
+    // Accounting, whatever the timing: every offered packet was delivered or
+    // dropped for one cause, every permit ended, and the TX ring's counters
+    // agree with what its callers saw.
+    let dropped: u64 = causes.iter().map(|(_, n)| n).sum();
+    assert_eq!(
+        off,
+        delivered + dropped,
+        "every offered packet accounted for"
+    );
+    assert_eq!(
+        delivered,
+        to_tx.load(Ordering::Relaxed),
+        "TX got every pushed packet"
+    );
+    assert_eq!(gate.in_flight(), 0, "every permit ended");
+    assert_eq!(
+        tx.busy as u64,
+        busy_push + busy_pop,
+        "busy answers counted by the ring"
+    );
+    assert_eq!(tx.rejected as u64, drops.tx_full.load(Ordering::Relaxed));
+    assert!(tx_ring.is_empty());
+    println!("accounting: ok");
 }

@@ -114,29 +114,74 @@ pub fn bench_cases(c: &mut Criterion, cases: &mut [Case<'_>]) {
 /// share of the pushed items each ring delivered. `overwrite_live_*` per
 /// push rewards a ring that evicts alone while its consumer starves, and
 /// `overwrite_delivered_*` per item leaves out how many were lost; the share
-/// says both.
+/// says both. For a ring whose `push_overwrite` can answer busy
+/// (`mpmc::BurstRing`), also the share of its calls that did ([`Shares::busy`]).
 #[derive(Default)]
-pub struct Shares(std::sync::Mutex<Vec<(String, u64, u64)>>);
+pub struct Shares(std::sync::Mutex<Vec<Share>>);
+
+/// One id's sums (see [`Shares`]).
+struct Share {
+    id: String,
+    pushed: u64,
+    got: u64,
+    /// `push_overwrite` calls and how many answered busy, for the rings
+    /// that can answer busy.
+    calls: Option<(u64, u64)>,
+}
 
 impl Shares {
-    pub fn add(&self, id: &str, pushed: u64, got: u64) {
+    fn with(&self, id: &str, f: impl FnOnce(&mut Share)) {
         let mut v = self.0.lock().unwrap();
-        match v.iter_mut().find(|(name, ..)| name == id) {
-            Some((_, p, g)) => {
-                *p += pushed;
-                *g += got;
+        let i = match v.iter().position(|s| s.id == id) {
+            Some(i) => i,
+            None => {
+                v.push(Share {
+                    id: id.to_string(),
+                    pushed: 0,
+                    got: 0,
+                    calls: None,
+                });
+                v.len() - 1
             }
-            None => v.push((id.to_string(), pushed, got)),
-        }
+        };
+        f(&mut v[i]);
     }
 
-    /// One line per id on stdout (`ci/bench-table.sh` keeps the log).
+    pub fn add(&self, id: &str, pushed: u64, got: u64) {
+        self.with(id, |s| {
+            s.pushed += pushed;
+            s.got += got;
+        });
+    }
+
+    /// Adds `calls` calls of `push_overwrite`, `busy` of which answered busy
+    /// (and were called again).
+    pub fn busy(&self, id: &str, calls: u64, busy: u64) {
+        self.with(id, |s| {
+            let (c, b) = s.calls.get_or_insert((0, 0));
+            *c += calls;
+            *b += busy;
+        });
+    }
+
+    /// One line per id on stdout (`ci/bench-table.sh` keeps the log):
+    /// `delivered share GROUP/ID: P % of N pushes`, and for a ring that can
+    /// answer busy `busy share GROUP/ID: P % of N push_overwrite calls`.
     pub fn print(&self, group: &str) {
-        for (id, pushed, got) in self.0.lock().unwrap().iter() {
+        for s in self.0.lock().unwrap().iter() {
             println!(
-                "delivered share {group}/{id}: {:.1} % of {pushed} pushes",
-                100.0 * *got as f64 / (*pushed).max(1) as f64
+                "delivered share {group}/{}: {:.1} % of {} pushes",
+                s.id,
+                100.0 * s.got as f64 / s.pushed.max(1) as f64,
+                s.pushed
             );
+            if let Some((calls, busy)) = s.calls {
+                println!(
+                    "busy share {group}/{}: {:.2} % of {calls} push_overwrite calls ({busy} busy)",
+                    s.id,
+                    100.0 * busy as f64 / calls.max(1) as f64,
+                );
+            }
         }
     }
 }

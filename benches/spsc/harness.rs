@@ -1,8 +1,9 @@
 //! The two-thread harnesses of `benches/spsc.rs`: one item at a time
 //! (`stream`), batches, the ping-pong round trip and its floors, and
 //! overwrite with a live consumer (`overwrite_live`, timed per push or per
-//! item delivered, see [`Per`]). Each spawns the other thread once per
-//! sample and starts both at a barrier.
+//! item delivered, see [`Per`]; it also counts the pushes that answered
+//! busy). Each spawns the other thread once per sample and starts both at a
+//! barrier.
 
 use crate::common::{wait, Shares};
 use core::hint::black_box;
@@ -223,16 +224,27 @@ pub(crate) fn pingpong_floor_two_lines(iters: u64) -> Duration {
     })
 }
 
+/// What one `overwrite_live` sample measured.
+pub(crate) struct Live {
+    /// The producer's time for all its pushes.
+    pub(crate) elapsed: Duration,
+    /// Items the consumer received (the rest were overwritten).
+    pub(crate) got: u64,
+    /// Calls of `push` that answered busy and were made again.
+    pub(crate) busy: u64,
+}
+
 /// The caller pushes `iters` items with overwrite-oldest while another
-/// thread pops as fast as it can; returns the producer's time and how many
-/// items the consumer got (the rest were overwritten).
+/// thread pops as fast as it can. `push` returns `false` when it did not
+/// store the item (a ring that answers busy): the producer waits
+/// (`common::wait`) and pushes the same item again.
 pub(crate) fn overwrite_live<P, C: Send>(
     iters: u64,
     mut p: P,
     mut c: C,
-    push: fn(&mut P, u64),
+    push: fn(&mut P, u64) -> bool,
     pop: fn(&mut C) -> Option<u64>,
-) -> (Duration, u64) {
+) -> Live {
     let barrier = &Barrier::new(2);
     let done = &AtomicBool::new(false);
     thread::scope(|s| {
@@ -254,12 +266,21 @@ pub(crate) fn overwrite_live<P, C: Send>(
         });
         barrier.wait();
         let start = Instant::now();
+        let mut busy = 0;
         for i in 0..iters {
-            push(&mut p, i);
+            let mut m = 0;
+            while !push(&mut p, i) {
+                busy += 1;
+                wait(&mut m);
+            }
         }
-        let e = start.elapsed();
+        let elapsed = start.elapsed();
         done.store(true, Ordering::Relaxed);
-        (e, consumer.join().expect("consumer thread"))
+        Live {
+            elapsed,
+            got: consumer.join().expect("consumer thread"),
+            busy,
+        }
     })
 }
 
@@ -277,17 +298,11 @@ pub(crate) enum Per {
 impl Per {
     /// The sample's time per iteration; also adds its pushes and deliveries
     /// to `id`'s share (see [`Shares`]).
-    pub(crate) fn time(
-        self,
-        shares: &Shares,
-        id: &str,
-        iters: u64,
-        (d, got): (Duration, u64),
-    ) -> Duration {
-        shares.add(id, iters, got);
+    pub(crate) fn time(self, shares: &Shares, id: &str, iters: u64, live: &Live) -> Duration {
+        shares.add(id, iters, live.got);
         match self {
-            Per::Push => d,
-            Per::Delivered => d.mul_f64(iters as f64 / got.max(1) as f64),
+            Per::Push => live.elapsed,
+            Per::Delivered => live.elapsed.mul_f64(iters as f64 / live.got.max(1) as f64),
         }
     }
 }
