@@ -221,7 +221,7 @@ pub use batch::ReadChunk;
 
 use crate::sync::{
     const_fn, pause, pause_point, slots, AtomicU32, AtomicUsize, Ordering, Padded, SharedCounter,
-    Slot,
+    Slot, SoloCounter,
 };
 use crate::RingStats;
 
@@ -255,7 +255,10 @@ pub struct BurstRing<T: Copy, const N: usize, const W: usize> {
     /// slot between the claim and the flip.
     slots: [Slot<T>; N],
     rejected: SharedCounter,
-    overwritten: SharedCounter,
+    /// Counted by evictions only inside the region in which no other
+    /// eviction can be (from claiming the oldest position to clearing the
+    /// evicting flag; module docs, "One evictor"), so a load and a store.
+    overwritten: SoloCounter,
     busy: SharedCounter,
     /// The largest length a pop sampled (see [`BurstRing::stats`]).
     peak: AtomicUsize,
@@ -325,7 +328,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
                 consumed: Padded::new(words::<W>()),
                 slots: slots::<T, N>(),
                 rejected: SharedCounter::new(),
-                overwritten: SharedCounter::new(),
+                overwritten: SoloCounter::new(),
                 busy: SharedCounter::new(),
                 peak: AtomicUsize::new(0),
             }
@@ -346,22 +349,37 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     /// ```
     #[inline]
     pub fn try_push(&self, item: T) -> Result<(), PushError<T>> {
-        match self.claim_push(1, 1) {
-            Ok((h, _)) => {
-                pause_point(pause::BURST_PUSH_CLAIMED);
-                // SAFETY: we claimed position `h`: its slot is ours until
-                // we flip its bit.
-                unsafe { self.write(Self::slot(h), item) };
-                pause_point(pause::BURST_PUSH_WRITTEN);
-                flip::<N, W>(&self.published, h, 1);
+        match self.try_claim_push(1, 1) {
+            Some((h, _)) => {
+                self.put(h, item);
                 Ok(())
             }
-            Err(stop) => Err(match self.count(stop, 1) {
-                Stop::Full => PushError::Full(item),
-                Stop::Busy => PushError::Busy(item),
-                _ => PushError::Closed(item),
-            }),
+            None => self.try_push_slow(item),
         }
+    }
+
+    /// [`try_push`](Self::try_push) after its first attempt failed.
+    #[cold]
+    #[inline(never)]
+    fn try_push_slow(&self, item: T) -> Result<(), PushError<T>> {
+        match self.claim_push_slow(1, 1) {
+            Ok((h, _)) => {
+                self.put(h, item);
+                Ok(())
+            }
+            Err(stop) => Err(self.refuse(stop, item)),
+        }
+    }
+
+    /// Writes `item` to the claimed position `h` and publishes it.
+    #[inline(always)]
+    fn put(&self, h: usize, item: T) {
+        pause_point(pause::BURST_PUSH_CLAIMED);
+        // SAFETY: we claimed position `h`: its slot is ours until we flip
+        // its bit.
+        unsafe { self.write(Self::slot(h), item) };
+        pause_point(pause::BURST_PUSH_WRITTEN);
+        flip::<N, W>(&self.published, h, 1);
     }
 
     /// Pops the oldest item, or says why not: [`PopError::Empty`],
@@ -379,22 +397,36 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     /// ```
     #[inline]
     pub fn try_pop(&self) -> Result<T, PopError> {
-        match self.claim_pop(1, 1) {
-            Ok((c, _)) => {
-                pause_point(pause::BURST_POP_CLAIMED);
-                // SAFETY: we claimed published position `c`: its slot holds
-                // its item and is ours until we flip its bit.
-                let item = unsafe { self.read(Self::slot(c)) };
-                pause_point(pause::BURST_POP_READ);
-                flip::<N, W>(&self.consumed, c, 1);
-                Ok(item)
-            }
+        match self.try_claim_pop(1, 1) {
+            Some((c, _)) => Ok(self.take(c)),
+            None => self.try_pop_slow(),
+        }
+    }
+
+    /// [`try_pop`](Self::try_pop) after its first attempt failed.
+    #[cold]
+    #[inline(never)]
+    fn try_pop_slow(&self) -> Result<T, PopError> {
+        match self.claim_pop_slow(1, 1) {
+            Ok((c, _)) => Ok(self.take(c)),
             Err(stop) => Err(match self.count(stop, 1) {
                 Stop::Busy => PopError::Busy,
                 Stop::Closed => PopError::Closed,
                 _ => PopError::Empty,
             }),
         }
+    }
+
+    /// Reads the item of the claimed position `c` and frees its slot.
+    #[inline(always)]
+    fn take(&self, c: usize) -> T {
+        pause_point(pause::BURST_POP_CLAIMED);
+        // SAFETY: we claimed published position `c`: its slot holds its
+        // item and is ours until we flip its bit.
+        let item = unsafe { self.read(Self::slot(c)) };
+        pause_point(pause::BURST_POP_READ);
+        flip::<N, W>(&self.consumed, c, 1);
+        item
     }
 
     /// Pushes `item`; if the ring is full, evicts the oldest item to make
@@ -415,17 +447,11 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     /// assert_eq!(ring.try_pop(), Ok(3));
     /// ```
     pub fn push_overwrite(&self, item: T) -> Result<Option<T>, PushError<T>> {
-        // SeqCst: the claim's load (see `claim_push`).
+        // SeqCst: the claim's load (see `try_claim_push`).
         let mut h = self.prod.load(Ordering::SeqCst);
         loop {
             if h & FLAGS != 0 {
-                return Err(match flagged(h) {
-                    Stop::Closed => PushError::Closed(item),
-                    stop => {
-                        self.count(stop, 1);
-                        PushError::Busy(item)
-                    }
-                });
+                return Err(self.refuse(flagged(h), item));
             }
             if run::<N, W>(&self.consumed, h, 1, 0) == 1 {
                 pause_point(pause::BURST_PUSH_CHECKED);
@@ -437,11 +463,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
                 ) {
                     Ok(_) => {
                         self.debug_check_claim(h.wrapping_add(ONE));
-                        pause_point(pause::BURST_PUSH_CLAIMED);
-                        // SAFETY: we claimed position `h`.
-                        unsafe { self.write(Self::slot(h), item) };
-                        pause_point(pause::BURST_PUSH_WRITTEN);
-                        flip::<N, W>(&self.published, h, 1);
+                        self.put(h, item);
                         return Ok(None);
                     }
                     Err(now) => {
@@ -450,69 +472,125 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
                     }
                 }
             }
-            match self.push_blocked(h, h) {
-                Blocked::Retry(now) => {
-                    h = now;
-                    continue;
-                }
-                Blocked::Stop(Stop::Full) => {}
-                Blocked::Stop(stop) => {
-                    self.count(stop, 1);
-                    return Err(PushError::Busy(item));
+            // Not free. Full exactly when `cons` is a whole ring behind `h`
+            // (then `prod` is still `h`, as `prod <= cons + N`); the oldest
+            // position is then `h - N`. SeqCst: the full test.
+            let old = h.wrapping_sub(N * ONE);
+            if self.cons.load(Ordering::SeqCst) != old {
+                match self.push_blocked(h, h) {
+                    Blocked::Retry(now) => {
+                        h = now;
+                        continue;
+                    }
+                    Blocked::Stop(_busy) => return Err(self.refuse(Stop::Busy, item)),
                 }
             }
-            // Full at `prod == h`: the oldest position is `h - N`.
-            let old = h.wrapping_sub(N * ONE);
             if run::<N, W>(&self.published, old, 1, 1) == 0 {
                 // A push still holds the oldest position.
-                self.count(Stop::Busy, 1);
-                return Err(PushError::Busy(item));
+                return Err(self.refuse(Stop::Busy, item));
             }
             pause_point(pause::BURST_EVICT_CHECKED);
-            if let Err(_moved) = self.cons.compare_exchange(
-                old,
-                old.wrapping_add(ONE),
-                Ordering::SeqCst,
-                Ordering::SeqCst,
-            ) {
+            if self
+                .cons
+                .compare_exchange(
+                    old,
+                    old.wrapping_add(ONE),
+                    Ordering::SeqCst,
+                    Ordering::SeqCst,
+                )
+                .is_err()
+            {
                 // A pop or another eviction took the oldest: try again.
                 h = self.prod.load(Ordering::SeqCst);
                 continue;
             }
-            pause_point(pause::BURST_EVICT_CLAIMED);
-            let s = Self::slot(h);
-            // SAFETY: we claimed `old` from the pops (its item is
-            // published and ours), and position `h`, in the same slot, is
-            // ours too: no push can claim it before we flip `old`.
-            let evicted = unsafe { self.read(s) };
-            // SAFETY: as above; the slot is now logically empty.
-            unsafe { self.write(s, item) };
-            // Claims `h`, which no push can claim before we flip `old`
-            // (module docs, "One evictor"), and marks the eviction in
-            // progress so that no push reads that bit until it is flipped.
-            // SeqCst: as a claim.
-            let was = self.prod.fetch_add(ONE | EVICTING, Ordering::SeqCst);
-            debug_assert_eq!(was & !CLOSED, h);
-            self.debug_check_claim(h.wrapping_add(ONE));
-            pause_point(pause::BURST_EVICT_WRITTEN);
-            flip::<N, W>(&self.consumed, old, 1);
-            flip::<N, W>(&self.published, h, 1);
-            // SeqCst: as a claim; a push that sees the flag clear sees the
-            // flip before it (release), and the close's order is kept.
-            self.prod.fetch_sub(EVICTING, Ordering::SeqCst);
-            self.overwritten.add(1);
-            return Ok(Some(evicted));
+            return Ok(Some(self.evict(old, h, item)));
+        }
+    }
+
+    /// The eviction: we claimed `old` from the pops, the ring being full at
+    /// `prod == h`; swaps `item` for its item and publishes `item` at `h`.
+    #[inline(always)]
+    fn evict(&self, old: usize, h: usize, item: T) -> T {
+        pause_point(pause::BURST_EVICT_CLAIMED);
+        let s = Self::slot(h);
+        // SAFETY: we claimed `old` from the pops (its item is published and
+        // ours), and position `h`, in the same slot, is ours too: no push
+        // can claim it before we flip `old`.
+        let evicted = unsafe { self.read(s) };
+        // SAFETY: as above; the slot is now logically empty.
+        unsafe { self.write(s, item) };
+        // Claims `h`, which no push can claim before we flip `old` (module
+        // docs, "One evictor"), and marks the eviction in progress so that
+        // no push reads that bit until it is flipped. SeqCst: as a claim.
+        let was = self.prod.fetch_add(ONE | EVICTING, Ordering::SeqCst);
+        debug_assert_eq!(was & !CLOSED, h);
+        self.debug_check_claim(h.wrapping_add(ONE));
+        pause_point(pause::BURST_EVICT_WRITTEN);
+        flip::<N, W>(&self.consumed, old, 1);
+        flip::<N, W>(&self.published, h, 1);
+        // Still alone among evictions (see the field).
+        self.overwritten.add(1);
+        // SeqCst: as a claim; a push that sees the flag clear sees the
+        // flips and the count before it (release), and the close's order
+        // is kept.
+        self.prod.fetch_sub(EVICTING, Ordering::SeqCst);
+        evicted
+    }
+
+    /// Counts `stop` for one item and hands `item` back with it.
+    #[cold]
+    #[inline(never)]
+    fn refuse(&self, stop: Stop, item: T) -> PushError<T> {
+        match self.count(stop, 1) {
+            Stop::Full => PushError::Full(item),
+            Stop::Busy => PushError::Busy(item),
+            _ => PushError::Closed(item),
         }
     }
 
     /// Claims a run of free positions from `prod`: at least `min` and at
     /// most `max` (`1 <= min <= max`). Returns the first position's counter
-    /// word and the run's length, or why not.
+    /// word and the run's length, or why not. The first attempt is inlined;
+    /// anything else (a lost race, a refusal) is the out-of-line loop, so
+    /// that the hot path keeps few registers.
     #[inline(always)]
     fn claim_push(&self, min: usize, max: usize) -> Result<(usize, usize), Stop> {
+        match self.try_claim_push(min, max) {
+            Some(claim) => Ok(claim),
+            None => self.claim_push_slow(min, max),
+        }
+    }
+
+    /// [`claim_push`](Self::claim_push)'s first attempt: `None` if the run
+    /// is too short, a flag is set or the CAS lost a race.
+    #[inline(always)]
+    fn try_claim_push(&self, min: usize, max: usize) -> Option<(usize, usize)> {
         let max = max.min(N);
         // SeqCst: acquire for the parity argument; sequentially consistent
         // as the other loads of the full test (module docs).
+        let h = self.prod.load(Ordering::SeqCst);
+        if h & FLAGS != 0 {
+            return None;
+        }
+        let n = run::<N, W>(&self.consumed, h, max, 0);
+        if n < min {
+            return None;
+        }
+        pause_point(pause::BURST_PUSH_CHECKED);
+        let to = h.wrapping_add(n * ONE);
+        self.prod
+            .compare_exchange(h, to, Ordering::SeqCst, Ordering::SeqCst)
+            .ok()?;
+        self.debug_check_claim(to);
+        Some((h, n))
+    }
+
+    /// [`claim_push`](Self::claim_push)'s loop.
+    #[cold]
+    #[inline(never)]
+    fn claim_push_slow(&self, min: usize, max: usize) -> Result<(usize, usize), Stop> {
+        let max = max.min(N);
         let mut h = self.prod.load(Ordering::SeqCst);
         loop {
             if h & FLAGS != 0 {
@@ -548,8 +626,36 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     /// [`claim_push`](Self::claim_push) does from `prod`.
     #[inline(always)]
     fn claim_pop(&self, min: usize, max: usize) -> Result<(usize, usize), Stop> {
+        match self.try_claim_pop(min, max) {
+            Some(claim) => Ok(claim),
+            None => self.claim_pop_slow(min, max),
+        }
+    }
+
+    /// [`claim_pop`](Self::claim_pop)'s first attempt.
+    #[inline(always)]
+    fn try_claim_pop(&self, min: usize, max: usize) -> Option<(usize, usize)> {
         let max = max.min(N);
-        // SeqCst: as in `claim_push`.
+        // SeqCst: as in `try_claim_push`.
+        let c = self.cons.load(Ordering::SeqCst);
+        let n = run::<N, W>(&self.published, c, max, 1);
+        if n < min {
+            return None;
+        }
+        pause_point(pause::BURST_POP_CHECKED);
+        let to = c.wrapping_add(n * ONE);
+        self.cons
+            .compare_exchange(c, to, Ordering::SeqCst, Ordering::SeqCst)
+            .ok()?;
+        self.sample_peak(c, n);
+        Some((c, n))
+    }
+
+    /// [`claim_pop`](Self::claim_pop)'s loop.
+    #[cold]
+    #[inline(never)]
+    fn claim_pop_slow(&self, min: usize, max: usize) -> Result<(usize, usize), Stop> {
+        let max = max.min(N);
         let mut c = self.cons.load(Ordering::SeqCst);
         loop {
             let n = run::<N, W>(&self.published, c, max, 1);
@@ -582,6 +688,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     /// free: full, busy, or look again (module docs, "Full, empty and busy
     /// are exact").
     #[cold]
+    #[inline(never)]
     fn push_blocked(&self, h: usize, q: usize) -> Blocked {
         let c = self.cons.load(Ordering::SeqCst);
         let now = self.prod.load(Ordering::SeqCst);
@@ -601,6 +708,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     /// A pop that loaded `cons == c` found position `q` (`c <= q`) not
     /// published: empty, closed, busy, or look again.
     #[cold]
+    #[inline(never)]
     fn pop_blocked(&self, c: usize, q: usize) -> Blocked {
         let p = self.prod.load(Ordering::SeqCst);
         let now = self.cons.load(Ordering::SeqCst);
@@ -645,7 +753,8 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     }
 
     /// Counts a refusal of `items` items for `stop` and returns it.
-    #[inline]
+    #[cold]
+    #[inline(never)]
     fn count(&self, stop: Stop, items: usize) -> Stop {
         match stop {
             Stop::Full => self.rejected.add(items),
@@ -670,9 +779,10 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     /// of the sampling period, raises `peak` to the length seen then.
     #[inline(always)]
     fn sample_peak(&self, c: usize, n: usize) {
-        let from = c >> SHIFT;
-        let to = from.wrapping_add(n);
-        if from / Self::PEAK_SAMPLE_EVERY != to / Self::PEAK_SAMPLE_EVERY || n == N {
+        // `PEAK_SAMPLE_EVERY` is a power of two: the run crosses one of its
+        // multiples exactly when the bits above it differ.
+        let period = Self::PEAK_SAMPLE_EVERY * ONE;
+        if (c ^ c.wrapping_add(n * ONE)) >= period {
             // Relaxed: a statistic.
             let p = self.prod.load(Ordering::Relaxed) & !FLAGS;
             let seen = gap(p, c).min(N);
@@ -741,6 +851,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
 /// What a push that loaded `prod` with a flag set answers: closed, or busy
 /// while an eviction holds the next position.
 #[cold]
+#[inline(never)]
 fn flagged(prod: usize) -> Stop {
     if prod & CLOSED != 0 {
         Stop::Closed
@@ -778,10 +889,10 @@ const_fn! {
     }
 }
 
-/// How many positions from counter word `from`, at most `max`, have their
-/// bit in `map` equal to their lap's parity plus `plus` (0: free in
-/// `consumed`; 1: published in `published`). One acquire load per 32-slot
-/// word the run touches.
+/// How many positions from counter word `from`, at most `max` (`>= 1`),
+/// have their bit in `map` equal to their lap's parity plus `plus` (0: free
+/// in `consumed`; 1: published in `published`). One acquire load per
+/// 32-slot word the run touches.
 #[inline(always)]
 fn run<const N: usize, const W: usize>(
     map: &[AtomicU32; W],
@@ -789,44 +900,79 @@ fn run<const N: usize, const W: usize>(
     max: usize,
     plus: usize,
 ) -> usize {
+    let (got, room) = run_in_word::<N, W>(map, from >> SHIFT, plus);
+    // (`max == 1` first: a single operation's run never needs the next
+    // word, which the compiler cannot see from `room >= 1`.)
+    if max == 1 || got < room || max <= room {
+        return got.min(max);
+    }
+    run_on::<N, W>(map, (from >> SHIFT).wrapping_add(room), max - room, plus) + room
+}
+
+/// The run from position `q` up to the end of its bitmap word (or of the
+/// lap, in a ring of fewer than 32 slots): its length, and that room.
+#[inline(always)]
+fn run_in_word<const N: usize, const W: usize>(
+    map: &[AtomicU32; W],
+    q: usize,
+    plus: usize,
+) -> (usize, usize) {
+    let s = q & (N - 1);
+    let bit = s % 32;
+    // All ones where a bit must be 1 for the position to count.
+    let want = 0u32.wrapping_sub(((q >> N.trailing_zeros()).wrapping_add(plus) & 1) as u32);
+    // Acquire: the slot hand-off (module docs).
+    let word = map[s / 32].load(Ordering::Acquire);
+    // Ones where the bit is as wanted, from `bit` up: the run is their
+    // trailing ones.
+    let ok = !(word ^ want) >> bit;
+    // The end of the word is the end of the lap for `N >= 32` (a multiple
+    // of 32), and may not be for smaller rings.
+    let room = if N >= 32 { 32 - bit } else { N - s };
+    ((!ok).trailing_zeros() as usize, room)
+}
+
+/// [`run`] past the first word: whole words from position `q`.
+#[inline(never)]
+fn run_on<const N: usize, const W: usize>(
+    map: &[AtomicU32; W],
+    mut q: usize,
+    max: usize,
+    plus: usize,
+) -> usize {
     let mut n = 0;
-    while n < max {
-        let q = (from >> SHIFT).wrapping_add(n);
-        let s = q & (N - 1);
-        let bit = s % 32;
-        let want = ((q >> N.trailing_zeros()).wrapping_add(plus) & 1) as u32;
-        // Acquire: the slot hand-off (module docs).
-        let word = map[s / 32].load(Ordering::Acquire);
-        // Ones where the bit is `want`, from `bit` up.
-        let ok = (word ^ want.wrapping_sub(1)) >> bit;
-        let span = (max - n).min(32 - bit).min(N - s);
-        let got = (!ok).trailing_zeros() as usize;
+    loop {
+        let (got, room) = run_in_word::<N, W>(map, q, plus);
+        let span = (max - n).min(room);
         if got < span {
             return n + got;
         }
         n += span;
+        if n == max {
+            return max;
+        }
+        q = q.wrapping_add(span);
     }
-    max
 }
 
-/// Flips the bits in `map` of the `n` positions from counter word `from`:
-/// one release `fetch_xor` per word (two where the run wraps inside one
-/// word of a ring of fewer than 32 slots).
+/// Flips the bits in `map` of the `n` positions (`>= 1`) from counter word
+/// `from`: one release `fetch_xor` per word (two where the run wraps inside
+/// the one word of a ring of fewer than 32 slots).
 #[inline(always)]
 fn flip<const N: usize, const W: usize>(map: &[AtomicU32; W], from: usize, n: usize) {
     let mut q = from >> SHIFT;
     let mut left = n;
-    while left > 0 {
+    loop {
         let s = q & (N - 1);
         let bit = s % 32;
-        let span = left.min(32 - bit).min(N - s);
-        let mask = if span == 32 {
-            u32::MAX
-        } else {
-            ((1u32 << span) - 1) << bit
-        };
+        let room = if N >= 32 { 32 - bit } else { N - s };
+        let span = left.min(room);
+        let mask = (u32::MAX >> (32 - span)) << bit;
         // Release: the slot hand-off (module docs).
         map[s / 32].fetch_xor(mask, Ordering::Release);
+        if span == left {
+            return;
+        }
         q = q.wrapping_add(span);
         left -= span;
     }

@@ -30,20 +30,35 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
                 stop: None,
             };
         }
-        match self.claim_push(1, items.len()) {
-            Ok((h, n)) => {
-                self.fill(h, &items[..n]);
-                let stop = (n < items.len()).then(|| {
-                    let stop = self.push_stopped_at(h.wrapping_add(n * ONE));
-                    self.count(stop, items.len() - n)
-                });
-                Moved { count: n, stop }
-            }
+        match self.try_claim_push(1, items.len()) {
+            Some((h, n)) => self.pushed(h, n, items),
+            None => self.push_burst_slow(items),
+        }
+    }
+
+    /// [`push_burst`](Self::push_burst) after its first attempt failed.
+    #[cold]
+    #[inline(never)]
+    fn push_burst_slow(&self, items: &[T]) -> Moved {
+        match self.claim_push_slow(1, items.len()) {
+            Ok((h, n)) => self.pushed(h, n, items),
             Err(stop) => Moved {
                 count: 0,
                 stop: Some(self.count(stop, items.len())),
             },
         }
+    }
+
+    /// Fills the `n` positions claimed from `h` with the first `n` of
+    /// `items`, and says why the rest did not fit.
+    #[inline(always)]
+    fn pushed(&self, h: usize, n: usize, items: &[T]) -> Moved {
+        self.fill(h, &items[..n]);
+        let stop = (n < items.len()).then(|| {
+            let stop = self.push_stopped_at(h.wrapping_add(n * ONE));
+            self.count(stop, items.len() - n)
+        });
+        Moved { count: n, stop }
     }
 
     /// Bulk push: copies in all of `items` with one claim, or none. Refuses
@@ -97,20 +112,35 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
                 stop: None,
             };
         }
-        match self.claim_pop(1, out.len()) {
-            Ok((c, n)) => {
-                self.empty_into(c, &mut out[..n]);
-                let stop = (n < out.len()).then(|| {
-                    let stop = self.pop_stopped_at(c.wrapping_add(n * ONE));
-                    self.count(stop, 0)
-                });
-                Moved { count: n, stop }
-            }
+        match self.try_claim_pop(1, out.len()) {
+            Some((c, n)) => self.popped(c, n, out),
+            None => self.pop_burst_slow(out),
+        }
+    }
+
+    /// [`pop_burst`](Self::pop_burst) after its first attempt failed.
+    #[cold]
+    #[inline(never)]
+    fn pop_burst_slow(&self, out: &mut [T]) -> Moved {
+        match self.claim_pop_slow(1, out.len()) {
+            Ok((c, n)) => self.popped(c, n, out),
             Err(stop) => Moved {
                 count: 0,
                 stop: Some(self.count(stop, 0)),
             },
         }
+    }
+
+    /// Empties the `n` positions claimed from `c` into the front of `out`,
+    /// and says why the rest of `out` stays unfilled.
+    #[inline(always)]
+    fn popped(&self, c: usize, n: usize, out: &mut [T]) -> Moved {
+        self.empty_into(c, &mut out[..n]);
+        let stop = (n < out.len()).then(|| {
+            let stop = self.pop_stopped_at(c.wrapping_add(n * ONE));
+            self.count(stop, 0)
+        });
+        Moved { count: n, stop }
     }
 
     /// Bulk pop: fills all of `out` from the oldest items with one claim, or
@@ -243,6 +273,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     /// Why a push that claimed up to counter word `q` could not claim `q`:
     /// closed since, full, or busy (module docs).
     #[cold]
+    #[inline(never)]
     fn push_stopped_at(&self, q: usize) -> Stop {
         // SeqCst: as the full test of a claim. `prod >= q` (we claimed up
         // to it), so `q - cons >= N` means full at this load.
@@ -259,6 +290,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     /// Why a pop that claimed up to counter word `q` could not claim `q`:
     /// empty, closed and drained, or busy.
     #[cold]
+    #[inline(never)]
     fn pop_stopped_at(&self, q: usize) -> Stop {
         // SeqCst: as the empty test of a claim; `cons >= q`.
         let p = self.prod.load(Ordering::SeqCst);
