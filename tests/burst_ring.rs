@@ -16,7 +16,10 @@ use sluicegate::mpmc::burst_ring::{BurstRing, Moved, PopError, PushError, ReadCh
 fn run<const N: usize, const W: usize>(seed: u64, start: usize, steps: usize) {
     let ring: BurstRing<u32, N, W> = BurstRing::with_start(start);
     let mut d = Driver::new(N, seed);
-    d.ops(&ring, steps, &format!("seed {seed} start {start}"));
+    let ctx = format!("seed {seed} start {start}");
+    d.ops(&ring, steps, &ctx);
+    d.release_all();
+    d.check(&ring, &ctx);
 }
 
 /// Seeds per capacity and start; more under `SLUICEGATE_MODEL_SEEDS`.
