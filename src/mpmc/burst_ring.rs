@@ -215,6 +215,8 @@ mod batch;
 mod observe;
 #[cfg(all(test, not(sluicegate_loom)))]
 mod pause_tests;
+#[cfg(all(test, not(sluicegate_loom)))]
+mod schedule_tests;
 
 pub use answer::{Moved, PopError, PushError, Stop};
 pub use batch::ReadChunk;

@@ -252,6 +252,8 @@ pub mod pool;
 mod schedule_tests;
 #[cfg(sluicegate_cas)]
 mod scq;
+#[cfg(all(test, sluicegate_cas, not(sluicegate_loom)))]
+mod track;
 #[cfg(sluicegate_cas)]
 mod wait;
 #[cfg(sluicegate_cas)] // needs CAS: on thumbv6m, enable the `portable-atomic` feature

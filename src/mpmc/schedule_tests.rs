@@ -13,17 +13,17 @@
 //! the final drain, give every producer's items in the order it pushed
 //! them; the ring still takes and gives `N` items in order, so no slot or
 //! index was lost; and no pop answered "empty" (no push "full") while the
-//! ring surely held an item (had a free slot) all through it ([`Track`]).
+//! ring surely held an item (had a free slot) all through it ([`Track`](super::track::Track)).
 //! At `N = 2` these schedules cannot exhaust `threshold`'s bound, so the
 //! bound's own misuse is left to the unit tests in `scq.rs`.
 
 extern crate std;
 
+use super::track::{Track, Watch};
 use super::{FreeBits, FreeIndices, FreeMask, FreePool, Ring};
 use crate::sync::pause::{interleave, Pct};
 use crate::sync::splitmix::Rng;
 use crate::Overwritten;
-use core::sync::atomic::{AtomicIsize, AtomicUsize, Ordering::SeqCst};
 use std::boxed::Box;
 use std::collections::BTreeSet;
 use std::vec::Vec;
@@ -50,115 +50,6 @@ struct Log {
     made: Vec<u32>,
 }
 
-/// What a context's operation in progress is checked for.
-#[derive(Clone, Copy, PartialEq)]
-enum Watch {
-    Nothing,
-    /// A pop: "empty" only if the ring was empty at some moment of it.
-    Pop,
-    /// A push: "full" only if no slot was free at some moment of it.
-    Push,
-}
-
-/// What the contexts have done, for the checks that a pop answers "empty"
-/// and a push "full" only if that was true at some moment of the
-/// operation. A context updates it right after an operation returns,
-/// before it can be suspended again, so at every switch it is exact.
-struct Track {
-    seed: u64,
-    /// Items whose push has returned, stored.
-    pushed: AtomicUsize,
-    /// Items a pop or an eviction has returned.
-    removed: AtomicUsize,
-    /// Per context: the most items its operation in progress may take out
-    /// of the ring, and the most slots it may hold for items not yet in.
-    taking: [AtomicUsize; CONTEXTS],
-    holding: [AtomicUsize; CONTEXTS],
-    /// Per context: what its operation in progress is checked for, and the
-    /// least of `sure` since it began.
-    watch: [AtomicUsize; CONTEXTS],
-    least: [AtomicIsize; CONTEXTS],
-}
-
-impl Track {
-    fn new(seed: u64) -> Self {
-        Self {
-            seed,
-            pushed: AtomicUsize::new(0),
-            removed: AtomicUsize::new(0),
-            taking: Default::default(),
-            holding: Default::default(),
-            watch: Default::default(),
-            least: Default::default(),
-        }
-    }
-
-    fn watch(&self, c: usize) -> Watch {
-        match self.watch[c].load(SeqCst) {
-            1 => Watch::Pop,
-            2 => Watch::Push,
-            _ => Watch::Nothing,
-        }
-    }
-
-    /// For context `c`'s pop, the items surely in the ring (pushed, not
-    /// removed, not possibly taken by another context's removal in
-    /// progress); for its push, the slots surely free.
-    fn sure(&self, c: usize) -> isize {
-        let others = |of: &[AtomicUsize; CONTEXTS]| -> isize {
-            (0..CONTEXTS)
-                .filter(|&d| d != c)
-                .map(|d| of[d].load(SeqCst) as isize)
-                .sum()
-        };
-        let inside = self.pushed.load(SeqCst) as isize - self.removed.load(SeqCst) as isize;
-        match self.watch(c) {
-            Watch::Pop => inside - others(&self.taking),
-            Watch::Push => N as isize - inside - others(&self.holding),
-            Watch::Nothing => 0,
-        }
-    }
-
-    /// At every switch and at an operation's end: lowers each `least`.
-    fn observe(&self) {
-        for c in 0..CONTEXTS {
-            if self.watch(c) != Watch::Nothing {
-                self.least[c].fetch_min(self.sure(c), SeqCst);
-            }
-        }
-    }
-
-    fn begin(&self, c: usize, take: usize, hold: usize, watch: Watch) {
-        self.taking[c].store(take, SeqCst);
-        self.holding[c].store(hold, SeqCst);
-        self.watch[c].store(watch as usize, SeqCst);
-        self.least[c].store(self.sure(c), SeqCst);
-    }
-
-    /// Ends context `c`'s operation, which stored `stored` items and
-    /// removed `removed`; `refused`: it answered "empty" (a pop) or "full"
-    /// (a push) for all it was asked.
-    fn end(&self, c: usize, stored: usize, removed: usize, refused: bool) {
-        self.observe();
-        let least = self.least[c].load(SeqCst);
-        let what = match self.watch(c) {
-            Watch::Pop => "pop answered empty while the ring surely held",
-            Watch::Push => "push answered full while the ring surely had free",
-            Watch::Nothing => "",
-        };
-        assert!(
-            !refused || least <= 0 || self.watch(c) == Watch::Nothing,
-            "seed {}: context {c}'s {what} {least} all through it",
-            self.seed
-        );
-        self.watch[c].store(0, SeqCst);
-        self.pushed.fetch_add(stored, SeqCst);
-        self.removed.fetch_add(removed, SeqCst);
-        self.taking[c].store(0, SeqCst);
-        self.holding[c].store(0, SeqCst);
-    }
-}
-
 /// Item `k` of context `c`: its producer is `item / 1000`.
 fn item(c: usize, k: usize) -> u32 {
     (c * 1000 + k) as u32
@@ -169,7 +60,7 @@ fn run_ops<F: FreePool<N>>(
     c: usize,
     ops: &[Op],
     log: &mut Log,
-    track: &Track,
+    track: &Track<CONTEXTS>,
 ) {
     let mut k = 0;
     let mut make = |log: &mut Log| {
@@ -262,7 +153,7 @@ fn schedule<F: FreePool<N>>(seed: u64) {
 
     let mut pct = Pct::new(&mut rng, CONTEXTS, 3, 100);
 
-    let track = Track::new(seed);
+    let track = Track::<CONTEXTS>::new(seed, N);
     let (ring, tr) = (&r, &track);
     let workers: Vec<Box<dyn FnOnce() + Send + '_>> = logs
         .iter_mut()

@@ -1,0 +1,304 @@
+//! Random schedules over the burst ring's pause points: three contexts each
+//! run a short random sequence of pushes, bursts, bulks, evicting pushes,
+//! pops and read chunks held across a switch, on a ring of 2 or 4 slots,
+//! one context at a time; at every pause point the scheduler ([`Pct`]) may
+//! switch, so a context can stay suspended between its claim and its commit
+//! while the others go round the ring.
+//!
+//! After every schedule: each item is popped, handed back (refused or
+//! evicted) or still in the ring, exactly once; each context's pops, and
+//! the final drain, give every producer's items in the order it pushed
+//! them; the ring still takes and gives `N` items in order; a pop answered
+//! "empty" (a push "full") only if the ring was empty (had no free slot) at
+//! some moment of it; and "busy" only while another context was inside an
+//! operation ([`Track`]).
+
+extern crate std;
+
+use super::{BurstRing, PopError, PushError, Stop};
+use crate::mpmc::track::{Track, Watch};
+use crate::sync::pause::{self, interleave, Pct};
+use crate::sync::pause_point;
+use crate::sync::splitmix::Rng;
+use std::boxed::Box;
+use std::collections::BTreeSet;
+use std::vec::Vec;
+
+const CONTEXTS: usize = 3;
+const OPS: usize = 8;
+
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    Push,
+    PushBurst,
+    PushBulk,
+    Overwrite,
+    Pop,
+    PopBurst,
+    PopBulk,
+    /// A read chunk of up to 2, held across a switch.
+    Chunk,
+}
+
+/// What one context saw: the items it got out (in order), the items handed
+/// back to it, the items it made.
+#[derive(Default)]
+struct Log {
+    popped: Vec<u32>,
+    back: Vec<u32>,
+    made: Vec<u32>,
+}
+
+/// Item `k` of context `c`: its producer is `item / 1000`.
+fn item(c: usize, k: usize) -> u32 {
+    (c * 1000 + k) as u32
+}
+
+/// Ends a push of `items` (all or nothing if `bulk`) that stored `n` and
+/// stopped for `stop`.
+fn pushed(
+    track: &Track<CONTEXTS>,
+    c: usize,
+    items: &[u32],
+    (n, stop): (usize, Option<Stop>),
+    bulk: bool,
+    log: &mut Log,
+) {
+    if stop == Some(Stop::Busy) {
+        track.busy(c);
+    }
+    let need = if bulk { items.len() } else { 1 } as isize;
+    track.end_needing(c, n, 0, n == 0 && stop == Some(Stop::Full), need);
+    log.back.extend_from_slice(&items[n..]);
+}
+
+/// Ends a pop (of `need` items, all or nothing, if more than 1) that got
+/// `got` and stopped for `stop`.
+fn popped(
+    track: &Track<CONTEXTS>,
+    c: usize,
+    got: &[u32],
+    stop: Option<Stop>,
+    need: isize,
+    log: &mut Log,
+) {
+    if stop == Some(Stop::Busy) {
+        track.busy(c);
+    }
+    track.end_needing(
+        c,
+        0,
+        got.len(),
+        got.is_empty() && stop == Some(Stop::Empty),
+        need,
+    );
+    log.popped.extend_from_slice(got);
+}
+
+fn run_ops<const N: usize>(
+    r: &BurstRing<u32, N, 1>,
+    c: usize,
+    ops: &[Op],
+    log: &mut Log,
+    track: &Track<CONTEXTS>,
+) {
+    let mut k = 0;
+    let mut make = |log: &mut Log| {
+        let v = item(c, k);
+        k += 1;
+        log.made.push(v);
+        v
+    };
+    for op in ops {
+        match op {
+            Op::Push => {
+                let v = make(log);
+                track.begin(c, 0, 1, Watch::Push);
+                let (n, stop) = match r.try_push(v) {
+                    Ok(()) => (1, None),
+                    Err(e) => (0, Some(e.stop())),
+                };
+                pushed(track, c, &[v], (n, stop), false, log);
+            }
+            Op::PushBurst | Op::PushBulk => {
+                let items = [make(log), make(log)];
+                track.begin(c, 0, 2, Watch::Push);
+                let (n, stop) = match op {
+                    Op::PushBurst => {
+                        let m = r.push_burst(&items);
+                        (m.count, m.stop)
+                    }
+                    _ => match r.push_bulk(&items) {
+                        Ok(()) => (2, None),
+                        Err(stop) => (0, Some(stop)),
+                    },
+                };
+                pushed(track, c, &items, (n, stop), matches!(op, Op::PushBulk), log);
+            }
+            Op::Overwrite => {
+                let v = make(log);
+                track.begin(c, 1, 1, Watch::Nothing);
+                match r.push_overwrite(v) {
+                    Ok(None) => track.end(c, 1, 0, false),
+                    Ok(Some(old)) => {
+                        track.end(c, 1, 1, false);
+                        log.back.push(old);
+                    }
+                    Err(e) => {
+                        if matches!(e, PushError::Busy(_)) {
+                            track.busy(c);
+                        }
+                        track.end(c, 0, 0, false);
+                        log.back.push(e.into_inner());
+                    }
+                }
+            }
+            Op::Pop => {
+                track.begin(c, 1, 0, Watch::Pop);
+                match r.try_pop() {
+                    Ok(v) => popped(track, c, &[v], None, 1, log),
+                    Err(e) => popped(track, c, &[], Some(e.stop()), 1, log),
+                }
+            }
+            Op::PopBurst | Op::PopBulk => {
+                let mut out = [0; 2];
+                track.begin(c, 2, 0, Watch::Pop);
+                let (n, stop) = match op {
+                    Op::PopBurst => {
+                        let m = r.pop_burst(&mut out);
+                        (m.count, m.stop)
+                    }
+                    _ => match r.pop_bulk(&mut out) {
+                        Ok(()) => (2, None),
+                        Err(stop) => (0, Some(stop)),
+                    },
+                };
+                let need = if matches!(op, Op::PopBulk) { 2 } else { 1 };
+                popped(track, c, &out[..n], stop, need, log);
+            }
+            Op::Chunk => {
+                track.begin(c, 2, 0, Watch::Pop);
+                match r.read_chunk(2) {
+                    Ok(chunk) => {
+                        let got: Vec<u32> =
+                            (0..chunk.len()).map(|i| chunk.get(i).unwrap()).collect();
+                        pause_point(pause::TEST_BETWEEN);
+                        chunk.release();
+                        popped(track, c, &got, None, 1, log);
+                    }
+                    Err(stop) => popped(track, c, &[], Some(stop), 1, log),
+                }
+            }
+        }
+    }
+}
+
+/// The items of each producer appear in `seen` in the order it made them.
+fn assert_producer_order(seen: &[u32], what: &str, seed: u64) {
+    for c in 0..CONTEXTS as u32 {
+        let mine: Vec<u32> = seen.iter().copied().filter(|v| v / 1000 == c).collect();
+        assert!(
+            mine.windows(2).all(|w| w[0] < w[1]),
+            "seed {seed}: {what} gives producer {c}'s items out of order: {mine:?}"
+        );
+    }
+}
+
+/// One random schedule of random operations on a fresh ring.
+fn schedule<const N: usize>(seed: u64) {
+    let mut rng = Rng(seed);
+    let r = BurstRing::<u32, N, 1>::new();
+    let plans: Vec<Vec<Op>> = (0..CONTEXTS)
+        .map(|_| {
+            (0..OPS)
+                .map(|_| match rng.below(8) {
+                    0 => Op::Push,
+                    1 => Op::PushBurst,
+                    2 => Op::PushBulk,
+                    3 => Op::Overwrite,
+                    4 => Op::Pop,
+                    5 => Op::PopBurst,
+                    6 => Op::PopBulk,
+                    _ => Op::Chunk,
+                })
+                .collect()
+        })
+        .collect();
+    let mut logs: Vec<Log> = (0..CONTEXTS).map(|_| Log::default()).collect();
+    let mut pct = Pct::new(&mut rng, CONTEXTS, 3, 100);
+    let track = Track::<CONTEXTS>::new(seed, N);
+    let (ring, tr) = (&r, &track);
+    let workers: Vec<Box<dyn FnOnce() + Send + '_>> = logs
+        .iter_mut()
+        .zip(&plans)
+        .enumerate()
+        .map(|(c, (log, ops))| {
+            Box::new(move || run_ops(ring, c, ops, log, tr)) as Box<dyn FnOnce() + Send + '_>
+        })
+        .collect();
+    interleave(workers, |live, last| {
+        track.observe();
+        pct.pick(live, last)
+    });
+
+    let drained: Vec<u32> = r.drain().collect();
+    assert_eq!(
+        r.try_pop(),
+        Err(PopError::Empty),
+        "seed {seed}: the drain stopped early"
+    );
+    assert_producer_order(&drained, "the drain", seed);
+    let mut out: Vec<u32> = drained.clone();
+    let mut made = BTreeSet::new();
+    for (c, log) in logs.iter().enumerate() {
+        assert_producer_order(&log.popped, &std::format!("context {c}'s pops"), seed);
+        out.extend(&log.popped);
+        out.extend(&log.back);
+        made.extend(log.made.iter().copied());
+    }
+    out.sort_unstable();
+    let unique: Vec<u32> = made.iter().copied().collect();
+    assert_eq!(
+        out, unique,
+        "seed {seed}: every item out exactly once (plans {plans:?})"
+    );
+    // No position was lost: the ring still holds N, in order.
+    let again: Vec<u32> = (0..N as u32).collect();
+    assert_eq!(
+        r.push_burst(&again).count,
+        N,
+        "seed {seed}: a slot was lost"
+    );
+    let mut back = [0; N];
+    assert_eq!(
+        r.pop_burst(&mut back).count,
+        N,
+        "seed {seed}: an item was lost"
+    );
+    assert_eq!(back[..], again[..], "seed {seed}");
+}
+
+/// Schedules per capacity: `SLUICEGATE_SCHEDULES` if set (for a longer
+/// hunt), else 1000.
+fn schedules() -> u64 {
+    std::env::var("SLUICEGATE_SCHEDULES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1000)
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "thousands of thread schedules; minutes under Miri")]
+fn random_schedules_2_slots() {
+    for seed in 0..schedules() {
+        schedule::<2>(seed);
+    }
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "thousands of thread schedules; minutes under Miri")]
+fn random_schedules_4_slots() {
+    for seed in 0..schedules() {
+        schedule::<4>(seed);
+    }
+}

@@ -1,0 +1,161 @@
+//! What the contexts of a random schedule have done, for the checks that a
+//! pop answers "empty", a push "full", and (on the burst ring) any call
+//! "busy" only if that was true at some moment of the call. A context
+//! updates it right after an operation returns, before it can be suspended
+//! again, and the scheduler calls [`Track::observe`] at every switch, so
+//! at every switch it is exact. Used by the schedule tests of both MPMC
+//! rings.
+
+extern crate std;
+
+use core::sync::atomic::{AtomicBool, AtomicIsize, AtomicUsize, Ordering::SeqCst};
+
+/// What a context's operation in progress is checked for.
+#[derive(Clone, Copy, PartialEq)]
+pub(crate) enum Watch {
+    Nothing,
+    /// A pop: "empty" only if the ring was empty at some moment of it.
+    Pop,
+    /// A push: "full" only if no slot was free at some moment of it.
+    Push,
+}
+
+/// The record of `C` contexts on a ring of `n` slots.
+pub(crate) struct Track<const C: usize> {
+    pub(crate) seed: u64,
+    n: usize,
+    /// Items whose push has returned, stored.
+    pushed: AtomicUsize,
+    /// Items a pop or an eviction has returned.
+    removed: AtomicUsize,
+    /// Per context: the most items its operation in progress may take out
+    /// of the ring, and the most slots it may hold for items not yet in.
+    taking: [AtomicUsize; C],
+    holding: [AtomicUsize; C],
+    /// Per context: what its operation in progress is checked for, and the
+    /// least of `sure` since it began.
+    watch: [AtomicUsize; C],
+    least: [AtomicIsize; C],
+    /// Per context: inside an operation; and whether another context was
+    /// inside one at some moment of its operation in progress.
+    inside: [AtomicBool; C],
+    others_inside: [AtomicBool; C],
+}
+
+impl<const C: usize> Track<C> {
+    pub(crate) fn new(seed: u64, n: usize) -> Self {
+        Self {
+            seed,
+            n,
+            pushed: AtomicUsize::new(0),
+            removed: AtomicUsize::new(0),
+            taking: core::array::from_fn(|_| AtomicUsize::new(0)),
+            holding: core::array::from_fn(|_| AtomicUsize::new(0)),
+            watch: core::array::from_fn(|_| AtomicUsize::new(0)),
+            least: core::array::from_fn(|_| AtomicIsize::new(0)),
+            inside: core::array::from_fn(|_| AtomicBool::new(false)),
+            others_inside: core::array::from_fn(|_| AtomicBool::new(false)),
+        }
+    }
+
+    fn watch(&self, c: usize) -> Watch {
+        match self.watch[c].load(SeqCst) {
+            1 => Watch::Pop,
+            2 => Watch::Push,
+            _ => Watch::Nothing,
+        }
+    }
+
+    /// For context `c`'s pop, the items surely in the ring (pushed, not
+    /// removed, not possibly taken by another context's removal in
+    /// progress); for its push, the slots surely free.
+    fn sure(&self, c: usize) -> isize {
+        let others = |of: &[AtomicUsize; C]| -> isize {
+            (0..C)
+                .filter(|&d| d != c)
+                .map(|d| of[d].load(SeqCst) as isize)
+                .sum()
+        };
+        let inside = self.pushed.load(SeqCst) as isize - self.removed.load(SeqCst) as isize;
+        match self.watch(c) {
+            Watch::Pop => inside - others(&self.taking),
+            Watch::Push => self.n as isize - inside - others(&self.holding),
+            Watch::Nothing => 0,
+        }
+    }
+
+    /// At every switch and at an operation's end: lowers each `least`, and
+    /// notes for each context inside an operation whether another is too.
+    pub(crate) fn observe(&self) {
+        for c in 0..C {
+            if self.watch(c) != Watch::Nothing {
+                self.least[c].fetch_min(self.sure(c), SeqCst);
+            }
+            if self.inside[c].load(SeqCst) && (0..C).any(|d| d != c && self.inside[d].load(SeqCst))
+            {
+                self.others_inside[c].store(true, SeqCst);
+            }
+        }
+    }
+
+    /// Context `c` starts an operation that may take `take` items out and
+    /// hold `hold` slots for items not yet in.
+    pub(crate) fn begin(&self, c: usize, take: usize, hold: usize, watch: Watch) {
+        self.taking[c].store(take, SeqCst);
+        self.holding[c].store(hold, SeqCst);
+        self.watch[c].store(watch as usize, SeqCst);
+        self.inside[c].store(true, SeqCst);
+        self.others_inside[c].store(false, SeqCst);
+        self.least[c].store(self.sure(c), SeqCst);
+        self.observe();
+    }
+
+    /// Ends context `c`'s operation, which stored `stored` items and
+    /// removed `removed`; `refused`: it answered "empty" (a pop) or "full"
+    /// (a push) for all it was asked.
+    pub(crate) fn end(&self, c: usize, stored: usize, removed: usize, refused: bool) {
+        self.end_needing(c, stored, removed, refused, 1);
+    }
+
+    /// [`end`](Self::end) for an all-or-nothing operation of `need` items:
+    /// "empty" ("full") only if fewer than `need` items (free slots) were
+    /// there at some moment of it.
+    pub(crate) fn end_needing(
+        &self,
+        c: usize,
+        stored: usize,
+        removed: usize,
+        refused: bool,
+        need: isize,
+    ) {
+        self.observe();
+        let least = self.least[c].load(SeqCst);
+        let what = match self.watch(c) {
+            Watch::Pop => "pop answered empty while the ring surely held",
+            Watch::Push => "push answered full while the ring surely had free",
+            Watch::Nothing => "",
+        };
+        assert!(
+            !refused || least < need || self.watch(c) == Watch::Nothing,
+            "seed {}: context {c}'s {what} {least} all through it",
+            self.seed
+        );
+        self.watch[c].store(0, SeqCst);
+        self.inside[c].store(false, SeqCst);
+        self.pushed.fetch_add(stored, SeqCst);
+        self.removed.fetch_add(removed, SeqCst);
+        self.taking[c].store(0, SeqCst);
+        self.holding[c].store(0, SeqCst);
+    }
+
+    /// Before [`end`](Self::end) of an operation that answered "busy":
+    /// another context was inside an operation at some moment of it.
+    pub(crate) fn busy(&self, c: usize) {
+        self.observe();
+        assert!(
+            self.others_inside[c].load(SeqCst),
+            "seed {}: context {c} was answered busy with no other operation in progress",
+            self.seed
+        );
+    }
+}
