@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # The loom models: the library's unit tests in src/<group>/loom_tests.rs
-# (groups spsc, mpmc, limit and wait), built under `--cfg sluicegate_loom`,
-# one `cargo test --lib` per group, each under a 20-minute limit (timeout: a
-# livelocked model fails instead of blocking the gate).
+# (groups spsc, mpmc, mpmc::burst_ring, limit and wait), built under
+# `--cfg sluicegate_loom`, one `cargo test --lib` per group, each under a
+# 20-minute limit (timeout: a livelocked model fails instead of blocking the
+# gate).
 #
 #   ci/loom.sh                                every model, preemption bound 2
 #   ci/loom.sh spsc                           one group
+#   ci/loom.sh mpmc::burst_ring               a nested group
 #   ci/loom.sh mpmc::loom_tests::mask_pool    the models whose test name has this in it
 #   ci/loom.sh limit -- --nocapture           print each model's execution count
 #   LOOM_MAX_PREEMPTIONS=3 ci/loom.sh spsc    a deeper (much slower) search
@@ -30,19 +32,20 @@ while [ $# -gt 0 ]; do
   shift
 done
 if [ ${#selected[@]} -eq 0 ]; then
-  for f in src/*/loom_tests.rs; do selected+=("$(basename "$(dirname "$f")")"); done
+  # Every directory with models is a group, named as its module path
+  # (src/mpmc/burst_ring/loom_tests.rs: mpmc::burst_ring).
+  while IFS= read -r f; do
+    d=$(dirname "${f#src/}")
+    selected+=("${d//\//::}")
+  done < <(find src -name loom_tests.rs | sort)
 fi
 
 for s in "${selected[@]}"; do
   case "$s" in
     *::loom_tests::*) filter=$s ;;
-    *::*)
-      echo "ci/loom.sh: '$s' names no model (a group, or a test path with ::loom_tests::)" >&2
-      exit 2
-      ;;
     *)
-      [ -f "src/$s/loom_tests.rs" ] || {
-        echo "ci/loom.sh: no group '$s' (src/$s/loom_tests.rs)" >&2
+      [ -f "src/${s//:://}/loom_tests.rs" ] || {
+        echo "ci/loom.sh: no group '$s' (src/${s//:://}/loom_tests.rs)" >&2
         exit 2
       }
       filter="$s::loom_tests::"

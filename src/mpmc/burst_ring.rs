@@ -212,6 +212,8 @@
 
 mod answer;
 mod batch;
+#[cfg(all(test, sluicegate_loom))]
+mod loom_tests;
 mod observe;
 #[cfg(all(test, not(sluicegate_loom)))]
 mod pause_tests;
