@@ -31,6 +31,15 @@
 //! only as good as theirs. Its module docs say what the guarantee becomes on
 //! multi-core parts and hosts.
 //!
+//! **On pinned cores that move bursts (packet paths), use [`BurstRing`]**:
+//! one compare-and-swap claims a whole burst and one `fetch_xor` commits
+//! it, 4 locked instructions per burst pair where this ring needs several
+//! per item (`BENCHMARKS.md`). Its price: a context suspended between its
+//! claim and its commit hides what is behind its claim, and the others are
+//! told [`burst_ring::Stop::Busy`] there until it resumes (they never spin
+//! and never see a wrong full or empty). Where contexts are preempted
+//! mid-operation and the others must get past them, this ring is the one.
+//!
 //! ```
 //! use sluicegate::mpmc::Ring;
 //! use sluicegate::{Overwritten, RingStats};

@@ -49,6 +49,17 @@ fn drain<const N: usize>(r: &BurstRing<u32, N, 1>) -> Vec<u32> {
     out
 }
 
+/// After a model: every slot takes an item again and gives it back in
+/// order (no position was lost, no bit left a lap behind).
+fn whole<const N: usize>(r: &BurstRing<u32, N, 1>) {
+    for v in 0..N as u32 {
+        assert_eq!(r.try_push(100 + v), Ok(()), "a slot was lost");
+    }
+    for v in 0..N as u32 {
+        assert_eq!(r.try_pop(), Ok(100 + v), "an item was lost");
+    }
+}
+
 fn sorted(mut v: Vec<u32>) -> Vec<u32> {
     v.sort_unstable();
     v
@@ -78,6 +89,7 @@ fn push_burst_vs_pop_burst() {
         assert_eq!(p.join().unwrap(), 3);
         assert_eq!(got, [1, 2, 3]);
         assert!(r.is_empty());
+        whole(&*r);
     });
 }
 
@@ -103,6 +115,7 @@ fn two_claimers() {
             .collect();
         assert_eq!(sorted(drain(&r)), sorted(stored));
         assert_eq!(r.stats().rejected, 3 - 1, "every refused item counted");
+        whole(&*r);
     });
 }
 
@@ -134,6 +147,7 @@ fn overwrite_vs_pop() {
             }
         }
         assert_eq!(r.stats().overwritten, evicted.is_some() as usize);
+        whole(&*r);
     });
 }
 
@@ -165,6 +179,7 @@ fn overwrite_vs_push() {
             assert!(pushed, "an eviction means the push took the free slot");
         }
         assert_eq!(r.stats().rejected, !pushed as usize);
+        whole(&*r);
     });
 }
 
@@ -181,6 +196,7 @@ fn overwrite_vs_overwrite() {
         assert_eq!(sorted(vec![a.unwrap(), b.unwrap()]), [0, 1]);
         assert_eq!(sorted(drain(&r)), [2, 3]);
         assert_eq!(r.stats().overwritten, 2);
+        whole(&*r);
     });
 }
 
@@ -206,5 +222,28 @@ fn chunk_held_across_operations() {
         assert_eq!(evicted, None);
         assert_eq!(popped, [1]);
         assert_eq!(drain(&r), [2]);
+        whole(&*r);
+    });
+}
+
+/// An eviction while the oldest item is still being pushed (one slot): the
+/// eviction answers busy until the push has published it, and never reads
+/// a slot being written.
+#[test]
+fn overwrite_vs_unpublished_oldest() {
+    explores::model(|| {
+        let r = Arc::new(BurstRing::<u32, 1, 1>::new());
+        let r2 = r.clone();
+        let p = thread::spawn(move || r2.try_push(1));
+        let evicted = overwrite(&r, 2);
+        let pushed = p.join().unwrap();
+        let mut out = drain(&r);
+        out.extend(evicted);
+        let stored: Vec<u32> = if pushed.is_ok() { vec![1, 2] } else { vec![2] };
+        assert_eq!(sorted(out), stored, "every item out once");
+        if let Some(old) = evicted {
+            assert_eq!(old, 1);
+        }
+        whole(&*r);
     });
 }
