@@ -11,7 +11,9 @@ mod splitmix;
 
 use burst_model::Driver;
 // What the model file reaches through `super::`.
-use sluicegate::mpmc::burst_ring::{BurstRing, Moved, PopError, PushError, ReadChunk, Stop};
+use sluicegate::mpmc::burst_ring::{
+    BurstRing, Moved, PopError, PushError, ReadChunk, Stop, WriteChunk,
+};
 
 fn run<const N: usize, const W: usize>(seed: u64, start: usize, steps: usize) {
     let ring: BurstRing<u32, N, W> = BurstRing::with_start(start);

@@ -64,8 +64,15 @@
 //! flips their `published` bits with one `fetch_xor` per word. A **pop** is
 //! the mirror image: it counts the published run from `cons`, claims it
 //! with one CAS of `cons`, copies the items out and flips their `consumed`
-//! bits. Bulks claim only if the run is as long as asked. A read chunk
-//! claims like a pop and flips the bits when it is dropped.
+//! bits. Bulks claim only if the run is as long as asked. A burst whose
+//! run stopped short at a position that opened while it claimed claims
+//! again, so it stops only where it was blocked when it last looked. A read
+//! chunk claims like a pop and flips the bits when it is dropped; a write
+//! chunk claims like a push and publishes when it is filled. Positions a
+//! write chunk was dropped without filling become *voids* (a third bitmap,
+//! read only on slow paths): the first pop blocked at a void at the front
+//! claims the run of voids as a pop would and flips both their bits, so the
+//! laps stay even, and tries again (`write` module).
 //!
 //! When the run is empty, the call decides between its answers with one
 //! more load of each counter: a push whose first position's previous lap is
@@ -130,7 +137,7 @@
 //! before and after a load of `prod == c`: at that load no position was
 //! claimed and unpopped. Every other empty run is busy, and only then: a
 //! claimed position whose bit is not flipped yet belongs to an operation
-//! between its claim and its flip. These loads and the claim CASes are
+//! between its claim and its flip (or is a void, which the pop passes). These loads and the claim CASes are
 //! `SeqCst`, so "at that load" is a point of their single total order.
 //!
 //! **One evictor, and only when full.** `push_overwrite` evicts only after
@@ -219,9 +226,11 @@ mod observe;
 mod pause_tests;
 #[cfg(all(test, not(sluicegate_loom)))]
 mod schedule_tests;
+mod write;
 
 pub use answer::{Moved, PopError, PushError, Stop};
 pub use batch::ReadChunk;
+pub use write::WriteChunk;
 
 use crate::sync::{
     const_fn, pause, pause_point, slots, AtomicU32, AtomicUsize, Ordering, Padded, SharedCounter,
@@ -254,6 +263,10 @@ pub struct BurstRing<T: Copy, const N: usize, const W: usize> {
     published: Padded<[AtomicU32; W]>,
     /// Bit `s`: the parity of the laps of slot `s` consumed.
     consumed: Padded<[AtomicU32; W]>,
+    /// Bit `s`: slot `s`'s position was claimed by a write chunk dropped
+    /// without an item for it (a *void*), and not skipped yet. Read only
+    /// on the slow paths.
+    void: [AtomicU32; W],
     /// Slot `q mod N` holds position `q`'s item while `q` is published and
     /// not consumed. Only the operation that claimed a position touches its
     /// slot between the claim and the flip.
@@ -330,6 +343,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
                 cons: Padded::new(AtomicUsize::new(start.wrapping_mul(ONE))),
                 published: Padded::new(words::<W>()),
                 consumed: Padded::new(words::<W>()),
+                void: words::<W>(),
                 slots: slots::<T, N>(),
                 rejected: SharedCounter::new(),
                 overwritten: SoloCounter::new(),
@@ -490,7 +504,12 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
                 }
             }
             if run::<N, W>(&self.published, old, 1, 1) == 0 {
-                // A push still holds the oldest position.
+                // A push still holds the oldest position, or a dropped
+                // chunk left it void: pass the void and try again.
+                if self.skip_voids(old) {
+                    h = self.prod.load(Ordering::SeqCst);
+                    continue;
+                }
                 return Err(self.refuse(Stop::Busy, item));
             }
             pause_point(pause::BURST_EVICT_CHECKED);
@@ -736,7 +755,40 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
         if run::<N, W>(&self.published, q, 1, 1) == 1 {
             return Blocked::Retry(c);
         }
+        // A void at the front is skipped, and the pop tries again.
+        if q == c && self.skip_voids(c) {
+            return Blocked::Retry(self.cons.load(Ordering::SeqCst));
+        }
         Blocked::Stop(Stop::Busy)
+    }
+
+    /// If position `c` (a counter word that was `cons`) is a void, claims
+    /// the run of voids from it as a pop would and passes them (flipping
+    /// their published and consumed bits, so the laps stay even). Returns
+    /// whether `cons` moved (by us or by another context).
+    #[cold]
+    #[inline(never)]
+    fn skip_voids(&self, c: usize) -> bool {
+        // Acquire: pairs with the dropped chunk's release (it is done with
+        // the slots). A set bit is this lap's: the next lap's push cannot
+        // claim the slot before the skip flips its consumed bit.
+        let v = void_run::<N, W>(&self.void, c);
+        if v == 0 {
+            return false;
+        }
+        let to = c.wrapping_add(v * ONE);
+        if self
+            .cons
+            .compare_exchange(c, to, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+        {
+            // Cleared before the consumed flip, which lets the next lap's
+            // push claim the slot (and perhaps void it again).
+            clear::<N, W>(&self.void, c, v);
+            flip::<N, W>(&self.published, c, v);
+            flip::<N, W>(&self.consumed, c, v);
+        }
+        true
     }
 
     /// Debug builds: after a claim by a push up to counter word `to`, no
@@ -957,6 +1009,55 @@ fn run_on<const N: usize, const W: usize>(
         }
         q = q.wrapping_add(span);
     }
+}
+
+/// How many positions from counter word `from` (at most `N`) have their
+/// bit set in `map` (the voids).
+fn void_run<const N: usize, const W: usize>(map: &[AtomicU32; W], from: usize) -> usize {
+    let mut q = from >> SHIFT;
+    let mut n = 0;
+    while n < N {
+        let s = q & (N - 1);
+        let bit = s % 32;
+        // Acquire: see `skip_voids`.
+        let ones = map[s / 32].load(Ordering::Acquire) >> bit;
+        let room = if N >= 32 { 32 - bit } else { N - s };
+        let span = (N - n).min(room);
+        let got = (!ones).trailing_zeros() as usize;
+        if got < span {
+            return n + got;
+        }
+        n += span;
+        q = q.wrapping_add(span);
+    }
+    N
+}
+
+/// Sets (`set`) or clears the bits in `map` of the `n` positions (`>= 1`)
+/// from counter word `from`, one release read-modify-write per word.
+fn mark<const N: usize, const W: usize>(map: &[AtomicU32; W], from: usize, n: usize, set: bool) {
+    let mut q = from >> SHIFT;
+    let mut left = n;
+    while left > 0 {
+        let s = q & (N - 1);
+        let bit = s % 32;
+        let room = if N >= 32 { 32 - bit } else { N - s };
+        let span = left.min(room);
+        let mask = (u32::MAX >> (32 - span)) << bit;
+        // Release: the slots' owner is done with them.
+        if set {
+            map[s / 32].fetch_or(mask, Ordering::Release);
+        } else {
+            map[s / 32].fetch_and(!mask, Ordering::Release);
+        }
+        q = q.wrapping_add(span);
+        left -= span;
+    }
+}
+
+/// Clears the void bits of the `n` positions from counter word `from`.
+fn clear<const N: usize, const W: usize>(map: &[AtomicU32; W], from: usize, n: usize) {
+    mark::<N, W>(map, from, n, false);
 }
 
 /// Flips the bits in `map` of the `n` positions (`>= 1`) from counter word

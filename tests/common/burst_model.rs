@@ -7,7 +7,7 @@
 //! reached here through `super::`.
 
 use super::splitmix::Rng;
-use super::{BurstRing, Moved, PopError, PushError, ReadChunk, Stop};
+use super::{BurstRing, Moved, PopError, PushError, ReadChunk, Stop, WriteChunk};
 use std::collections::{BTreeMap, BTreeSet};
 use std::format;
 use std::vec;
@@ -34,6 +34,8 @@ pub struct Model {
     pub pushing: BTreeSet<u64>,
     /// Positions claimed by a pop or eviction in progress (not consumed yet).
     pub popping: BTreeSet<u64>,
+    /// Positions a dropped write chunk left without an item, not passed yet.
+    pub voids: BTreeSet<u64>,
     /// An eviction has advanced `prod` and not yet cleared its flag.
     pub evicting: bool,
     pub closed: bool,
@@ -51,6 +53,7 @@ impl Model {
             items: BTreeMap::new(),
             pushing: BTreeSet::new(),
             popping: BTreeSet::new(),
+            voids: BTreeSet::new(),
             evicting: false,
             closed: false,
             rejected: 0,
@@ -110,6 +113,24 @@ impl Model {
             Why::Closed
         } else {
             Why::Busy
+        }
+    }
+
+    /// A pop blocked at a void at the front passes the run of voids there
+    /// (as a pop that consumed them) and tries again.
+    pub fn skip_front_voids(&mut self) {
+        while self.voids.remove(&self.cons) {
+            self.cons += 1;
+        }
+    }
+
+    /// A write chunk that claimed `positions` is dropped with its first
+    /// `written` filled with `items`: those are published, the rest void.
+    pub fn drop_chunk(&mut self, positions: &[u64], items: &[u32], written: usize) {
+        self.publish(&positions[..written], &items[..written]);
+        for q in &positions[written..] {
+            assert!(self.pushing.remove(q));
+            self.voids.insert(*q);
         }
     }
 
@@ -181,21 +202,29 @@ impl Model {
         Ok(())
     }
 
+    /// A burst pop: claims the published run, passes voids in front of it,
+    /// and claims again, until it has `k` or is blocked.
     pub fn pop_burst(&mut self, k: usize) -> (Vec<u32>, Option<Why>) {
-        let n = self.pop_run(k);
-        let (at, items) = self.claim_pop(n);
-        self.consume(&at);
-        let why = (n < k).then(|| {
-            let why = self.pop_stop(self.cons, false);
-            self.count(why, 0)
-        });
-        (items, why)
+        let mut got = Vec::new();
+        while got.len() < k {
+            self.skip_front_voids();
+            let n = self.pop_run(k - got.len());
+            if n == 0 {
+                let why = self.pop_stop(self.cons, false);
+                return (got, Some(self.count(why, 0)));
+            }
+            let (at, items) = self.claim_pop(n);
+            self.consume(&at);
+            got.extend(items);
+        }
+        (got, None)
     }
 
     pub fn pop_bulk(&mut self, k: usize) -> Result<Vec<u32>, Why> {
         if k as u64 > self.n {
             return Err(Why::Empty);
         }
+        self.skip_front_voids();
         let n = self.pop_run(k);
         if n < k {
             let why = self.pop_stop(self.cons + n as u64, n > 0);
@@ -218,6 +247,10 @@ impl Model {
             return Ok(None);
         }
         match self.push_stop(self.prod) {
+            Why::Full if self.voids.contains(&self.cons) => {
+                self.skip_front_voids();
+                self.push_overwrite(item)
+            }
             Why::Full if self.items.contains_key(&self.cons) => {
                 let (old_at, old) = self.claim_pop(1);
                 self.consume(&old_at);
@@ -243,6 +276,8 @@ pub fn stop(why: Why) -> Stop {
 
 /// A held read chunk, the items it claimed and their positions.
 type Held<'r, const N: usize, const W: usize> = (ReadChunk<'r, u32, N, W>, Vec<u32>, Vec<u64>);
+/// A held write chunk and the positions it claimed.
+type Writing<'r, const N: usize, const W: usize> = (WriteChunk<'r, u32, N, W>, Vec<u64>);
 
 /// Random operations on a ring, each checked against the model: answers,
 /// items, counters, length and the closed and drained flags.
@@ -254,6 +289,7 @@ pub struct Driver<'r, const N: usize, const W: usize> {
     /// Whether `ops` may close the ring.
     pub may_close: bool,
     chunks: Vec<Held<'r, N, W>>,
+    writing: Vec<Writing<'r, N, W>>,
 }
 
 impl<'r, const N: usize, const W: usize> Driver<'r, N, W> {
@@ -264,6 +300,7 @@ impl<'r, const N: usize, const W: usize> Driver<'r, N, W> {
             next: 0,
             may_close: true,
             chunks: Vec::new(),
+            writing: Vec::new(),
         }
     }
 
@@ -277,11 +314,17 @@ impl<'r, const N: usize, const W: usize> Driver<'r, N, W> {
         }
     }
 
-    /// Releases every held chunk.
+    /// Releases every held read chunk, and fills every held write chunk.
     pub fn release_all(&mut self) {
         for (chunk, _, at) in self.chunks.drain(..) {
             chunk.release();
             self.m.consume(&at);
+        }
+        for (chunk, at) in self.writing.drain(..) {
+            let items: Vec<u32> = (self.next..self.next + at.len() as u32).collect();
+            self.next += at.len() as u32;
+            assert_eq!(chunk.fill_from_slice(&items), at.len());
+            self.m.drop_chunk(&at, &items, at.len());
         }
     }
 
@@ -307,7 +350,7 @@ impl<'r, const N: usize, const W: usize> Driver<'r, N, W> {
         let k = 1 + self.rng.below(2 * N as u64 + 2) as usize;
         let items: Vec<u32> = (next..next + k as u32).collect();
         self.next += k as u32;
-        let kinds = if self.may_close && !m.closed { 10 } else { 9 };
+        let kinds = if self.may_close && !m.closed { 12 } else { 11 };
         match self.rng.below(kinds) {
             0 => {
                 let want = match m.push_burst(&items[..1]) {
@@ -368,6 +411,7 @@ impl<'r, const N: usize, const W: usize> Driver<'r, N, W> {
             }
             7 => {
                 let got = ring.read_chunk(k);
+                m.skip_front_voids();
                 let n = m.pop_run(k);
                 if n == 0 {
                     let why = m.pop_stop(m.cons, false);
@@ -395,6 +439,50 @@ impl<'r, const N: usize, const W: usize> Driver<'r, N, W> {
                     assert_eq!(got, want, "{ctx}: a held chunk");
                     chunk.release();
                     m.consume(&at);
+                }
+            }
+            9 => {
+                let got = ring.write_chunk(k);
+                let n = m.push_run(k);
+                if n == 0 {
+                    let why = m.push_stop(m.prod);
+                    let why = stop(m.count(why, 0));
+                    assert_eq!(
+                        got.map(|c| c.len()).unwrap_err(),
+                        why,
+                        "{ctx}: write_chunk {k}"
+                    );
+                } else {
+                    let chunk = got.unwrap();
+                    assert_eq!(chunk.len(), n, "{ctx}: write_chunk {k}");
+                    let at = m.claim_push(n);
+                    self.writing.push((chunk, at));
+                }
+            }
+            10 => {
+                // Fill a held write chunk: whole, in part, or not at all.
+                if !self.writing.is_empty() {
+                    let i = self.rng.below(self.writing.len() as u64) as usize;
+                    let (chunk, at) = self.writing.swap_remove(i);
+                    let fresh: Vec<u32> = (self.next..self.next + at.len() as u32).collect();
+                    self.next += at.len() as u32;
+                    let written = match self.rng.below(3) {
+                        0 => {
+                            let mut made = fresh.iter().copied();
+                            chunk.fill_with(|| made.next().unwrap());
+                            at.len()
+                        }
+                        1 => {
+                            drop(chunk);
+                            0
+                        }
+                        _ => {
+                            let w = self.rng.below(at.len() as u64 + 1) as usize;
+                            assert_eq!(chunk.fill_from_slice(&fresh[..w]), w, "{ctx}");
+                            w
+                        }
+                    };
+                    m.drop_chunk(&at, &fresh, written);
                 }
             }
             _ => {

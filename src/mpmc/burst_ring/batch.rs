@@ -5,13 +5,14 @@
 
 use core::marker::PhantomData;
 
-use super::{flip, gap, BurstRing, Moved, Stop, CLOSED, FLAGS, ONE};
-use crate::sync::{pause, pause_point, Ordering};
+use super::{flip, BurstRing, Moved, Stop, ONE};
+use crate::sync::{pause, pause_point};
 
 impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     /// Burst push: copies in as many of `items` as there are free slots
     /// after the newest item (from the front of the slice, up to `N`), with
-    /// one claim, and says how many and why it stopped. The rest count as
+    /// one claim (another if the next slot opened while it claimed), and
+    /// says how many and why it stopped. The rest count as
     /// rejected if the ring was full, as one busy answer if a pop in progress
     /// held the next slot. Never waits.
     ///
@@ -40,25 +41,51 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     #[cold]
     #[inline(never)]
     fn push_burst_slow(&self, items: &[T]) -> Moved {
-        match self.claim_push_slow(1, items.len()) {
-            Ok((h, n)) => self.pushed(h, n, items),
-            Err(stop) => Moved {
-                count: 0,
-                stop: Some(self.count(stop, items.len())),
-            },
-        }
+        self.push_rest(0, items)
     }
 
     /// Fills the `n` positions claimed from `h` with the first `n` of
-    /// `items`, and says why the rest did not fit.
+    /// `items`; pushes the rest if the claim was short.
     #[inline(always)]
     fn pushed(&self, h: usize, n: usize, items: &[T]) -> Moved {
         self.fill(h, &items[..n]);
-        let stop = (n < items.len()).then(|| {
-            let stop = self.push_stopped_at(h.wrapping_add(n * ONE));
-            self.count(stop, items.len() - n)
-        });
-        Moved { count: n, stop }
+        if n == items.len() {
+            return Moved {
+                count: n,
+                stop: None,
+            };
+        }
+        self.push_rest(n, items)
+    }
+
+    /// Pushes `items[done..]` with as many claims as it takes, and says why
+    /// it stopped. A claim is short only where the next position was not
+    /// free when it looked; if it is free now (a pop finished meanwhile),
+    /// the next claim takes it, so a burst answers busy or full only for a
+    /// position that was so at its last look.
+    #[cold]
+    #[inline(never)]
+    fn push_rest(&self, mut done: usize, items: &[T]) -> Moved {
+        loop {
+            match self.claim_push_slow(1, items.len() - done) {
+                Ok((h, n)) => {
+                    self.fill(h, &items[done..done + n]);
+                    done += n;
+                    if done == items.len() {
+                        return Moved {
+                            count: done,
+                            stop: None,
+                        };
+                    }
+                }
+                Err(stop) => {
+                    return Moved {
+                        count: done,
+                        stop: Some(self.count(stop, items.len() - done)),
+                    }
+                }
+            }
+        }
     }
 
     /// Bulk push: copies in all of `items` with one claim, or none. Refuses
@@ -91,8 +118,9 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     }
 
     /// Burst pop: copies out as many items as are published from the
-    /// oldest (up to `out.len()` and `N`), with one claim, and says how many
-    /// and why it stopped. Never waits.
+    /// oldest (up to `out.len()` and `N`), with one claim (another if more
+    /// were published while it claimed), and says how many and why it
+    /// stopped. Never waits.
     ///
     /// ```
     /// use sluicegate::mpmc::burst_ring::{BurstRing, Moved, Stop};
@@ -122,25 +150,48 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     #[cold]
     #[inline(never)]
     fn pop_burst_slow(&self, out: &mut [T]) -> Moved {
-        match self.claim_pop_slow(1, out.len()) {
-            Ok((c, n)) => self.popped(c, n, out),
-            Err(stop) => Moved {
-                count: 0,
-                stop: Some(self.count(stop, 0)),
-            },
-        }
+        self.pop_rest(0, out)
     }
 
-    /// Empties the `n` positions claimed from `c` into the front of `out`,
-    /// and says why the rest of `out` stays unfilled.
+    /// Empties the `n` positions claimed from `c` into the front of `out`;
+    /// pops the rest if the claim was short.
     #[inline(always)]
     fn popped(&self, c: usize, n: usize, out: &mut [T]) -> Moved {
         self.empty_into(c, &mut out[..n]);
-        let stop = (n < out.len()).then(|| {
-            let stop = self.pop_stopped_at(c.wrapping_add(n * ONE));
-            self.count(stop, 0)
-        });
-        Moved { count: n, stop }
+        if n == out.len() {
+            return Moved {
+                count: n,
+                stop: None,
+            };
+        }
+        self.pop_rest(n, out)
+    }
+
+    /// Fills `out[done..]` with as many claims as it takes (see
+    /// [`push_rest`](Self::push_rest)), and says why it stopped.
+    #[cold]
+    #[inline(never)]
+    fn pop_rest(&self, mut done: usize, out: &mut [T]) -> Moved {
+        loop {
+            match self.claim_pop_slow(1, out.len() - done) {
+                Ok((c, n)) => {
+                    self.empty_into(c, &mut out[done..done + n]);
+                    done += n;
+                    if done == out.len() {
+                        return Moved {
+                            count: done,
+                            stop: None,
+                        };
+                    }
+                }
+                Err(stop) => {
+                    return Moved {
+                        count: done,
+                        stop: Some(self.count(stop, 0)),
+                    }
+                }
+            }
+        }
     }
 
     /// Bulk pop: fills all of `out` from the oldest items with one claim, or
@@ -270,47 +321,11 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
         flip::<N, W>(&self.consumed, c, out.len());
     }
 
-    /// Why a push that claimed up to counter word `q` could not claim `q`:
-    /// closed since, full, or busy (module docs).
-    #[cold]
-    #[inline(never)]
-    fn push_stopped_at(&self, q: usize) -> Stop {
-        // SeqCst: as the full test of a claim. `prod >= q` (we claimed up
-        // to it), so `q - cons >= N` means full at this load.
-        let c = self.cons.load(Ordering::SeqCst);
-        if self.prod.load(Ordering::SeqCst) & CLOSED != 0 {
-            Stop::Closed
-        } else if gap(q, c) >= N {
-            Stop::Full
-        } else {
-            Stop::Busy
-        }
-    }
-
-    /// Why a pop that claimed up to counter word `q` could not claim `q`:
-    /// empty, closed and drained, or busy.
-    #[cold]
-    #[inline(never)]
-    fn pop_stopped_at(&self, q: usize) -> Stop {
-        // SeqCst: as the empty test of a claim; `cons >= q`.
-        let p = self.prod.load(Ordering::SeqCst);
-        if gap(p & !FLAGS, q) != 0 {
-            Stop::Busy
-        } else if p & CLOSED == 0 {
-            Stop::Empty
-        } else if super::run::<N, W>(&self.consumed, q, 1, 0) == 1 {
-            Stop::Closed
-        } else {
-            // Closed, and an eviction or a pop of `q - N` in progress.
-            Stop::Busy
-        }
-    }
-
     /// The slot of counter word `word`, and how a run of `len` positions
     /// from it splits at the end of the array: `(start, first, rest)`.
     #[cfg(not(sluicegate_loom))]
     #[inline(always)]
-    fn split(word: usize, len: usize) -> (usize, usize, usize) {
+    pub(super) fn split(word: usize, len: usize) -> (usize, usize, usize) {
         let start = Self::slot(word);
         let first = len.min(N - start);
         (start, first, len - first)
@@ -319,7 +334,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     /// Pointer to slot `s`'s item, with provenance over the whole array.
     #[cfg(not(sluicegate_loom))]
     #[inline(always)]
-    fn slot_ptr(&self, s: usize) -> *mut T {
+    pub(super) fn slot_ptr(&self, s: usize) -> *mut T {
         debug_assert!(s < N);
         // `Slot<T>` is `repr(transparent)` over `MaybeUninit<T>`, so the
         // array is laid out as `[T; N]`; every byte is inside an

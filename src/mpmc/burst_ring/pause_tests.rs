@@ -9,7 +9,7 @@
 
 extern crate std;
 
-use super::{BurstRing, Moved, PopError, PushError, ReadChunk, Stop};
+use super::{BurstRing, Moved, PopError, PushError, ReadChunk, Stop, WriteChunk};
 // `splitmix` and the types above are what the model file reaches through `super::`.
 use crate::sync::pause::{self, stop_at};
 use crate::sync::{splitmix, Point};
@@ -159,17 +159,19 @@ impl Stopped {
                         self.claimed.len()
                     }
                 };
-                let why = (n < k).then(|| {
-                    let q = self.claimed.last().map_or(m.prod, |&q| q + 1);
-                    m.count(m.push_stop(q), k - n)
-                });
+                // A short claim: the rest is pushed with claims of its own.
+                let (more, why) = if n < k {
+                    m.push_burst(&own[n..k])
+                } else {
+                    (0, None)
+                };
                 Answer::Pushed(Moved {
-                    count: n,
+                    count: n + more,
                     stop: why.map(stop),
                 })
             }
             Op::Pop(k) => {
-                let (taken, end) = match self.point {
+                let taken = match self.point {
                     p if p == pause::BURST_POP_CHECKED => {
                         if m.cons != self.seen {
                             let (got, why) = m.pop_burst(k);
@@ -177,17 +179,16 @@ impl Stopped {
                         }
                         let (at, got) = m.claim_pop(self.run);
                         m.consume(&at);
-                        let end = m.cons;
-                        (got, end)
+                        got
                     }
                     _ => {
                         m.consume(&self.claimed);
-                        let end = self.claimed.last().map_or(m.cons, |&q| q + 1);
-                        (self.taken, end)
+                        self.taken
                     }
                 };
-                let why = (taken.len() < k).then(|| stop(m.count(m.pop_stop(end, false), 0)));
-                Answer::Popped(taken, why)
+                // A short claim: the rest is popped with claims of its own.
+                let (more, why) = m.pop_burst(k - taken.len());
+                Answer::Popped([taken, more].concat(), why.map(stop))
             }
             Op::Overwrite => Answer::Overwrote(match self.point {
                 p if p == pause::BURST_EVICT_CHECKED => {

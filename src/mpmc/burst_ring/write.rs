@@ -1,0 +1,205 @@
+//! Write chunks: free slots claimed by a push to be filled in place.
+//!
+//! The claimed positions cannot be given back once another push has
+//! claimed after them, so a chunk is published whole when it is filled, and
+//! a chunk dropped before it is filled (abandoned, or a closure that
+//! panicked while filling it) marks the positions it did not fill *void*:
+//! it sets their bits in a third bitmap and publishes nothing there. A pop
+//! that finds a void at the front of the ring, on its slow path, claims the
+//! run of voids as a pop would and passes them, flipping their published
+//! and consumed bits so that every slot's laps stay even; an eviction whose
+//! oldest position is a void does the same. No fast path reads the void
+//! bits. Until a void is passed the pops behind it answer busy, as they do
+//! behind a push in progress; a bulk pop that finds fewer items than it
+//! asks before a void answers busy too, and a single pop, a burst or a read
+//! chunk passes the void.
+
+use core::marker::PhantomData;
+#[cfg(not(sluicegate_loom))]
+use core::mem::MaybeUninit;
+
+use super::{flip, mark, BurstRing, Stop, ONE};
+use crate::sync::{pause, pause_point};
+
+impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
+    /// Claims up to `max` free slots after the newest item (at least one)
+    /// to be filled in place, with one claim: fill them with
+    /// [`WriteChunk::fill_from_slice`] or [`WriteChunk::fill_with`] (or write
+    /// them through [`WriteChunk::as_mut_slices`] and
+    /// [`WriteChunk::commit`]), which publishes them at once. A chunk
+    /// dropped unfilled leaves its slots void (module docs of `write`):
+    /// pops pass them. Refuses as the other pushes do (a refusal counts as
+    /// busy if it was busy; nothing counts as rejected, as no item was
+    /// handed over).
+    ///
+    /// ```
+    /// use sluicegate::mpmc::burst_ring::{BurstRing, Stop};
+    ///
+    /// let ring: BurstRing<u32, 4, 1> = BurstRing::new();
+    /// let chunk = ring.write_chunk(3).unwrap();
+    /// assert_eq!(chunk.len(), 3);
+    /// chunk.fill_from_slice(&[7, 8, 9]);
+    /// let mut out = [0; 4];
+    /// assert_eq!(ring.pop_burst(&mut out).count, 3);
+    /// assert_eq!(out[..3], [7, 8, 9]);
+    /// drop(ring.write_chunk(2).unwrap()); // dropped unfilled: two voids
+    /// ring.try_push(10).unwrap();
+    /// assert_eq!(ring.try_pop(), Ok(10)); // the voids are passed
+    /// ```
+    pub fn write_chunk(&self, max: usize) -> Result<WriteChunk<'_, T, N, W>, Stop> {
+        match self.claim_push(1, max.max(1)) {
+            Ok((from, len)) => {
+                pause_point(pause::BURST_PUSH_CLAIMED);
+                Ok(WriteChunk {
+                    ring: self,
+                    from,
+                    len,
+                    written: 0,
+                    _items: PhantomData,
+                })
+            }
+            Err(stop) => Err(self.count(stop, 0)),
+        }
+    }
+}
+
+/// Free slots of a [`BurstRing`] claimed to be filled in place; from
+/// [`BurstRing::write_chunk`]. Filling it publishes its items; dropping it
+/// unfilled leaves the rest void.
+///
+/// `Send` and `Sync` where `T: Send` (it hands out no `&T`).
+pub struct WriteChunk<'r, T: Copy, const N: usize, const W: usize> {
+    ring: &'r BurstRing<T, N, W>,
+    /// Counter word of the first position.
+    from: usize,
+    len: usize,
+    /// How many of the first slots hold items to publish when it is dropped.
+    written: usize,
+    _items: PhantomData<&'r mut [T]>,
+}
+
+impl<T: Copy, const N: usize, const W: usize> WriteChunk<'_, T, N, W> {
+    /// How many slots the chunk holds (at least 1).
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::burst_ring::BurstRing<u8, 4, 1> =
+    ///     sluicegate::mpmc::burst_ring::BurstRing::new();
+    /// ring.push_burst(&[1, 2, 3]);
+    /// assert_eq!(ring.write_chunk(8).unwrap().len(), 1);
+    /// ```
+    #[allow(clippy::len_without_is_empty)] // never empty
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Copies the first `len()` of `items` in (fewer if `items` is shorter:
+    /// the rest of the chunk is left void) and publishes them. Returns how
+    /// many it copied.
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::burst_ring::BurstRing<u8, 4, 1> =
+    ///     sluicegate::mpmc::burst_ring::BurstRing::new();
+    /// assert_eq!(ring.write_chunk(2).unwrap().fill_from_slice(&[5, 6, 7]), 2);
+    /// assert_eq!(ring.try_pop(), Ok(5));
+    /// ```
+    pub fn fill_from_slice(mut self, items: &[T]) -> usize {
+        let n = items.len().min(self.len);
+        for (i, item) in items[..n].iter().enumerate() {
+            self.put(i, *item);
+        }
+        n
+    }
+
+    /// Fills every slot with the items `f` makes, in order, and publishes
+    /// them. If `f` panics, what it made so far is published and the rest
+    /// left void.
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::burst_ring::BurstRing<u32, 8, 1> =
+    ///     sluicegate::mpmc::burst_ring::BurstRing::new();
+    /// let mut next = 10;
+    /// ring.write_chunk(3).unwrap().fill_with(|| {
+    ///     next += 1;
+    ///     next
+    /// });
+    /// let mut out = [0; 3];
+    /// ring.pop_bulk(&mut out).unwrap();
+    /// assert_eq!(out, [11, 12, 13]);
+    /// ```
+    pub fn fill_with(mut self, mut f: impl FnMut() -> T) {
+        for i in 0..self.len {
+            let item = f();
+            self.put(i, item);
+        }
+    }
+
+    /// The claimed slots, in order: the part up to the end of the storage,
+    /// then the part that wrapped to its start (often empty). Write them,
+    /// then [`commit`](Self::commit).
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::burst_ring::BurstRing<u32, 4, 1> =
+    ///     sluicegate::mpmc::burst_ring::BurstRing::new();
+    /// let mut chunk = ring.write_chunk(2).unwrap();
+    /// let (first, wrapped) = chunk.as_mut_slices();
+    /// for (slot, v) in first.iter_mut().chain(wrapped).zip(1..) {
+    ///     slot.write(v);
+    /// }
+    /// // SAFETY: both slots were written just above.
+    /// unsafe { chunk.commit() };
+    /// assert_eq!(ring.len(), 2);
+    /// ```
+    #[cfg(not(sluicegate_loom))]
+    pub fn as_mut_slices(&mut self) -> (&mut [MaybeUninit<T>], &mut [MaybeUninit<T>]) {
+        let (start, first, rest) = BurstRing::<T, N, W>::split(self.from, self.len);
+        // SAFETY: the chunk claimed these positions, so their slots are its
+        // own until it publishes them; `&mut self` makes these the only
+        // references; the two ranges are disjoint and inside the array.
+        unsafe {
+            (
+                core::slice::from_raw_parts_mut(self.ring.slot_ptr(start).cast(), first),
+                core::slice::from_raw_parts_mut(self.ring.slot_ptr(0).cast(), rest),
+            )
+        }
+    }
+
+    /// Publishes every slot of the chunk.
+    ///
+    /// # Safety
+    ///
+    /// Every slot was written through [`as_mut_slices`](Self::as_mut_slices).
+    pub unsafe fn commit(mut self) {
+        self.written = self.len;
+    }
+
+    /// Writes `item` to slot `i` of the chunk, the next one unwritten.
+    fn put(&mut self, i: usize, item: T) {
+        debug_assert_eq!(i, self.written);
+        let s = BurstRing::<T, N, W>::slot(self.from.wrapping_add(i * ONE));
+        // SAFETY: the chunk claimed this position, so the slot is its own.
+        unsafe { self.ring.write(s, item) };
+        self.written = i + 1;
+    }
+}
+
+impl<T: Copy, const N: usize, const W: usize> Drop for WriteChunk<'_, T, N, W> {
+    fn drop(&mut self) {
+        pause_point(pause::BURST_PUSH_WRITTEN);
+        if self.written > 0 {
+            flip::<N, W>(&self.ring.published, self.from, self.written);
+        }
+        if self.written < self.len {
+            let rest = self.from.wrapping_add(self.written * ONE);
+            mark::<N, W>(&self.ring.void, rest, self.len - self.written, true);
+        }
+    }
+}
+
+impl<T: Copy, const N: usize, const W: usize> core::fmt::Debug for WriteChunk<'_, T, N, W> {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("WriteChunk")
+            .field("len", &self.len)
+            .field("written", &self.written)
+            .finish()
+    }
+}
