@@ -40,6 +40,10 @@ pub(crate) struct Track<const C: usize> {
     /// inside one at some moment of its operation in progress.
     inside: [AtomicBool; C],
     others_inside: [AtomicBool; C],
+    /// Slots left void by write chunks dropped unfilled (the burst ring):
+    /// a bulk pop that finds fewer items than it asks before one answers
+    /// busy with nothing in progress.
+    voids: AtomicUsize,
 }
 
 impl<const C: usize> Track<C> {
@@ -55,6 +59,7 @@ impl<const C: usize> Track<C> {
             least: core::array::from_fn(|_| AtomicIsize::new(0)),
             inside: core::array::from_fn(|_| AtomicBool::new(false)),
             others_inside: core::array::from_fn(|_| AtomicBool::new(false)),
+            voids: AtomicUsize::new(0),
         }
     }
 
@@ -79,7 +84,12 @@ impl<const C: usize> Track<C> {
         let inside = self.pushed.load(SeqCst) as isize - self.removed.load(SeqCst) as isize;
         match self.watch(c) {
             Watch::Pop => inside - others(&self.taking),
-            Watch::Push => self.n as isize - inside - others(&self.holding),
+            // Voids hold slots until a pop passes them, which the contexts
+            // cannot see: counted as held all along (a weaker check once a
+            // chunk was dropped unfilled).
+            Watch::Push => {
+                self.n as isize - inside - others(&self.holding) - self.voids.load(SeqCst) as isize
+            }
             Watch::Nothing => 0,
         }
     }
@@ -149,13 +159,19 @@ impl<const C: usize> Track<C> {
     }
 
     /// Before [`end`](Self::end) of an operation that answered "busy":
-    /// another context was inside an operation at some moment of it.
-    pub(crate) fn busy(&self, c: usize) {
+    /// another context was inside an operation at some moment of it, or
+    /// (`bulk`: an all-or-nothing pop) a void may stand before enough items.
+    pub(crate) fn busy(&self, c: usize, bulk: bool) {
         self.observe();
         assert!(
-            self.others_inside[c].load(SeqCst),
+            self.others_inside[c].load(SeqCst) || (bulk && self.voids.load(SeqCst) > 0),
             "seed {}: context {c} was answered busy with no other operation in progress",
             self.seed
         );
+    }
+
+    /// A write chunk left `n` slots void.
+    pub(crate) fn voided(&self, n: usize) {
+        self.voids.fetch_add(n, SeqCst);
     }
 }

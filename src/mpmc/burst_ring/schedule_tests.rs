@@ -38,6 +38,9 @@ enum Op {
     PopBulk,
     /// A read chunk of up to 2, held across a switch.
     Chunk,
+    /// A write chunk of up to 2, held across a switch, then filled in
+    /// part or whole (its unfilled slots left void).
+    WriteChunk,
 }
 
 /// What one context saw: the items it got out (in order), the items handed
@@ -65,7 +68,7 @@ fn pushed(
     log: &mut Log,
 ) {
     if stop == Some(Stop::Busy) {
-        track.busy(c);
+        track.busy(c, false);
     }
     let need = if bulk { items.len() } else { 1 } as isize;
     track.end_needing(c, n, 0, n == 0 && stop == Some(Stop::Full), need);
@@ -83,7 +86,7 @@ fn popped(
     log: &mut Log,
 ) {
     if stop == Some(Stop::Busy) {
-        track.busy(c);
+        track.busy(c, need > 1);
     }
     track.end_needing(
         c,
@@ -146,7 +149,7 @@ fn run_ops<const N: usize>(
                     }
                     Err(e) => {
                         if matches!(e, PushError::Busy(_)) {
-                            track.busy(c);
+                            track.busy(c, false);
                         }
                         track.end(c, 0, 0, false);
                         log.back.push(e.into_inner());
@@ -175,6 +178,26 @@ fn run_ops<const N: usize>(
                 };
                 let need = if matches!(op, Op::PopBulk) { 2 } else { 1 };
                 popped(track, c, &out[..n], stop, need, log);
+            }
+            Op::WriteChunk => {
+                track.begin(c, 0, 2, Watch::Push);
+                match r.write_chunk(2) {
+                    Ok(chunk) => {
+                        pause_point(pause::TEST_BETWEEN);
+                        let w = (log.made.len() + c) % (chunk.len() + 1);
+                        let items: Vec<u32> = (0..w).map(|_| make(log)).collect();
+                        let voids = chunk.len() - w;
+                        assert_eq!(chunk.fill_from_slice(&items), w);
+                        track.voided(voids);
+                        track.end(c, w, 0, false);
+                    }
+                    Err(stop) => {
+                        if stop == Stop::Busy {
+                            track.busy(c, false);
+                        }
+                        track.end(c, 0, 0, stop == Stop::Full);
+                    }
+                }
             }
             Op::Chunk => {
                 track.begin(c, 2, 0, Watch::Pop);
@@ -211,7 +234,7 @@ fn schedule<const N: usize>(seed: u64) {
     let plans: Vec<Vec<Op>> = (0..CONTEXTS)
         .map(|_| {
             (0..OPS)
-                .map(|_| match rng.below(8) {
+                .map(|_| match rng.below(9) {
                     0 => Op::Push,
                     1 => Op::PushBurst,
                     2 => Op::PushBulk,
@@ -219,6 +242,7 @@ fn schedule<const N: usize>(seed: u64) {
                     4 => Op::Pop,
                     5 => Op::PopBurst,
                     6 => Op::PopBulk,
+                    7 => Op::WriteChunk,
                     _ => Op::Chunk,
                 })
                 .collect()
