@@ -2,8 +2,8 @@
 # Miri (undefined behaviour, data races, weak memory) over the unit tests and
 # the integration suites that run on threads or drop items in place, on the
 # 64-bit host and on i686 (32-bit usize: the position counters wrap at 2^32),
-# then many scheduler seeds of the overwrite stress test. Installs nightly
-# Miri if missing.
+# then many scheduler seeds of the overwrite and burst ring stress tests.
+# Installs nightly Miri if missing.
 #
 #   ci/miri.sh
 set -euo pipefail
@@ -16,15 +16,20 @@ fi
 
 MIRI_TESTS=(--lib --test spsc --test spsc_stress --test mpmc --test mpmc_stress --test limit_stress
   --test panic_safety --test auto_traits --test close --test everyday --test stats --test mpmc_burst
-  --test spsc_flag)
+  --test spsc_flag --test burst_ring --test burst_ring_stress)
 # timeout: a hang fails instead of blocking the gate.
 timeout 1200 cargo +nightly miri test "${MIRI_TESTS[@]}"
 timeout 900 cargo +nightly miri test --features critical-section --test mpmc_cs --test mpmc_cs_stress --test close --test everyday --test panic_safety --test stats
 # i686: Miri builds its own sysroot for it from rust-src, no rustup target needed.
-timeout 900 cargo +nightly miri test --target i686-unknown-linux-gnu --test spsc --test stats --test spsc_flag
+timeout 900 cargo +nightly miri test --target i686-unknown-linux-gnu --test spsc --test stats --test spsc_flag \
+  --test burst_ring --test burst_ring_stress
 # The waits: futures under pollster and LocalPool, parked blocking calls.
 timeout 900 cargo +nightly miri test --features std --test wait --test close
 timeout 900 cargo +nightly miri test --features std,critical-section --test wait_cs
 # Many interleavings of the overwrite stress test (Miri's scheduler and weak
 # memory emulation are seeded; seeds 3, 6 and 19 found an ordering bug once).
 MIRIFLAGS="-Zmiri-many-seeds=0..24" timeout 900 cargo +nightly miri test --test spsc_stress stress_overwrite
+# Many interleavings of the burst ring's stress test: Busy answers, evictions
+# and read chunks held across switches under each seed's schedule and weak
+# memory (about 5 minutes on two cores).
+MIRIFLAGS="-Zmiri-many-seeds=0..6" timeout 600 cargo +nightly miri test --test burst_ring_stress

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Builds examples/firmware for each emulated board, runs every binary under
 # qemu-system-arm, and fails on any self-check mismatch. Prints one line per
-# board (its spsc, mpmc, mpmc::cs and limiter phases; on the *-async boards
-# also the async phase, an async task woken by the interrupt), then every measured
-# instruction count as one machine-readable line
+# board (its spsc, mpmc, mpmc::cs, burst ring and limiter phases; on the
+# *-async boards also the async phase, an async task woken by the interrupt),
+# then every measured instruction count as one machine-readable line
 #   cost <board> <implementation> <operation> <instructions>
 # (boards microbit-cs, microbit-sc, lm3s6965evb), the table built from those
-# lines, and the .text sizes.
+# lines, the goal comparisons, and the .text sizes.
 #
 #   ci/qemu.sh            # everything
 #   KEEP_LOGS=dir ci/qemu.sh   # keep each QEMU run's output in dir
@@ -130,6 +130,22 @@ awk '
       ev = v[b, "sluicegate-mpmc-cs", "push_overwrite_evict"]
       line = line sprintf("  push_overwrite_evict %s (scq %s)", ev, v[b, "sluicegate-mpmc", "push_overwrite_evict"])
       print line
+    }
+  }' "$COSTS"
+
+echo
+echo "sluicegate-burst-ring bursts of 32, per item, against heapless-mpmc's single operation (goal on lm3s6965evb: <= 1x):"
+awk '
+  { v[$2, $3, $4] = $5; if (!($2 in seen)) { seen[$2] = 1; boards[++n] = $2 } }
+  END {
+    for (i = 1; i <= n; i++) {
+      b = boards[i]
+      push = v[b, "sluicegate-burst-ring", "push_burst32_per_item"]; hpush = v[b, "heapless-mpmc", "try_push"]
+      pop = v[b, "sluicegate-burst-ring", "pop_burst32_per_item"]; hpop = v[b, "heapless-mpmc", "try_pop"]
+      if (push == "" || hpush == "") continue
+      printf "  %-18s  push_burst %s/%s = %.2fx  pop_burst %s/%s = %.2fx  single try_push %s try_pop %s\n", b,
+        push, hpush, push / hpush, pop, hpop, pop / hpop,
+        v[b, "sluicegate-burst-ring", "try_push"], v[b, "sluicegate-burst-ring", "try_pop"]
     }
   }' "$COSTS"
 

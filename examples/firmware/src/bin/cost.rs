@@ -61,9 +61,14 @@ impl Acc {
     }
     /// `k` calls instead of `K` (a ring of fewer than `K` slots).
     fn add_k<S>(&mut self, s: &mut S, f: fn(&mut S, u32) -> u32, k: u32) {
+        self.add_items(s, f, k, 1);
+    }
+    /// `k` calls that each move `items` items: the figure is per item (net
+    /// of one empty call per call).
+    fn add_items<S>(&mut self, s: &mut S, f: fn(&mut S, u32) -> u32, k: u32, items: u32) {
         self.base += timed(s, empty::<S>, k) as u64;
         self.op += timed(s, f, k) as u64;
-        self.calls += k;
+        self.calls += k * items;
     }
     fn x10(&self, clock: &Clock) -> i64 {
         clock.insns_x10(self.op as i64 - self.base as i64, self.calls)
@@ -410,6 +415,80 @@ fn mpmc(clock: &Clock) -> bool {
         & report_mpmc(clock, "heapless-mpmc", &theirs, false)
 }
 
+// --- MPMC bursts: BurstRing, one claim and one commit per burst -------------
+
+/// The burst ring at the other MPMC rows' capacity (`W = N / 32`).
+type Burst = sluicegate::mpmc::BurstRing<u32, MPMC_CAP, { MPMC_CAP / 32 }>;
+
+static BURST_RING: Burst = Burst::new();
+
+/// Items per burst: heapless moves them one operation each.
+const BURST: usize = 32;
+
+fn burst_ring_push(q: &mut &Burst, v: u32) -> u32 {
+    q.try_push(v).is_ok() as u32
+}
+fn burst_ring_pop(q: &mut &Burst, _: u32) -> u32 {
+    q.try_pop().unwrap_or(0)
+}
+fn burst_ring_overwrite(q: &mut &Burst, v: u32) -> u32 {
+    match q.push_overwrite(v) {
+        Ok(old) => old.unwrap_or(0),
+        Err(e) => e.into_inner(),
+    }
+}
+
+/// A burst's source and destination buffers beside the ring.
+struct Bursts {
+    ring: &'static Burst,
+    items: [u32; BURST],
+    out: [u32; BURST],
+}
+
+fn burst_ring_push_burst(s: &mut Bursts, _: u32) -> u32 {
+    s.ring.push_burst(&s.items).count as u32
+}
+fn burst_ring_pop_burst(s: &mut Bursts, _: u32) -> u32 {
+    s.ring.pop_burst(&mut s.out).count as u32
+}
+
+/// The single-item rows of the burst ring (as the other MPMC rings'), then
+/// bursts of [`BURST`]: each timed loop pushes `MPMC_CAP / BURST` bursts
+/// into the empty ring (filling it) and pops them again, and the figure is
+/// per item.
+#[inline(never)]
+fn burst_ring(clock: &Clock) -> bool {
+    let single = mpmc_figs(
+        MPMC_CAP,
+        &mut &BURST_RING,
+        burst_ring_push,
+        burst_ring_pop,
+        Some(burst_ring_overwrite),
+    );
+    let s = &mut Bursts {
+        ring: &BURST_RING,
+        items: core::array::from_fn(|i| i as u32),
+        out: [0; BURST],
+    };
+    let (mut push, mut pop) = (Acc::default(), Acc::default());
+    let per_loop = (MPMC_CAP / BURST) as u32;
+    let before = BURST_RING.stats();
+    let mut sane = BURST_RING.is_empty();
+    for _ in 0..4 * ROUNDS {
+        push.add_items(s, burst_ring_push_burst, per_loop, BURST as u32);
+        sane &= BURST_RING.is_full();
+        pop.add_items(s, burst_ring_pop_burst, per_loop, BURST as u32);
+        sane &= BURST_RING.is_empty() && s.out == s.items;
+    }
+    // Every timed burst moved all 32: nothing refused, nothing busy.
+    let after = BURST_RING.stats();
+    sane &= after.busy == 0 && after.rejected == before.rejected;
+    let imp = "sluicegate-burst-ring";
+    sane & report_mpmc(clock, imp, &single, true)
+        & report(clock, imp, "push_burst32_per_item", push)
+        & report(clock, imp, "pop_burst32_per_item", pop)
+}
+
 // --- AIMD limiter (heapless has none) ----------------------------------------
 
 /// The default preset: limit 8, so one permit at a time never grows it (in
@@ -491,6 +570,7 @@ fn main() -> ! {
     ok &= spsc_reject(&clock);
     ok &= spsc_overwrite(&clock);
     ok &= mpmc(&clock);
+    ok &= burst_ring(&clock);
     ok &= limit(&clock);
     fw::exit(ok)
 }

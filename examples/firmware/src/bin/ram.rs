@@ -67,6 +67,24 @@ fn main() -> ! {
         1024,
         size_of::<mpmc::Ring<u32, 1024, mpmc::FreeBits<32>>>(),
     );
+    line(
+        "sluicegate-burst-ring",
+        "u32",
+        8,
+        size_of::<mpmc::BurstRing<u32, 8, 1>>(),
+    );
+    line(
+        "sluicegate-burst-ring",
+        "u32",
+        128,
+        size_of::<mpmc::BurstRing<u32, 128, 4>>(),
+    );
+    line(
+        "sluicegate-burst-ring",
+        "u32",
+        1024,
+        size_of::<mpmc::BurstRing<u32, 1024, 32>>(),
+    );
     for n in [8, 128] {
         let bytes = match n {
             8 => size_of::<heapless::mpmc::Queue<u32, 8>>(),

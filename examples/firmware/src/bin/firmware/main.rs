@@ -21,6 +21,15 @@
 //!   progress, and on `mpmc::cs::Ring`, whose operations are each one
 //!   critical section, so the interrupt lands between them (and its
 //!   `push_overwrite` never hands the new item back).
+//! - Burst ring: the interrupt pushes single samples, bursts and evicting
+//!   pushes into a `static` `mpmc::BurstRing` while the main loop pops
+//!   bursts, some read in place and held across slow work; a push that
+//!   needs a slot a preempted pop holds answers busy, and the interrupt
+//!   counts it and moves on (see `burst.rs`). Check: every sample popped,
+//!   evicted or refused exactly once (count and sum), in order, payloads
+//!   intact, the refusals and evictions equal to the ring's counters, busy
+//!   answers seen (the interrupt did land inside a pop), and the closed,
+//!   drained ring answers closed.
 //! - Limiter: the main loop asks a `static` AIMD limiter for permits (a mix of
 //!   priority classes) as fast as it is allowed and hands each admitted permit,
 //!   stamped with the SysTick interrupt count, to the interrupt through a
@@ -49,7 +58,9 @@ use cortex_m_rt::{entry, exception};
 use critical_section::Mutex;
 use fw::{hprintln, Clock, Rng};
 
+mod burst;
 mod events;
+use burst::{burst_phase, BurstIsr};
 use events::{mpmc_phase, MpmcIsr, BITS_EVENTS, CS_EVENTS, EVENTS, MASK_EVENTS};
 use sluicegate::limit::{Limiter, LimiterConfig, Permit, Priority, CLASSES};
 use sluicegate::spsc::{Consumer, Overwrite, Producer, Ring};
@@ -387,6 +398,7 @@ struct Isr {
     reload_mask: u32,
     spsc: Option<SpscIsr>,
     mpmc: Option<MpmcIsr>,
+    burst: Option<BurstIsr>,
     limit: Option<LimitIsr>,
 }
 
@@ -405,6 +417,9 @@ fn SysTick() {
             }
             if let Some(mpmc) = isr.mpmc.as_mut() {
                 mpmc.tick();
+            }
+            if let Some(burst) = isr.burst.as_mut() {
+                burst.tick();
             }
             if let Some(limit) = isr.limit.as_mut() {
                 limit.tick(&mut isr.rng);
@@ -531,6 +546,7 @@ fn main() -> ! {
         reload_mask,
         spsc: None,
         mpmc: None,
+        burst: None,
         limit: None,
     });
     with_isr(|isr| isr.syst.enable_interrupt());
@@ -540,11 +556,12 @@ fn main() -> ! {
     let (cs_ok, cs_main, cs_isr) = mpmc_phase(&CS_EVENTS, "mpmc::cs", true);
     let (mask_ok, mask_main, mask_isr) = mpmc_phase(&MASK_EVENTS, "mpmc::SmallRing", false);
     let (bits_ok, bits_main, bits_isr) = mpmc_phase(&BITS_EVENTS, "mpmc::Ring<FreeBits>", false);
+    let (burst_ok, burst) = burst_phase();
     let (limit_ok, limit) = limit_phase();
 
     with_isr(|isr| isr.syst.disable_interrupt());
     #[allow(unused_mut)]
-    let mut ok = spsc_ok && scq_ok && cs_ok && mask_ok && bits_ok && limit_ok;
+    let mut ok = spsc_ok && scq_ok && cs_ok && mask_ok && bits_ok && burst_ok && limit_ok;
     #[cfg(feature = "defmt")]
     {
         let bytes = fw::defmt_bytes();
@@ -552,7 +569,7 @@ fn main() -> ! {
         ok &= bytes > 0;
     }
     hprintln!(
-        "{} ({}, {}): {} spsc[produced={} received={} overwritten={} shed-mid-pop={}] mpmc[pushed={} evicted={} rejected={}] mpmc::cs[pushed={} evicted={} rejected={}] mpmc::SmallRing[pushed={} evicted={} rejected={}] FreeBits[pushed={} evicted={} rejected={}] limit[admitted={} shed={} success/drop/ignore={}/{}/{} up={} down={} range={}..={}]",
+        "{} ({}, {}): {} spsc[produced={} received={} overwritten={} shed-mid-pop={}] mpmc[pushed={} evicted={} rejected={}] mpmc::cs[pushed={} evicted={} rejected={}] mpmc::SmallRing[pushed={} evicted={} rejected={}] FreeBits[pushed={} evicted={} rejected={}] BurstRing[produced={} full={} busy={}] limit[admitted={} shed={} success/drop/ignore={}/{}/{} up={} down={} range={}..={}]",
         fw::BOARD,
         fw::CORE,
         fw::CAS,
@@ -573,6 +590,9 @@ fn main() -> ! {
         bits_main.produced + bits_isr.produced,
         bits_main.evicted + bits_isr.evicted,
         bits_main.rejected + bits_isr.rejected,
+        burst.produced,
+        burst.full.count,
+        burst.busy.count,
         limit.admitted,
         limit.shed,
         limit.succeeded,
