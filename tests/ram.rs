@@ -41,6 +41,21 @@ fn measured() -> Vec<(&'static str, usize, usize)> {
         1024,
         size_of::<mpmc::Ring<u32, 1024, mpmc::FreeBits<32>>>(),
     ));
+    rows.push((
+        "mpmc::BurstRing",
+        8,
+        size_of::<mpmc::BurstRing<u32, 8, 1>>(),
+    ));
+    rows.push((
+        "mpmc::BurstRing",
+        128,
+        size_of::<mpmc::BurstRing<u32, 128, 4>>(),
+    ));
+    rows.push((
+        "mpmc::BurstRing",
+        1024,
+        size_of::<mpmc::BurstRing<u32, 1024, 32>>(),
+    ));
     rows.push(("limit::Limiter", 0, size_of::<Limiter>()));
     rows
 }
@@ -73,6 +88,9 @@ fn ram_on_x86_64_is_what_the_readme_says() {
         ("mpmc::Ring<FreeBits>", 8, 896),
         ("mpmc::Ring<FreeBits>", 128, 3328),
         ("mpmc::Ring<FreeBits>", 1024, 21248),
+        ("mpmc::BurstRing", 8, 640),
+        ("mpmc::BurstRing", 128, 1152),
+        ("mpmc::BurstRing", 1024, 4736),
         ("limit::Limiter", 0, 512),
     ];
     let got = measured();
