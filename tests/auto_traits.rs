@@ -170,16 +170,17 @@ fn shared_read_chunk_from_two_threads() {
 }
 
 /// The same through a shared read chunk of an `Overwrite` ring, with the
-/// producer evicting (and shedding) on a third thread meanwhile.
+/// producer pushing with overwrite on a third thread meanwhile (every push
+/// rejected: the chunk holds the oldest item).
 #[test]
-fn shared_read_chunk_while_the_producer_sheds() {
+fn shared_read_chunk_while_the_producer_rejects() {
     let mut ring: Ring<AtomicU32, 2, Overwrite> = Ring::new();
     let (mut tx, mut rx) = ring.split();
     tx.try_push(AtomicU32::new(0)).unwrap();
     tx.try_push(AtomicU32::new(100)).unwrap();
     let rounds = if cfg!(miri) { 20 } else { 1000 };
     let chunk = rx.read_chunk_up_to(2);
-    let shed = std::thread::scope(|s| {
+    let rejected = std::thread::scope(|s| {
         let chunk = &chunk;
         for _ in 0..2 {
             s.spawn(move || {
@@ -191,7 +192,7 @@ fn shared_read_chunk_while_the_producer_sheds() {
                 }
             });
         }
-        // The producer never waits: full and claimed, so it sheds each new item.
+        // The producer never waits: full and claimed, so it rejects each new item.
         s.spawn(move || {
             (0..rounds)
                 .filter(|_| tx.push_overwrite(AtomicU32::new(7)).into_item().is_some())
@@ -200,7 +201,7 @@ fn shared_read_chunk_while_the_producer_sheds() {
         .join()
         .unwrap()
     });
-    assert_eq!(shed, rounds as usize);
+    assert_eq!(rejected, rounds as usize);
     drop(chunk);
     let got: Vec<u32> = std::iter::from_fn(|| rx.try_pop())
         .map(AtomicU32::into_inner)

@@ -4,7 +4,7 @@
 //! [`Ring<T, N>`] holds up to `N` items. Any number of threads, interrupt
 //! handlers or cores may push and pop through `&Ring` at the same time, and it
 //! lives in a `static` with no `unsafe` in user code. A full ring either
-//! rejects the new item ([`Ring::try_push`]) or sheds the oldest one to make
+//! rejects the new item ([`Ring::try_push`]) or evicts the oldest one to make
 //! room ([`Ring::push_overwrite`]).
 //!
 //! **For at most `usize::BITS` items (32 on Cortex-M, 64 on hosts), and
@@ -70,8 +70,8 @@
 //! after `3N-1` misses instead of chasing `tail` forever.
 //!
 //! [`Ring::push_overwrite`] on a full ring takes the oldest index from `aq`
-//! (the eviction), reads the shed item out of that slot, writes the new item in
-//! its place and appends the index to `aq` again.
+//! (the eviction), reads the evicted item out of that slot, writes the new
+//! item in its place and appends the index to `aq` again.
 //!
 //! # Progress
 //!

@@ -142,7 +142,7 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
     }
 
     /// Pushes `item`, waiting for room: pressure travels upstream instead of
-    /// being shed. With the `std` feature the thread **sleeps** (parked)
+    /// being rejected. With the `std` feature the thread **sleeps** (parked)
     /// until a pop or the consumer's drop wakes it. Without `std` it
     /// **spins** with [`crossbeam_utils::Backoff`] (which yields the thread
     /// only if some crate in the build enables crossbeam-utils' `std`
