@@ -180,7 +180,7 @@
 //! counters with one word, [`FreeBits`] with `N` bits and one word): `N`
 //! slots of `T`, plus `2 × 2N` words of entries, plus six index
 //! counters (`head`, `tail` and `threshold` of each index ring; each on its
-//! own 128-byte line on hosts, unpadded on bare-metal Arm), plus the two
+//! own 128-byte line on hosts, unpadded on bare-metal Arm), plus the three
 //! statistics words `rejected`, `overwritten` and `peak` and the `state`
 //! word (closed, evictions started), never padded. On thumbv7em a
 //! `Ring<u32, 8>` takes 200 bytes: 32 of slots, 128 of entries and 40 of
