@@ -219,8 +219,12 @@ impl RingStats {
 
 /// The ring was closed: the item that could not be pushed, handed back.
 ///
-/// Returned by the waiting pushes of a closed MPMC ring (and by a push into
-/// an SPSC ring whose consumer is gone). `Debug` does not need `T: Debug`.
+/// Returned by the waiting pushes (`push_blocking`, `push().await`) of a
+/// closed MPMC ring, and of an SPSC ring that is full and whose consumer is
+/// gone. An SPSC ring has no `close`: dropping a handle is its close, and
+/// the other handle's `is_abandoned` is the same condition as "closed"
+/// here (`Producer::is_abandoned`: the consumer is gone; a push that needs
+/// room then gets `Closed`). `Debug` does not need `T: Debug`.
 ///
 /// ```
 /// use sluicegate::Closed;
