@@ -20,6 +20,12 @@
 //! in `N` bits and a count: `Ring<u32, 1024, FreeBits<32>>` takes 12 448
 //! bytes on a Cortex-M4 instead of 20 520. See [`pool`].
 //!
+//! **For bursts between pinned cores (packet paths), see [`BurstRing`]**:
+//! one CAS claims a whole burst and one `fetch_xor` per 32 slots commits
+//! it, but a context suspended inside an operation hides what is behind
+//! its claim (the others are answered `Busy`), so it is not lock-free. Its
+//! module docs say when to pick which MPMC ring.
+//!
 //! **On a single-core microcontroller, use [`cs::Ring`] instead** (feature
 //! `critical-section`): the same API, counters and outcomes, each operation
 //! one critical section, at a sixth to a seventh of this ring's instructions
