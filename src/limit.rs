@@ -36,7 +36,8 @@
 //! nearest sample is close to the median (on a uniform ±50 % service the
 //! estimate's mean distance from the median is 7.3 % of it, against 7.0 %
 //! with the steps alone). Latencies are kept in 1/16 tick, so a one-tick
-//! clock still has a resolution.
+//! clock still has a resolution; a latency above 2^28 − 1 ticks counts as
+//! 2^28 − 1, so that it fits 32 bits in those units.
 //!
 //! At light load nearly every request is queue-free. When a dependency gets
 //! slower for good, every sample is slow, the limit falls to `min_limit`,
@@ -127,6 +128,11 @@
 //!    latency (the p50 under AIMD, the mean under Gradient); 1.5 keeps the
 //!    median within about 1.5× the unloaded one. Or set `latency_floor` to
 //!    an absolute budget under which no sample counts as slow.
+//! 4. The tick of the clock you pass to [`Permit::success`]: at most about
+//!    the typical latency (the suite's `tick-1ms` scenarios run a 1 ms
+//!    tick on a 1.2 ms operation; a finer tick is better), and long enough
+//!    that the slowest latency that matters stays under 2^28 − 1 ticks
+//!    (268 s at 1 µs, 0.27 s at 1 ns).
 //!
 //! # How it is built
 //!

@@ -26,8 +26,13 @@ pub struct Permit<'a> {
 
 impl Permit<'_> {
     /// The request completed after `latency_ticks` ticks of the caller's
-    /// clock (any unit, the same for every call; 0 counts as 1). Compute it
-    /// with `end.wrapping_sub(start)` on a wrapping counter.
+    /// clock (any unit, the same for every call; 0 counts as 1, and a
+    /// latency above 2^28 − 1 ticks counts as 2^28 − 1). Compute it with
+    /// `end.wrapping_sub(start)` on a wrapping counter. Pick a tick at most
+    /// about the typical latency (a tick as long as the operation still
+    /// works; finer is better) and long enough that the slowest latency
+    /// that matters stays under 2^28 − 1 ticks: 268 s at 1 µs, 0.27 s at
+    /// 1 ns.
     ///
     /// A success admitted with at most `min_limit` in flight teaches the
     /// baseline; a window (`max(limit, 16)` successes) whose majority is
