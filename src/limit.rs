@@ -387,7 +387,7 @@ struct Track {
 /// Words written off the success path: on refusals, cuts and growth, and by
 /// the classes with a reserve (kept off both the admission word's line and
 /// the adaptation words' line, which every success reads).
-struct Side {
+struct Cold {
     decreases: SharedCounter,
     increases: SharedCounter,
     probes: SharedCounter,
@@ -407,7 +407,7 @@ pub struct Limiter {
     /// The admission word and the release counters.
     hot: Padded<Hot>,
     track: Padded<Track>,
-    side: Padded<Side>,
+    cold: Padded<Cold>,
     /// Immutable after construction: `min_limit ≤ max_limit ≤ MAX_LIMIT`.
     min_limit: usize,
     max_limit: usize,
@@ -543,7 +543,7 @@ impl Limiter {
                     step: AtomicUsize::new(1),
                     resume: AtomicUsize::new(0),
                 }),
-                side: Padded::new(Side {
+                cold: Padded::new(Cold {
                     decreases: SharedCounter::new(),
                     increases: SharedCounter::new(),
                     probes: SharedCounter::new(),
@@ -703,7 +703,7 @@ impl Limiter {
     /// );
     /// ```
     pub fn stats(&self) -> LimiterStats {
-        let (t, side) = (&*self.track, &*self.side);
+        let (t, cold) = (&*self.track, &*self.cold);
         let (word, [succeeded, dropped, ignored], in_flight) = self.snapshot();
         LimiterStats {
             limit: limit_of(word) as u32,
@@ -714,10 +714,10 @@ impl Limiter {
             succeeded,
             dropped,
             ignored,
-            shed: [side.shed[0].get(), side.shed[1].get(), side.shed[2].get()],
-            decreases: side.decreases.get(),
-            increases: side.increases.get(),
-            probes: side.probes.get(),
+            shed: [cold.shed[0].get(), cold.shed[1].get(), cold.shed[2].get()],
+            decreases: cold.decreases.get(),
+            increases: cold.increases.get(),
+            probes: cold.probes.get(),
             baseline: self.baseline(),
             mean: ticks_of(t.mean.load(Ordering::Relaxed)),
         }
@@ -730,7 +730,7 @@ impl Limiter {
         // Critical (class 0) never has a reserve.
         if class != 0 && self.reserves[class] != 0 {
             // Relaxed: as in `try_acquire_with`.
-            self.side.holding[class - 1].fetch_sub(1, Ordering::Relaxed);
+            self.cold.holding[class - 1].fetch_sub(1, Ordering::Relaxed);
         }
     }
 
@@ -743,20 +743,20 @@ impl Limiter {
         self.hot.released.ignored.add_release(1);
     }
 
-    fn on_dropped(&self, admitted: usize, priority: Priority) {
+    fn on_dropped(&self, at_admission: usize, priority: Priority) {
         self.leave_class(priority);
         // Release: as in `on_ignore`.
         self.hot.released.dropped.add_release(1);
         match self.law {
-            Law::Aimd => self.aimd_overload(admitted),
+            Law::Aimd => self.aimd_overload(at_admission),
             Law::Gradient => {
-                self.cut(epoch_of(admitted), None);
+                self.cut(epoch_of(at_admission), None);
             }
         }
     }
 
     #[inline]
-    fn on_success(&self, admitted: usize, priority: Priority, ticks: u32) {
+    fn on_success(&self, at_admission: usize, priority: Priority, ticks: u32) {
         self.leave_class(priority);
         // In 1/16 tick; 0 ticks counts as 1 and the value fits 32 bits.
         let x = (ticks.clamp(1, MAX_TICKS) as usize) << FRAC;
@@ -768,12 +768,12 @@ impl Limiter {
             .success
             .fetch_add(1, Ordering::Release)
             .wrapping_add(1);
-        if in_flight_of(admitted) <= self.min_limit {
+        if in_flight_of(at_admission) <= self.min_limit {
             self.learn(x, n);
         }
         match self.law {
-            Law::Aimd => self.aimd_success(admitted, priority, x, n),
-            Law::Gradient => self.gradient_success(admitted, priority, x),
+            Law::Aimd => self.aimd_success(at_admission, priority, x, n),
+            Law::Gradient => self.gradient_success(at_admission, priority, x),
         }
     }
 }
