@@ -32,13 +32,13 @@ macro_rules! assert_not {
     }};
 }
 
-type C = Cell<u32>; // Send + !Sync: the payload of issue 17's data race
+type C = Cell<u32>; // Send + !Sync: shared through a `&T`, a data race
 type R = Rc<u32>; // !Send + !Sync
 
 #[test]
 fn spsc_read_side_is_sync_only_for_sync_items() {
-    // Issue 17: these hand out `&T` through `&self` (`peek`, `as_slices`,
-    // `Deref`), so sharing them must need `T: Sync`.
+    // These hand out `&T` through `&self` (`as_slices`, `Deref`), or could
+    // (the consumer's bound), so sharing them must need `T: Sync`.
     assert_not!(Sync:
         Consumer<'static, C, 4>,
         Consumer<'static, C, 4, Overwrite>,
@@ -95,6 +95,33 @@ fn mpmc_ring_needs_only_send_items() {
     assert_not!(Sync: mpmc::Ring<R, 4>);
 }
 
+#[test]
+fn burst_ring_needs_send_items_and_its_read_chunk_sync_ones() {
+    use mpmc::burst_ring::{Moved, PopError, PushError, ReadChunk, Stop};
+    // The ring moves `Copy` items by value; only a read chunk lends `&T`.
+    type K = std::marker::PhantomData<C>; // Copy + Send + !Sync
+    is_send::<mpmc::BurstRing<K, 4, 1>>();
+    is_sync::<mpmc::BurstRing<K, 4, 1>>();
+    assert_not!(Send: ReadChunk<'static, K, 4, 1>);
+    assert_not!(Sync: ReadChunk<'static, K, 4, 1>);
+    is_send::<ReadChunk<'static, u8, 4, 1>>();
+    is_sync::<ReadChunk<'static, u8, 4, 1>>();
+    // Items that can't cross threads make nothing cross threads.
+    type P = *const u8; // Copy, !Send, !Sync
+    assert_not!(Send: mpmc::BurstRing<P, 4, 1>);
+    assert_not!(Sync: mpmc::BurstRing<P, 4, 1>);
+    // The answers: plain data, or the item handed back.
+    is_send::<Moved>();
+    is_sync::<Moved>();
+    is_send::<Stop>();
+    is_sync::<Stop>();
+    is_send::<PopError>();
+    is_sync::<PopError>();
+    is_send::<PushError<K>>();
+    assert_not!(Sync: PushError<K>);
+    assert_not!(Send: PushError<P>);
+}
+
 #[cfg(feature = "critical-section")]
 #[test]
 fn mpmc_cs_ring_needs_only_send_items() {
@@ -147,7 +174,7 @@ fn limiter_and_error_types() {
 }
 
 /// Threads that share a read chunk of `Sync` items may read the same items
-/// at once (the sound case of issue 17's race; Miri checks it).
+/// at once (the sound case of that race; Miri checks it).
 #[test]
 fn shared_read_chunk_from_two_threads() {
     let mut ring: Ring<AtomicU32, 4> = Ring::new();

@@ -83,7 +83,7 @@ fn expect_panic(f: impl FnOnce()) {
     }
 }
 
-/// Issue 17's reproduction: `commit` over items whose second one panics in
+/// `commit` over items whose second one panics in
 /// `drop`. The two items up to the panic are gone (each dropped once), the
 /// rest are still in the ring in order, and nothing is dropped twice.
 fn commit_with_panicking_drop<P: Policy>(start: usize, commit_all: bool) {
