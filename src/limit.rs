@@ -51,8 +51,10 @@
 //! that got faster under load), and after 8 successes of that epoch (32 for
 //! a young baseline) puts the old limit back.
 //!
-//! A success is *slow* when its latency exceeds all of `tolerance ×
-//! baseline`, `baseline + 1 tick` (a clock whose tick is close to the
+//! A success is *slow* when its latency exceeds all of `baseline +
+//! (tolerance − 1) × mean` (the queueing accepted scales with the mean
+//! service time; about `tolerance × baseline` when the service's median is
+//! near its mean), `baseline + 1 tick` (a clock whose tick is close to the
 //! operation time measures a request that crosses one tick boundary as
 //! twice as slow), and `latency_floor`.
 //!
