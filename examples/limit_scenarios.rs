@@ -4,7 +4,7 @@
 //! cargo run --release --example limit_scenarios                  # every scenario
 //! cargo run --release --example limit_scenarios -- spread exp    # names containing "spread" or "exp"
 //! cargo run --release --example limit_scenarios -- --markdown    # tables for BENCHMARKS.md
-//! cargo run --release --example limit_scenarios -- --goals       # issue #13's goals per crate row
+//! cargo run --release --example limit_scenarios -- --goals       # the goals, per crate row
 //! cargo run --release --example limit_scenarios -- --goals --seeds 8  # ... on 8 draws of each scenario
 //! cargo run --release --example limit_scenarios -- --draw 3 slow # the table on another draw
 //! ```

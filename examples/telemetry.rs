@@ -86,14 +86,14 @@ fn main() {
         100.0 * delivered.len() as f64 / produced.max(1) as f64
     );
     println!(
-        "overwritten: {} ({:.1} % of produced), shed at the door: {}; left in the ring: {}",
+        "overwritten: {} ({:.1} % of produced), rejected: {}; left in the ring: {}",
         stats.overwritten,
         100.0 * stats.overwritten as f64 / produced.max(1) as f64,
         stats.rejected,
         TELEMETRY.len()
     );
     println!(
-        "accounting: delivered + overwritten + shed + left = {} (produced {produced})",
+        "accounting: delivered + overwritten + rejected + left = {} (produced {produced})",
         delivered.len() + stats.overwritten + stats.rejected + TELEMETRY.len()
     );
     println!(

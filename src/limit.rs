@@ -36,7 +36,8 @@
 //! nearest sample is close to the median (on a uniform ±50 % service the
 //! estimate's mean distance from the median is 7.3 % of it, against 7.0 %
 //! with the steps alone). Latencies are kept in 1/16 tick, so a one-tick
-//! clock still has a resolution.
+//! clock still has a resolution; a latency above 2^28 − 1 ticks counts as
+//! 2^28 − 1, so that it fits 32 bits in those units.
 //!
 //! At light load nearly every request is queue-free. When a dependency gets
 //! slower for good, every sample is slow, the limit falls to `min_limit`,
@@ -50,8 +51,10 @@
 //! that got faster under load), and after 8 successes of that epoch (32 for
 //! a young baseline) puts the old limit back.
 //!
-//! A success is *slow* when its latency exceeds all of `tolerance ×
-//! baseline`, `baseline + 1 tick` (a clock whose tick is close to the
+//! A success is *slow* when its latency exceeds all of `baseline +
+//! (tolerance − 1) × mean` (the queueing accepted scales with the mean
+//! service time; about `tolerance × baseline` when the service's median is
+//! near its mean), `baseline + 1 tick` (a clock whose tick is close to the
 //! operation time measures a request that crosses one tick boundary as
 //! twice as slow), and `latency_floor`.
 //!
@@ -127,6 +130,11 @@
 //!    latency (the p50 under AIMD, the mean under Gradient); 1.5 keeps the
 //!    median within about 1.5× the unloaded one. Or set `latency_floor` to
 //!    an absolute budget under which no sample counts as slow.
+//! 4. The tick of the clock you pass to [`Permit::success`]: at most about
+//!    the typical latency (the suite's `tick-1ms` scenarios run a 1 ms
+//!    tick on a 1.2 ms operation; a finer tick is better), and long enough
+//!    that the slowest latency that matters stays under 2^28 − 1 ticks
+//!    (268 s at 1 µs, 0.27 s at 1 ns).
 //!
 //! # How it is built
 //!
@@ -381,7 +389,7 @@ struct Track {
 /// Words written off the success path: on refusals, cuts and growth, and by
 /// the classes with a reserve (kept off both the admission word's line and
 /// the adaptation words' line, which every success reads).
-struct Side {
+struct Cold {
     decreases: SharedCounter,
     increases: SharedCounter,
     probes: SharedCounter,
@@ -401,7 +409,7 @@ pub struct Limiter {
     /// The admission word and the release counters.
     hot: Padded<Hot>,
     track: Padded<Track>,
-    side: Padded<Side>,
+    cold: Padded<Cold>,
     /// Immutable after construction: `min_limit ≤ max_limit ≤ MAX_LIMIT`.
     min_limit: usize,
     max_limit: usize,
@@ -537,7 +545,7 @@ impl Limiter {
                     step: AtomicUsize::new(1),
                     resume: AtomicUsize::new(0),
                 }),
-                side: Padded::new(Side {
+                cold: Padded::new(Cold {
                     decreases: SharedCounter::new(),
                     increases: SharedCounter::new(),
                     probes: SharedCounter::new(),
@@ -697,7 +705,7 @@ impl Limiter {
     /// );
     /// ```
     pub fn stats(&self) -> LimiterStats {
-        let (t, side) = (&*self.track, &*self.side);
+        let (t, cold) = (&*self.track, &*self.cold);
         let (word, [succeeded, dropped, ignored], in_flight) = self.snapshot();
         LimiterStats {
             limit: limit_of(word) as u32,
@@ -708,10 +716,10 @@ impl Limiter {
             succeeded,
             dropped,
             ignored,
-            shed: [side.shed[0].get(), side.shed[1].get(), side.shed[2].get()],
-            decreases: side.decreases.get(),
-            increases: side.increases.get(),
-            probes: side.probes.get(),
+            shed: [cold.shed[0].get(), cold.shed[1].get(), cold.shed[2].get()],
+            decreases: cold.decreases.get(),
+            increases: cold.increases.get(),
+            probes: cold.probes.get(),
             baseline: self.baseline(),
             mean: ticks_of(t.mean.load(Ordering::Relaxed)),
         }
@@ -724,7 +732,7 @@ impl Limiter {
         // Critical (class 0) never has a reserve.
         if class != 0 && self.reserves[class] != 0 {
             // Relaxed: as in `try_acquire_with`.
-            self.side.holding[class - 1].fetch_sub(1, Ordering::Relaxed);
+            self.cold.holding[class - 1].fetch_sub(1, Ordering::Relaxed);
         }
     }
 
@@ -737,20 +745,20 @@ impl Limiter {
         self.hot.released.ignored.add_release(1);
     }
 
-    fn on_dropped(&self, admitted: usize, priority: Priority) {
+    fn on_dropped(&self, at_admission: usize, priority: Priority) {
         self.leave_class(priority);
         // Release: as in `on_ignore`.
         self.hot.released.dropped.add_release(1);
         match self.law {
-            Law::Aimd => self.aimd_overload(admitted),
+            Law::Aimd => self.aimd_overload(at_admission),
             Law::Gradient => {
-                self.cut(epoch_of(admitted), None);
+                self.cut(epoch_of(at_admission), None);
             }
         }
     }
 
     #[inline]
-    fn on_success(&self, admitted: usize, priority: Priority, ticks: u32) {
+    fn on_success(&self, at_admission: usize, priority: Priority, ticks: u32) {
         self.leave_class(priority);
         // In 1/16 tick; 0 ticks counts as 1 and the value fits 32 bits.
         let x = (ticks.clamp(1, MAX_TICKS) as usize) << FRAC;
@@ -762,12 +770,12 @@ impl Limiter {
             .success
             .fetch_add(1, Ordering::Release)
             .wrapping_add(1);
-        if in_flight_of(admitted) <= self.min_limit {
+        if in_flight_of(at_admission) <= self.min_limit {
             self.learn(x, n);
         }
         match self.law {
-            Law::Aimd => self.aimd_success(admitted, priority, x, n),
-            Law::Gradient => self.gradient_success(admitted, priority, x),
+            Law::Aimd => self.aimd_success(at_admission, priority, x, n),
+            Law::Gradient => self.gradient_success(at_admission, priority, x),
         }
     }
 }

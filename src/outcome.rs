@@ -6,6 +6,11 @@ use core::fmt;
 
 /// The ring was full: the item that could not be pushed, handed back.
 ///
+/// The error of the SPSC rings' `try_push`. `mpmc::Ring` and
+/// `mpmc::cs::Ring`, which can also be closed, answer [`TryPushError`]
+/// instead (its `Full` variant is this case; `From<Full<T>>` converts), and
+/// `mpmc::BurstRing` its own `burst_ring::PushError`.
+///
 /// `Debug` does not need `T: Debug`, so `.unwrap()` works on any payload.
 #[derive(Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
@@ -15,9 +20,12 @@ impl<T> Full<T> {
     /// The rejected item.
     ///
     /// ```
-    /// let ring: sluicegate::mpmc::Ring<&str, 1> = sluicegate::mpmc::Ring::new();
-    /// ring.try_push("first").unwrap();
-    /// let full = ring.try_push("second").unwrap_err();
+    /// use sluicegate::{spsc::Ring, Full};
+    ///
+    /// let mut ring: Ring<&str, 1> = Ring::new();
+    /// let (mut tx, _rx) = ring.split();
+    /// tx.try_push("first").unwrap();
+    /// let full: Full<&str> = tx.try_push("second").unwrap_err();
     /// assert_eq!(full.into_inner(), "second"); // handed back, not dropped
     /// ```
     #[inline]
@@ -130,10 +138,11 @@ impl<T> fmt::Debug for Overwritten<T> {
     }
 }
 
-/// What happened to items that did not go through a ring, since it was made,
-/// and how full it has been. The same for every ring.
+/// What happened to items that did not go through a ring, since it was made
+/// (and, on `mpmc::BurstRing`, the calls answered busy), and how full it has
+/// been. The same for every ring.
 ///
-/// Both counters wrap on overflow (at 2^32 on 32-bit targets). They change
+/// The counters wrap on overflow (at 2^32 on 32-bit targets). They change
 /// only when the event happens, so the success path pays nothing for them.
 /// For the counts of an interval, keep the stats read at its start and
 /// take [`since`](Self::since) at its end: that stays right across the
@@ -210,8 +219,12 @@ impl RingStats {
 
 /// The ring was closed: the item that could not be pushed, handed back.
 ///
-/// Returned by the waiting pushes of a closed MPMC ring (and by a push into
-/// an SPSC ring whose consumer is gone). `Debug` does not need `T: Debug`.
+/// Returned by the waiting pushes (`push_blocking`, `push().await`) of a
+/// closed MPMC ring, and of an SPSC ring that is full and whose consumer is
+/// gone. An SPSC ring has no `close`: dropping a handle is its close, and
+/// the other handle's `is_abandoned` is the same condition as "closed"
+/// here (`Producer::is_abandoned`: the consumer is gone; a push that needs
+/// room then gets `Closed`). `Debug` does not need `T: Debug`.
 ///
 /// ```
 /// use sluicegate::Closed;

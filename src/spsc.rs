@@ -25,6 +25,13 @@
 //! Nothing is lost silently: every item pushed is popped, handed back to the
 //! caller, or counted (see [`RingStats`]).
 //!
+//! There is no `close`: dropping a handle closes the ring for the other
+//! one, which sees it with `is_abandoned` ([`Producer::is_abandoned`],
+//! [`Consumer::is_abandoned`]). The waiting calls end on it as the MPMC
+//! rings' end on a close: a push that needs room hands the item back in
+//! [`Closed`](crate::Closed), and a pop returns `None` once the ring is
+//! also drained.
+//!
 //! [`flag::Ring`] is a second, smaller form for two cores of a host that
 //! move items one at a time: a "full" flag in every slot, so the two sides
 //! never read each other's index. It has only `try_push`, `try_pop` and

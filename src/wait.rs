@@ -53,7 +53,7 @@
 //! **Cost when nobody waits.** One fence and one load of the mask, plus a
 //! test and a branch, on each operation that can wake someone: measured +4
 //! instructions per push or pop on x86-64 (callgrind), +2 on the Cortex-M3
-//! and +4 to +6 on the M0 for the SPSC ring, more where the SCQ ring's push
+//! and +4 on the M0 for the SPSC ring, more where the SCQ ring's push
 //! and pop run short of registers (`BENCHMARKS.md` has the tables). The fence
 //! is one instruction (`lock or` on x86-64, `dmb` on Arm), but on multi-core
 //! hosts it is not free in time (it drains the store buffer).

@@ -32,13 +32,13 @@ macro_rules! assert_not {
     }};
 }
 
-type C = Cell<u32>; // Send + !Sync: the payload of issue 17's data race
+type C = Cell<u32>; // Send + !Sync: shared through a `&T`, a data race
 type R = Rc<u32>; // !Send + !Sync
 
 #[test]
 fn spsc_read_side_is_sync_only_for_sync_items() {
-    // Issue 17: these hand out `&T` through `&self` (`peek`, `as_slices`,
-    // `Deref`), so sharing them must need `T: Sync`.
+    // These hand out `&T` through `&self` (`as_slices`, `Deref`), or could
+    // (the consumer's bound), so sharing them must need `T: Sync`.
     assert_not!(Sync:
         Consumer<'static, C, 4>,
         Consumer<'static, C, 4, Overwrite>,
@@ -95,6 +95,33 @@ fn mpmc_ring_needs_only_send_items() {
     assert_not!(Sync: mpmc::Ring<R, 4>);
 }
 
+#[test]
+fn burst_ring_needs_send_items_and_its_read_chunk_sync_ones() {
+    use mpmc::burst_ring::{Moved, PopError, PushError, ReadChunk, Stop};
+    // The ring moves `Copy` items by value; only a read chunk lends `&T`.
+    type K = std::marker::PhantomData<C>; // Copy + Send + !Sync
+    is_send::<mpmc::BurstRing<K, 4, 1>>();
+    is_sync::<mpmc::BurstRing<K, 4, 1>>();
+    assert_not!(Send: ReadChunk<'static, K, 4, 1>);
+    assert_not!(Sync: ReadChunk<'static, K, 4, 1>);
+    is_send::<ReadChunk<'static, u8, 4, 1>>();
+    is_sync::<ReadChunk<'static, u8, 4, 1>>();
+    // Items that can't cross threads make nothing cross threads.
+    type P = *const u8; // Copy, !Send, !Sync
+    assert_not!(Send: mpmc::BurstRing<P, 4, 1>);
+    assert_not!(Sync: mpmc::BurstRing<P, 4, 1>);
+    // The answers: plain data, or the item handed back.
+    is_send::<Moved>();
+    is_sync::<Moved>();
+    is_send::<Stop>();
+    is_sync::<Stop>();
+    is_send::<PopError>();
+    is_sync::<PopError>();
+    is_send::<PushError<K>>();
+    assert_not!(Sync: PushError<K>);
+    assert_not!(Send: PushError<P>);
+}
+
 #[cfg(feature = "critical-section")]
 #[test]
 fn mpmc_cs_ring_needs_only_send_items() {
@@ -147,7 +174,7 @@ fn limiter_and_error_types() {
 }
 
 /// Threads that share a read chunk of `Sync` items may read the same items
-/// at once (the sound case of issue 17's race; Miri checks it).
+/// at once (the sound case of that race; Miri checks it).
 #[test]
 fn shared_read_chunk_from_two_threads() {
     let mut ring: Ring<AtomicU32, 4> = Ring::new();
@@ -170,16 +197,17 @@ fn shared_read_chunk_from_two_threads() {
 }
 
 /// The same through a shared read chunk of an `Overwrite` ring, with the
-/// producer evicting (and shedding) on a third thread meanwhile.
+/// producer pushing with overwrite on a third thread meanwhile (every push
+/// rejected: the chunk holds the oldest item).
 #[test]
-fn shared_read_chunk_while_the_producer_sheds() {
+fn shared_read_chunk_while_the_producer_rejects() {
     let mut ring: Ring<AtomicU32, 2, Overwrite> = Ring::new();
     let (mut tx, mut rx) = ring.split();
     tx.try_push(AtomicU32::new(0)).unwrap();
     tx.try_push(AtomicU32::new(100)).unwrap();
     let rounds = if cfg!(miri) { 20 } else { 1000 };
     let chunk = rx.read_chunk_up_to(2);
-    let shed = std::thread::scope(|s| {
+    let rejected = std::thread::scope(|s| {
         let chunk = &chunk;
         for _ in 0..2 {
             s.spawn(move || {
@@ -191,7 +219,7 @@ fn shared_read_chunk_while_the_producer_sheds() {
                 }
             });
         }
-        // The producer never waits: full and claimed, so it sheds each new item.
+        // The producer never waits: full and claimed, so it rejects each new item.
         s.spawn(move || {
             (0..rounds)
                 .filter(|_| tx.push_overwrite(AtomicU32::new(7)).into_item().is_some())
@@ -200,7 +228,7 @@ fn shared_read_chunk_while_the_producer_sheds() {
         .join()
         .unwrap()
     });
-    assert_eq!(shed, rounds as usize);
+    assert_eq!(rejected, rounds as usize);
     drop(chunk);
     let got: Vec<u32> = std::iter::from_fn(|| rx.try_pop())
         .map(AtomicU32::into_inner)

@@ -1,11 +1,11 @@
 //! The limiter scenario suite in `cargo test`: short runs of the scenarios
 //! in `tests/scenarios/` checking the harness itself (conservation,
 //! determinism, queueing theory), the anchors' known behaviour, and what the
-//! crate's two presets do on short runs. The goals of issue #13 for the
-//! crate's rows, on the full-length scenarios, are at the end: they run in
-//! release builds (`cargo test --release --test limit_scenarios`, which
-//! `ci/test.sh` does) and are skipped in debug ones; the full table is
-//! `cargo run --release --example limit_scenarios`.
+//! crate's two presets do on short runs. The goals the presets are held to
+//! (`scenarios::goals`), on the full-length scenarios, are at the end: they
+//! run in release builds (`cargo test --release --test limit_scenarios`,
+//! which `ci/test.sh` does) and are skipped in debug ones; the full table
+//! is `cargo run --release --example limit_scenarios`.
 #![cfg(not(sluicegate_loom))]
 
 mod scenarios;
@@ -369,7 +369,7 @@ fn crate_presets_on_short_runs() {
     }
 }
 
-// The goals of issue #13 for every crate row, on the full-length scenarios
+// The goals for every crate row, on the full-length scenarios
 // (seconds each in release; skipped in debug builds, where they take
 // minutes).
 
@@ -390,7 +390,7 @@ fn check(goal: impl Fn(&Row) -> goals::Goal) {
 }
 
 /// Scenarios where a preset misses "within 3 points of the best anchor",
-/// and why (the closing note of issue #13 has the figures):
+/// and why (BENCHMARKS.md's `--goals` outputs have the figures):
 /// * `hung-150` (gradient): 2 % of requests hold a worker for 500 ms; it
 ///   keeps its latency target (p99 32 ms) by shedding and serves 82 % of
 ///   capacity, where Envoy, queueing more (p99 46 ms), serves 90 % (92 %

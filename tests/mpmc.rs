@@ -104,7 +104,7 @@ fn check_against_model<const N: usize, F: FreePool<N>>(
                 next += 1;
             }
             2 | 3 => {
-                let shed = r.push_overwrite(next).into_item();
+                let evicted = r.push_overwrite(next).into_item();
                 let want = if model.len() == N {
                     model.pop_front()
                 } else {
@@ -113,7 +113,7 @@ fn check_against_model<const N: usize, F: FreePool<N>>(
                 if want.is_some() {
                     overwritten += 1;
                 }
-                assert_eq!(shed, want);
+                assert_eq!(evicted, want);
                 model.push_back(next);
                 next += 1;
             }
@@ -192,10 +192,10 @@ fn drops_each_item_exactly_once_in<F: FreePool<4>>(r: Ring<Counted, 4, F>) {
         assert_eq!(drops.load(Ordering::Relaxed), 1);
         drop(back);
         assert_eq!(drops.load(Ordering::Relaxed), 2);
-        // Overwrite hands the shed item back.
-        let shed = r.push_overwrite(item(0)).into_item().unwrap();
+        // Overwrite hands the evicted item back.
+        let evicted = r.push_overwrite(item(0)).into_item().unwrap();
         assert_eq!(drops.load(Ordering::Relaxed), 2);
-        drop(shed);
+        drop(evicted);
         assert_eq!(drops.load(Ordering::Relaxed), 3);
         // 4 items left inside.
         drop(r);

@@ -204,9 +204,9 @@ fn drops_each_item_exactly_once() {
         drop(back);
         assert_eq!(drops.load(Ordering::Relaxed), 2);
         // Overwrite hands the oldest back (id 1), undropped.
-        let shed = r.push_overwrite(item(6)).into_item().unwrap();
-        assert_eq!((shed.id(), drops.load(Ordering::Relaxed)), (1, 2));
-        drop(shed);
+        let evicted = r.push_overwrite(item(6)).into_item().unwrap();
+        assert_eq!((evicted.id(), drops.load(Ordering::Relaxed)), (1, 2));
+        drop(evicted);
         assert_eq!(drops.load(Ordering::Relaxed), 3);
         // 4 items left inside, the head in the middle of the slots.
     }

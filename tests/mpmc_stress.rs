@@ -1,6 +1,6 @@
 //! Multi-threaded stress of `mpmc::Ring` with exact accounting: every item
-//! pushed is popped, shed, handed back or still in the ring, exactly once, and
-//! every consumer sees each producer's items in push order.
+//! pushed is popped, evicted, handed back or still in the ring, exactly
+//! once, and every consumer sees each producer's items in push order.
 #![cfg(not(sluicegate_loom))]
 
 use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -76,7 +76,7 @@ impl Order {
 #[derive(Default)]
 struct Tally {
     popped: AtomicUsize,
-    shed: AtomicUsize,
+    evicted: AtomicUsize,
     handed_back: AtomicUsize,
 }
 
@@ -104,7 +104,7 @@ fn run<const N: usize, F: FreePool<N>>(overwrite: bool) {
                 if overwrite {
                     if s % 8 == 0 {
                         // Let the consumers in: on few cores they would
-                        // otherwise see nothing but shedding.
+                        // otherwise see nothing but evictions.
                         thread::yield_now();
                     }
                     if let Some(out) = ring.push_overwrite(v).into_item() {
@@ -112,7 +112,7 @@ fn run<const N: usize, F: FreePool<N>>(overwrite: bool) {
                         if out == v {
                             tally.handed_back.fetch_add(1, Ordering::Relaxed);
                         } else {
-                            tally.shed.fetch_add(1, Ordering::Relaxed);
+                            tally.evicted.fetch_add(1, Ordering::Relaxed);
                         }
                     }
                 } else {
@@ -163,24 +163,24 @@ fn run<const N: usize, F: FreePool<N>>(overwrite: bool) {
         remaining += 1;
     }
     ledger.assert_complete();
-    let (popped, shed, back) = (
+    let (popped, evicted, back) = (
         tally.popped.load(Ordering::Relaxed),
-        tally.shed.load(Ordering::Relaxed),
+        tally.evicted.load(Ordering::Relaxed),
         tally.handed_back.load(Ordering::Relaxed),
     );
     assert_eq!(
-        popped + shed + back + remaining,
+        popped + evicted + back + remaining,
         PRODUCERS * m,
-        "pushed = popped + shed + returned + remaining"
+        "pushed = popped + evicted + returned + remaining"
     );
     assert_eq!(remaining, 0, "consumers drain after the producers finish");
-    assert_eq!(ring.stats().overwritten, shed);
+    assert_eq!(ring.stats().overwritten, evicted);
     assert_eq!(ring.stats().rejected, back + fulls);
     if !overwrite {
-        assert_eq!(shed + back, 0);
+        assert_eq!(evicted + back, 0);
     }
     eprintln!(
-        "N={N} overwrite={overwrite}: popped {popped}, shed {shed}, handed back {back}, Full {fulls}"
+        "N={N} overwrite={overwrite}: popped {popped}, evicted {evicted}, handed back {back}, Full {fulls}"
     );
 }
 

@@ -83,7 +83,7 @@ fn expect_panic(f: impl FnOnce()) {
     }
 }
 
-/// Issue 17's reproduction: `commit` over items whose second one panics in
+/// `commit` over items whose second one panics in
 /// `drop`. The two items up to the panic are gone (each dropped once), the
 /// rest are still in the ring in order, and nothing is dropped twice.
 fn commit_with_panicking_drop<P: Policy>(start: usize, commit_all: bool) {
@@ -135,7 +135,7 @@ fn read_chunk_commit_survives_a_panicking_drop_overwrite() {
 }
 
 /// After a panic inside `commit` on an `Overwrite` ring, the claim is ended:
-/// the producer evicts again instead of shedding the new item.
+/// the producer evicts again instead of rejecting the new item.
 #[test]
 fn overwrite_claim_is_released_after_a_panicking_commit() {
     let ledger = Ledger::new(6);
@@ -156,7 +156,7 @@ fn overwrite_claim_is_released_after_a_panicking_commit() {
             .push_overwrite(ledger.item(2, false))
             .into_item()
             .is_none());
-        // Full again, nobody reading: evicts item 1 (not shedding item 3).
+        // Full again, nobody reading: evicts item 1 (not rejecting item 3).
         let evicted = tx
             .push_overwrite(ledger.item(3, false))
             .into_item()
@@ -167,13 +167,13 @@ fn overwrite_claim_is_released_after_a_panicking_commit() {
         assert_eq!(tx.stats().rejected, 0);
         let peeked = rx.peek().expect("item 2");
         assert_eq!(peeked.id, 2);
-        // While the guard lives the producer sheds; then the guard pops.
-        let shed = tx
+        // While the guard lives the producer rejects; then the guard pops.
+        let rejected = tx
             .push_overwrite(ledger.item(4, false))
             .into_item()
-            .expect("shed");
-        assert_eq!(shed.id, 4);
-        drop(shed);
+            .expect("rejected");
+        assert_eq!(rejected.id, 4);
+        drop(rejected);
         let popped = peeked.pop();
         assert_eq!(popped.id, 2);
         drop(popped);
@@ -311,7 +311,7 @@ fn mpmc_cs_evicted_item_that_panics_is_dropped_outside_the_critical_section() {
     ledger.assert_dropped_exactly(0..3);
 }
 
-/// Evicted and shed items are handed back: their `Drop` runs in the caller,
+/// Evicted and rejected items are handed back: their `Drop` runs in the caller,
 /// after the ring's state is consistent again.
 #[test]
 fn evicted_item_that_panics_is_dropped_by_the_caller_after_the_push() {

@@ -49,7 +49,7 @@ fn stress_reject_every_item_once_in_order() {
 #[test]
 fn stress_overwrite_exact_accounting() {
     // The producer never waits; the consumer is slow. Every item is popped
-    // (in order), handed back as evicted, or handed back as shed.
+    // (in order), handed back as evicted, or handed back as rejected.
     let mut ring: Ring<u64, 16, Overwrite> = Ring::with_start((usize::MAX >> 1) - 500);
     let (mut tx, mut rx) = ring.split();
     let (popped, handed_back, stats) = std::thread::scope(|s| {

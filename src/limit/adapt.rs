@@ -139,8 +139,13 @@ impl Limiter {
     /// threshold (of the limit then) in use: an application-limited caller,
     /// whose success says nothing about room for more.
     #[inline(always)]
-    pub(super) fn app_limited(&self, admitted: usize, priority: Priority, limit: usize) -> bool {
-        in_flight_of(admitted) * 2 < threshold(limit, self.shares[priority as usize])
+    pub(super) fn app_limited(
+        &self,
+        at_admission: usize,
+        priority: Priority,
+        limit: usize,
+    ) -> bool {
+        in_flight_of(at_admission) * 2 < threshold(limit, self.shares[priority as usize])
     }
 
     /// Whether no queue-free success came in the last `PROBE_AFTER`
@@ -160,9 +165,9 @@ impl Limiter {
     /// last asked: a probe is worth its sheds only then.
     #[cold]
     pub(super) fn binds(&self) -> bool {
-        let side = &*self.side;
-        let now = side.at_limit.get();
-        now != side.at_limit_seen.swap(now, Ordering::Relaxed)
+        let cold = &*self.cold;
+        let now = cold.at_limit.get();
+        now != cold.at_limit_seen.swap(now, Ordering::Relaxed)
     }
 
     /// Successes a probe's window lasts: `PROBE_SAMPLES`; for a young
@@ -184,7 +189,7 @@ impl Limiter {
         // The next probe no sooner than `PROBE_AFTER` successes from now.
         self.track.last_free.store(n, Ordering::Relaxed);
         if self.cut(epoch, Some(self.min_limit)) {
-            self.side.probes.add(1);
+            self.cold.probes.add(1);
             // After `probe_samples()` successes of the probe's epoch, back to
             // the old limit: the window `cut` set, shortened to that.
             let t = &*self.track;
@@ -234,7 +239,7 @@ impl Limiter {
             }
         };
         let t = &*self.track;
-        self.side.decreases.add(1);
+        self.cold.decreases.add(1);
         t.step.store(1, Ordering::Relaxed);
         t.resume.store(0, Ordering::Relaxed);
         t.window.store(0, Ordering::Relaxed);
@@ -283,7 +288,7 @@ impl Limiter {
                 Ordering::Relaxed,
             ) {
                 Ok(_) => {
-                    self.side.increases.add(1);
+                    self.cold.increases.add(1);
                     return true;
                 }
                 Err(w) => cur = w,

@@ -105,14 +105,14 @@ impl Limiter {
         // Critical (class 0) never has a reserve.
         if class != 0 && self.reserves[class] != 0 {
             // Relaxed: a fairness heuristic (see "Orderings").
-            self.side.holding[class - 1].fetch_add(1, Ordering::Relaxed);
+            self.cold.holding[class - 1].fetch_add(1, Ordering::Relaxed);
         }
         if shadow {
-            self.side.shed[class].add(1);
+            self.cold.shed[class].add(1);
         }
         Permit {
             limiter: self,
-            admitted: (cur & !COUNT_MASK) | (in_flight + 1),
+            at_admission: (cur & !COUNT_MASK) | (in_flight + 1),
             priority,
         }
     }
@@ -179,7 +179,7 @@ impl Limiter {
         // checked against the word the CAS compares.
         if reserve != 0
             && in_flight + 1 < limit
-            && self.side.holding[class - 1].load(Ordering::Relaxed) < reserved(limit, reserve)
+            && self.cold.holding[class - 1].load(Ordering::Relaxed) < reserved(limit, reserve)
         {
             return Beyond::Admit;
         }
@@ -192,9 +192,9 @@ impl Limiter {
         if self.hot.state.load(Ordering::Relaxed) != cur {
             return Beyond::Retry;
         }
-        self.side.shed[class].add(1);
+        self.cold.shed[class].add(1);
         if in_flight >= limit {
-            self.side.at_limit.add(1);
+            self.cold.at_limit.add(1);
         }
         Beyond::Shed
     }

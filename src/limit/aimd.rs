@@ -20,7 +20,7 @@ impl Limiter {
     /// A success under AIMD: two loads when it is neither slow nor the end
     /// of the window (the common case), the rest out of line.
     #[inline(always)]
-    pub(super) fn aimd_success(&self, admitted: usize, priority: Priority, x: usize, n: usize) {
+    pub(super) fn aimd_success(&self, at_admission: usize, priority: Priority, x: usize, n: usize) {
         let t = &*self.track;
         let above = t.slow_above.load(Ordering::Relaxed);
         let slow = above != 0 && x > above;
@@ -29,7 +29,7 @@ impl Limiter {
         // after a cut.
         let reached = n.wrapping_sub(close) as isize >= 0;
         if slow || reached {
-            self.aimd_judge(admitted, priority, slow, reached, n, close);
+            self.aimd_judge(at_admission, priority, slow, reached, n, close);
         }
     }
 
@@ -37,7 +37,7 @@ impl Limiter {
     #[inline(never)]
     fn aimd_judge(
         &self,
-        admitted: usize,
+        at_admission: usize,
         priority: Priority,
         slow: bool,
         reached: bool,
@@ -48,7 +48,7 @@ impl Limiter {
         // Relaxed: only limit and epoch are used; every change below is a
         // CAS that validates them.
         let now = self.hot.state.load(Ordering::Relaxed);
-        let epoch = epoch_of(admitted);
+        let epoch = epoch_of(at_admission);
         if epoch_of(now) != epoch {
             return; // admitted before the last change: judged nothing
         }
@@ -83,7 +83,7 @@ impl Limiter {
             self.probe(epoch, n, limit);
             return;
         }
-        if slow || 2 * s > window || self.app_limited(admitted, priority, limit) {
+        if slow || 2 * s > window || self.app_limited(at_admission, priority, limit) {
             return;
         }
         if resume > limit {
@@ -117,9 +117,9 @@ impl Limiter {
     }
 
     /// A drop: counts as a slow sample of its epoch.
-    pub(super) fn aimd_overload(&self, admitted: usize) {
+    pub(super) fn aimd_overload(&self, at_admission: usize) {
         let now = self.hot.state.load(Ordering::Relaxed);
-        let epoch = epoch_of(admitted);
+        let epoch = epoch_of(at_admission);
         if epoch_of(now) == epoch {
             let n = self.hot.released.success.load(Ordering::Relaxed);
             let close = self.track.close_at.load(Ordering::Relaxed);

@@ -54,8 +54,8 @@ const LOWER: [Priority; 2] = [Priority::Normal, Priority::Background];
 /// The permits the limiter counts for Normal and Background.
 fn holding(l: &Limiter) -> [usize; 2] {
     [
-        l.side.holding[0].load(Ordering::Relaxed),
-        l.side.holding[1].load(Ordering::Relaxed),
+        l.cold.holding[0].load(Ordering::Relaxed),
+        l.cold.holding[1].load(Ordering::Relaxed),
     ]
 }
 

@@ -72,10 +72,11 @@ pub struct LimiterConfig {
     /// Multiplicative decrease on overload, in 1/256, in `1..=255`.
     /// Default 230 (≈ 0.9). Under [`Law::Gradient`] it applies to drops.
     pub backoff: u16,
-    /// A success is *slow* when its latency exceeds `tolerance / 256` times
-    /// the queue-free baseline (and at least one tick more than it, and more
-    /// than `latency_floor`); at least 256. Default 384 (50 % over the
-    /// queue-free median).
+    /// A success is *slow* when its latency exceeds the queue-free median
+    /// plus `(tolerance − 256) / 256` times the queue-free mean (about
+    /// `tolerance / 256` times the median when the two are close), and at
+    /// least one tick more than the median, and more than `latency_floor`;
+    /// at least 256. Default 384 (50 % of the mean over the median).
     pub tolerance: u16,
     /// Latencies at or below this many ticks are never slow: a latency
     /// budget (a frame time, a deadline share) under which queueing is

@@ -38,7 +38,7 @@ impl Limiter {
     /// A success under the gradient law (out of line: it adds to the window
     /// on every success, so it is not the few loads AIMD's common case is).
     #[inline(never)]
-    pub(super) fn gradient_success(&self, admitted: usize, priority: Priority, x: usize) {
+    pub(super) fn gradient_success(&self, at_admission: usize, priority: Priority, x: usize) {
         let t = &*self.track;
         let mean = t.mean.load(Ordering::Relaxed);
         if mean == 0 {
@@ -46,7 +46,7 @@ impl Limiter {
         }
         // Relaxed: as in `aimd_success`.
         let now = self.hot.state.load(Ordering::Relaxed);
-        let epoch = epoch_of(admitted);
+        let epoch = epoch_of(at_admission);
         if epoch_of(now) != epoch {
             return;
         }
@@ -89,7 +89,7 @@ impl Limiter {
         let g = (target * 256 / avg).clamp(128, 512);
         let mut to = (limit * g) >> 8;
         if g >= 256 {
-            if self.app_limited(admitted, priority, limit) {
+            if self.app_limited(at_admission, priority, limit) {
                 return;
             }
             to = to.max(limit + 1);

@@ -15,19 +15,25 @@ use super::{Limiter, Priority};
 #[must_use = "dropping a permit at once releases it as `ignore`"]
 pub struct Permit<'a> {
     pub(super) limiter: &'a Limiter,
-    /// The limit and epoch of the admission word this permit's CAS
-    /// replaced, with the in-flight count at admission (this permit
-    /// included) in the count field, where the admission word keeps the
-    /// admitted count (read it with `in_flight_of`).
-    pub(super) admitted: usize,
+    /// What this permit was admitted under, packed as the admission word
+    /// is: the limit and epoch of the word its CAS replaced, and in the
+    /// count field the in-flight count at admission (this permit included)
+    /// where the admission word keeps its admitted count. Read it with
+    /// `in_flight_of`, `limit_of` and `epoch_of`.
+    pub(super) at_admission: usize,
     /// The class it was admitted in.
     pub(super) priority: Priority,
 }
 
 impl Permit<'_> {
     /// The request completed after `latency_ticks` ticks of the caller's
-    /// clock (any unit, the same for every call; 0 counts as 1). Compute it
-    /// with `end.wrapping_sub(start)` on a wrapping counter.
+    /// clock (any unit, the same for every call; 0 counts as 1, and a
+    /// latency above 2^28 − 1 ticks counts as 2^28 − 1). Compute it with
+    /// `end.wrapping_sub(start)` on a wrapping counter. Pick a tick at most
+    /// about the typical latency (a tick as long as the operation still
+    /// works; finer is better) and long enough that the slowest latency
+    /// that matters stays under 2^28 − 1 ticks: 268 s at 1 µs, 0.27 s at
+    /// 1 ns.
     ///
     /// A success admitted with at most `min_limit` in flight teaches the
     /// baseline; a window (`max(limit, 16)` successes) whose majority is
@@ -58,7 +64,7 @@ impl Permit<'_> {
     pub fn success(self, latency_ticks: u32) {
         let this = ManuallyDrop::new(self);
         this.limiter
-            .on_success(this.admitted, this.priority, latency_ticks);
+            .on_success(this.at_admission, this.priority, latency_ticks);
     }
 
     /// The request failed from overload (timeout, rejected downstream, queue
@@ -81,7 +87,7 @@ impl Permit<'_> {
     #[inline]
     pub fn dropped(self) {
         let this = ManuallyDrop::new(self);
-        this.limiter.on_dropped(this.admitted, this.priority);
+        this.limiter.on_dropped(this.at_admission, this.priority);
     }
 
     /// The request ended without saying anything about load (cancelled,
@@ -117,7 +123,7 @@ impl Permit<'_> {
     /// # drop((first, second));
     /// ```
     pub fn in_flight_at_admission(&self) -> u32 {
-        in_flight_of(self.admitted) as u32
+        in_flight_of(self.at_admission) as u32
     }
 
     /// The limit in force when this permit was admitted.
@@ -130,7 +136,7 @@ impl Permit<'_> {
     /// assert_eq!(permit.limit_at_admission(), 4);
     /// ```
     pub fn limit_at_admission(&self) -> u32 {
-        limit_of(self.admitted) as u32
+        limit_of(self.at_admission) as u32
     }
 }
 
@@ -144,9 +150,9 @@ impl Drop for Permit<'_> {
 impl fmt::Debug for Permit<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Permit")
-            .field("in_flight_at_admission", &in_flight_of(self.admitted))
-            .field("limit_at_admission", &limit_of(self.admitted))
-            .field("epoch", &epoch_of(self.admitted))
+            .field("in_flight_at_admission", &in_flight_of(self.at_admission))
+            .field("limit_at_admission", &limit_of(self.at_admission))
+            .field("epoch", &epoch_of(self.at_admission))
             .finish()
     }
 }

@@ -284,7 +284,7 @@ fn a_reserve_admits_its_class_while_the_others_fill_the_limit() {
     held.push(l.try_acquire_with(Priority::Background).unwrap());
     held.push(l.try_acquire_with(Priority::Background).unwrap());
     assert!(l.try_acquire_with(Priority::Background).is_none());
-    assert_eq!(l.side.holding[1].load(Ordering::Relaxed), 2);
+    assert_eq!(l.cold.holding[1].load(Ordering::Relaxed), 2);
     // Normal has no reserve: 17 ≥ 15 is its ceiling.
     assert!(l.try_acquire_with(Priority::Normal).is_none());
     // Critical takes the rest, and then the reserve cannot take the last.
@@ -299,12 +299,12 @@ fn a_reserve_admits_its_class_while_the_others_fill_the_limit() {
     let (b1, b2) = (held.remove(15), held.remove(15));
     b1.success(10);
     b2.dropped();
-    assert_eq!(l.side.holding[1].load(Ordering::Relaxed), 0);
+    assert_eq!(l.cold.holding[1].load(Ordering::Relaxed), 0);
     drop(held);
     let b = l.try_acquire_with(Priority::Background).unwrap();
-    assert_eq!(l.side.holding[1].load(Ordering::Relaxed), 1);
+    assert_eq!(l.cold.holding[1].load(Ordering::Relaxed), 1);
     b.ignore();
-    assert_eq!(l.side.holding[1].load(Ordering::Relaxed), 0);
+    assert_eq!(l.cold.holding[1].load(Ordering::Relaxed), 0);
 }
 
 #[test]

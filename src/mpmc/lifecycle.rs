@@ -188,7 +188,7 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
     }
 
     /// Pushes `item`, waiting for a free slot: pressure travels upstream
-    /// instead of being shed. Hands the item back in [`Closed`] if the ring
+    /// instead of being rejected. Hands the item back in [`Closed`] if the ring
     /// is closed before it finds room. With the `std` feature the thread
     /// **sleeps** (parked) until a pop or the close wakes it (up to four
     /// threads or tasks per side sleep; more poll, sleeping 50 µs to 1 ms

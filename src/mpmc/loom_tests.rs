@@ -7,7 +7,8 @@
 //! end.
 //!
 //! Every model ends by draining the ring on one thread and checks exact
-//! accounting: each item pushed is popped, handed back, or shed exactly once.
+//! accounting: each item pushed is popped, handed back, or evicted exactly
+//! once.
 
 use super::{FreePool, Ring};
 use crate::sync::explores;
@@ -111,18 +112,18 @@ fn overwrite_against_pop<F: FreePool<2>>() {
     r.try_push(2).unwrap();
     let r2 = r.clone();
     let c = thread::spawn(move || r2.try_pop());
-    let shed = r.push_overwrite(3).into_item();
+    let back = r.push_overwrite(3).into_item();
     let popped = c.join().unwrap();
     assert!(popped.is_some());
     let mut seen = drain(&r);
     seen.extend(popped);
-    seen.extend(shed);
+    seen.extend(back);
     assert_exactly(seen, vec![1, 2, 3]);
     assert_eq!(
         r.stats().overwritten + r.stats().rejected,
-        usize::from(shed.is_some())
+        usize::from(back.is_some())
     );
-    if shed == Some(3) {
+    if back == Some(3) {
         assert_eq!(r.stats().rejected, 1);
     }
 }
@@ -135,11 +136,11 @@ fn overwrite_against_overwrite<F: FreePool<2>>() {
     let o = thread::spawn(move || r2.push_overwrite(3).into_item());
     let a = r.push_overwrite(4).into_item();
     let b = o.join().unwrap();
-    // Two items over capacity, no pops: exactly the two oldest are shed.
+    // Two items over capacity, no pops: exactly the two oldest are evicted.
     assert!(a.is_some() && b.is_some());
-    let mut shed = vec![a.unwrap(), b.unwrap()];
-    shed.sort_unstable();
-    assert_eq!(shed, vec![1, 2]);
+    let mut evicted = vec![a.unwrap(), b.unwrap()];
+    evicted.sort_unstable();
+    assert_eq!(evicted, vec![1, 2]);
     assert_eq!(r.stats().overwritten, 2);
     assert_exactly(drain(&r), vec![3, 4]);
 }
@@ -149,10 +150,10 @@ fn overwrite_against_push<F: FreePool<2>>() {
     r.try_push(1).unwrap();
     let r2 = r.clone();
     let p = thread::spawn(move || r2.try_push(2));
-    let shed = r.push_overwrite(3).into_item();
+    let back = r.push_overwrite(3).into_item();
     let pushed = p.join().unwrap();
     let mut seen = drain(&r);
-    seen.extend(shed);
+    seen.extend(back);
     if let Err(full) = pushed {
         seen.push(full.into_inner());
     }

@@ -4,7 +4,7 @@
 //! [`Ring<T, N>`] holds up to `N` items. Any number of threads, interrupt
 //! handlers or cores may push and pop through `&Ring` at the same time, and it
 //! lives in a `static` with no `unsafe` in user code. A full ring either
-//! rejects the new item ([`Ring::try_push`]) or sheds the oldest one to make
+//! rejects the new item ([`Ring::try_push`]) or evicts the oldest one to make
 //! room ([`Ring::push_overwrite`]).
 //!
 //! **For at most `usize::BITS` items (32 on Cortex-M, 64 on hosts), and
@@ -19,6 +19,12 @@
 //! faster (`BENCHMARKS.md`). For any `N`, [`FreeBits`] keeps the free slots
 //! in `N` bits and a count: `Ring<u32, 1024, FreeBits<32>>` takes 12 448
 //! bytes on a Cortex-M4 instead of 20 520. See [`pool`].
+//!
+//! **For bursts between pinned cores (packet paths), see [`BurstRing`]**:
+//! one CAS claims a whole burst and one `fetch_xor` per 32 slots commits
+//! it, but a context suspended inside an operation hides what is behind
+//! its claim (the others are answered `Busy`), so it is not lock-free. Its
+//! module docs say when to pick which MPMC ring.
 //!
 //! **On a single-core microcontroller, use [`cs::Ring`] instead** (feature
 //! `critical-section`): the same API, counters and outcomes, each operation
@@ -79,8 +85,8 @@
 //! after `3N-1` misses instead of chasing `tail` forever.
 //!
 //! [`Ring::push_overwrite`] on a full ring takes the oldest index from `aq`
-//! (the eviction), reads the shed item out of that slot, writes the new item in
-//! its place and appends the index to `aq` again.
+//! (the eviction), reads the evicted item out of that slot, writes the new
+//! item in its place and appends the index to `aq` again.
 //!
 //! # Progress
 //!
@@ -189,7 +195,7 @@
 //! counters with one word, [`FreeBits`] with `N` bits and one word): `N`
 //! slots of `T`, plus `2 × 2N` words of entries, plus six index
 //! counters (`head`, `tail` and `threshold` of each index ring; each on its
-//! own 128-byte line on hosts, unpadded on bare-metal Arm), plus the two
+//! own 128-byte line on hosts, unpadded on bare-metal Arm), plus the three
 //! statistics words `rejected`, `overwritten` and `peak` and the `state`
 //! word (closed, evictions started), never padded. On thumbv7em a
 //! `Ring<u32, 8>` takes 200 bytes: 32 of slots, 128 of entries and 40 of

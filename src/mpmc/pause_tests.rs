@@ -102,7 +102,7 @@ fn scenario<F: FreePool<N>>(start: Start, op: Op, point: Point) -> Outcome {
                     "{}: round {round}: pushed {p}, popped only {q}",
                     ctx()
                 );
-                // Overwrite works too, and sheds only what we pushed.
+                // Overwrite works too, and evicts only what we pushed.
                 for _ in 0..N {
                     pushed.push(next);
                     if let Some(v) = r.push_overwrite(next).into_item() {

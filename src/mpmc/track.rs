@@ -20,7 +20,9 @@ pub(crate) enum Watch {
     Push,
 }
 
-/// The record of `C` contexts on a ring of `n` slots.
+/// A test helper, not part of any ring: the record of what `C` contexts of
+/// a random schedule did on a ring of `n` slots, which the schedule tests
+/// check every "full", "empty" and "busy" answer against.
 pub(crate) struct Track<const C: usize> {
     pub(crate) seed: u64,
     n: usize,

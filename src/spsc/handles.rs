@@ -142,7 +142,7 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
     }
 
     /// Pushes `item`, waiting for room: pressure travels upstream instead of
-    /// being shed. With the `std` feature the thread **sleeps** (parked)
+    /// being rejected. With the `std` feature the thread **sleeps** (parked)
     /// until a pop or the consumer's drop wakes it. Without `std` it
     /// **spins** with [`crossbeam_utils::Backoff`] (which yields the thread
     /// only if some crate in the build enables crossbeam-utils' `std`
@@ -200,8 +200,11 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
         self.write_chunk_uninit_up_to(N).fill_from_iter(iter)
     }
 
-    /// Whether the consumer has been dropped. Items pushed now stay in the
-    /// ring for the consumer of a later split.
+    /// Whether the consumer has been dropped: the SPSC ring's "closed".
+    /// `push_blocking` and `push().await` then hand the item back in
+    /// [`Closed`] instead of waiting for room; `try_push` still pushes while
+    /// there is room, and items pushed now stay in the ring for the consumer
+    /// of a later split.
     ///
     /// ```
     /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();

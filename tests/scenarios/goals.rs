@@ -1,5 +1,6 @@
-//! The goals of issue #13, one function each, measured on full-length
-//! scenarios. Each returns whether it holds and the figures it measured.
+//! The goals the crate's presets are held to, one function each, measured
+//! on full-length scenarios. Each returns whether it holds and the figures
+//! it measured.
 //!
 //! Each takes `seeds`, the number of draws of arrivals and service times
 //! ([`Scenario::reseeded`]) it is checked on; 1 is the table's own draw. A

@@ -11,7 +11,7 @@
 //!   rows (the only file that uses the crate's API);
 //! * [`catalogue`] has the scenarios;
 //! * [`table`] prints them;
-//! * [`goals`] has the goals of issue #13 as checks.
+//! * [`goals`] has the goals the crate's presets are held to, as checks.
 //!
 //! Compiled by `tests/limit_scenarios.rs` (short runs, in `cargo test`) and
 //! by `examples/limit_scenarios.rs` (the full table).

@@ -108,7 +108,8 @@ pub(crate) struct Ledger {
     pub(crate) produced: u32,
     /// Items this side took out of the ring (pops and evictions), per producer.
     taken: [Tally; 2],
-    /// Items handed back on push without entering (rejected, shed), per producer.
+    /// Items handed back on push without entering (a full `try_push` or an
+    /// `Overwritten::Rejected`), per producer.
     refused: [Tally; 2],
     /// Last sequence number this side took out, per producer.
     last_taken: [Option<u32>; 2],

@@ -6,14 +6,14 @@
 //!   `static` ring split with `try_split` (no `unsafe`, no mutable `static`); the
 //!   main loop pops with slow, jittered work between pops, so the ring is often
 //!   full and the interrupt lands inside pops. Check: received + overwritten +
-//!   shed == produced, every sequence number exactly once (count and sum), in
-//!   order, payloads intact, and the interrupt really did hit a pop in progress
-//!   (shed > 0).
+//!   rejected == produced, every sequence number exactly once (count and sum),
+//!   in order, payloads intact, and the interrupt really did hit a pop in
+//!   progress (rejected > 0: `Overwritten::Rejected`).
 //! - MPMC: the interrupt and the main loop both push (alternating `try_push`
 //!   and `push_overwrite`) and both pop one small `static` ring. Every item is
 //!   accounted for exactly once, by count and by sum of sequence numbers per
-//!   producer: popped by either side, or handed back to its pusher (rejected,
-//!   shed, or evicted). Each side takes any producer's items out in order, and
+//!   producer: popped by either side, or handed back to its pusher (rejected
+//!   or evicted). Each side takes any producer's items out in order, and
 //!   the handed-back counts match the ring's counters. The phase runs four
 //!   times: on the lock-free `mpmc::Ring`, `mpmc::SmallRing` (its free pool
 //!   one word) and `mpmc::Ring<_, _, FreeBits<1>>` (a bitmap and a count),
@@ -93,8 +93,8 @@ struct SpscIsr {
     evicted: u32,
     evicted_sum: u64,
     last_evicted: Option<u32>,
-    shed: u32,
-    shed_sum: u64,
+    rejected: u32,
+    rejected_sum: u64,
     errors: u32,
 }
 
@@ -113,8 +113,8 @@ impl SpscIsr {
             Overwritten::Rejected(back) => {
                 // The consumer was in the middle of popping the oldest item.
                 debug_assert_eq!(back.seq, seq);
-                self.shed += 1;
-                self.shed_sum += seq as u64;
+                self.rejected += 1;
+                self.rejected_sum += seq as u64;
             }
             Overwritten::Evicted(old) => {
                 if old.check != check_of(old.seq) || self.last_evicted.is_some_and(|l| old.seq <= l)
@@ -444,8 +444,8 @@ fn spsc_phase() -> (bool, Summary) {
             evicted: 0,
             evicted_sum: 0,
             last_evicted: None,
-            shed: 0,
-            shed_sum: 0,
+            rejected: 0,
+            rejected_sum: 0,
             errors: 0,
         })
     });
@@ -487,19 +487,19 @@ fn spsc_phase() -> (bool, Summary) {
     let ok = errors == 0
         && isr.errors == 0
         && isr.produced == SPSC_SAMPLES
-        && received + isr.evicted + isr.shed == isr.produced
+        && received + isr.evicted + isr.rejected == isr.produced
         && stats.overwritten as u32 == isr.evicted
-        && stats.rejected as u32 == isr.shed
-        && received_sum + isr.evicted_sum + isr.shed_sum == produced * (produced - 1) / 2
-        && isr.shed > 0
+        && stats.rejected as u32 == isr.rejected
+        && received_sum + isr.evicted_sum + isr.rejected_sum == produced * (produced - 1) / 2
+        && isr.rejected > 0
         && isr.evicted > 0
         && empty_pops > 0;
     hprintln!(
-        "spsc: produced={} received={} overwritten={} shed={} (interrupt hit a pop in progress) empty_pops={} order+payload errors={} -> {}",
+        "spsc: produced={} received={} overwritten={} rejected={} (interrupt hit a pop in progress) empty_pops={} order+payload errors={} -> {}",
         isr.produced,
         received,
         isr.evicted,
-        isr.shed,
+        isr.rejected,
         empty_pops,
         errors + isr.errors,
         if ok { "ok" } else { "MISMATCH" }
@@ -512,7 +512,7 @@ fn spsc_phase() -> (bool, Summary) {
             produced: isr.produced,
             received,
             overwritten: isr.evicted,
-            shed: isr.shed,
+            rejected: isr.rejected,
         },
     )
 }
@@ -522,7 +522,7 @@ struct Summary {
     produced: u32,
     received: u32,
     overwritten: u32,
-    shed: u32,
+    rejected: u32,
 }
 
 #[entry]
@@ -569,7 +569,7 @@ fn main() -> ! {
         ok &= bytes > 0;
     }
     hprintln!(
-        "{} ({}, {}): {} spsc[produced={} received={} overwritten={} shed-mid-pop={}] mpmc[pushed={} evicted={} rejected={}] mpmc::cs[pushed={} evicted={} rejected={}] mpmc::SmallRing[pushed={} evicted={} rejected={}] FreeBits[pushed={} evicted={} rejected={}] BurstRing[produced={} full={} busy={}] limit[admitted={} shed={} success/drop/ignore={}/{}/{} up={} down={} range={}..={}]",
+        "{} ({}, {}): {} spsc[produced={} received={} overwritten={} rejected-mid-pop={}] mpmc[pushed={} evicted={} rejected={}] mpmc::cs[pushed={} evicted={} rejected={}] mpmc::SmallRing[pushed={} evicted={} rejected={}] FreeBits[pushed={} evicted={} rejected={}] BurstRing[produced={} full={} busy={}] limit[admitted={} shed={} success/drop/ignore={}/{}/{} up={} down={} range={}..={}]",
         fw::BOARD,
         fw::CORE,
         fw::CAS,
@@ -577,7 +577,7 @@ fn main() -> ! {
         spsc.produced,
         spsc.received,
         spsc.overwritten,
-        spsc.shed,
+        spsc.rejected,
         mpmc_main.produced + mpmc_isr.produced,
         mpmc_main.evicted + mpmc_isr.evicted,
         mpmc_main.rejected + mpmc_isr.rejected,
