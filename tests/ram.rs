@@ -90,7 +90,7 @@ fn ram_on_x86_64_is_what_the_readme_says() {
         ("mpmc::Ring<FreeBits>", 1024, 21248),
         ("mpmc::BurstRing", 8, 640),
         ("mpmc::BurstRing", 128, 1152),
-        ("mpmc::BurstRing", 1024, 4736),
+        ("mpmc::BurstRing", 1024, 4864),
         ("limit::Limiter", 0, 512),
     ];
     let got = measured();

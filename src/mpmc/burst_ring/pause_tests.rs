@@ -265,7 +265,7 @@ fn scenario(op: Op, point: Point, start: usize, offset: usize, fill: usize, seed
         || run(&r, op),
         || {
             stopped = Some(Stopped::begin(op, point, &mut d.m));
-            d.ops(&r, 40, &ctx);
+            d.ops(&r, if cfg!(miri) { 12 } else { 40 }, &ctx);
             d.release_all();
         },
     );
@@ -355,8 +355,17 @@ fn a_stopped_eviction_evicts_once_and_hides_only_its_position() {
 /// Every start, with claims from the storage's first slot and straddling
 /// its end, for each seed.
 fn cases() -> impl Iterator<Item = (usize, usize, u64)> {
-    STARTS
-        .into_iter()
-        .flat_map(|start| [0, N - 1].map(move |offset| (start, offset)))
+    // Under Miri (minutes per hundred threads): the start before the wrap,
+    // claims straddling the storage's end.
+    let starts = if cfg!(miri) {
+        &STARTS[1..]
+    } else {
+        &STARTS[..]
+    };
+    starts
+        .iter()
+        .copied()
+        .flat_map(|start| [N - 1, 0].map(move |offset| (start, offset)))
+        .take(if cfg!(miri) { 1 } else { 4 })
         .flat_map(|(start, offset)| (0..seeds()).map(move |seed| (start, offset, seed)))
 }
