@@ -39,6 +39,9 @@ pub struct Model {
     /// An eviction has advanced `prod` and not yet cleared its flag.
     pub evicting: bool,
     pub closed: bool,
+    /// The most positions claimed by pushes and not by pops so far (a bound
+    /// for the sampled high-water mark).
+    pub highest: u64,
     pub rejected: usize,
     pub overwritten: usize,
     pub busy: usize,
@@ -56,6 +59,7 @@ impl Model {
             voids: BTreeSet::new(),
             evicting: false,
             closed: false,
+            highest: 0,
             rejected: 0,
             overwritten: 0,
             busy: 0,
@@ -338,20 +342,44 @@ impl<'r, const N: usize, const W: usize> Driver<'r, N, W> {
             (m.rejected, m.overwritten, m.busy),
             "{ctx}"
         );
-        assert!(s.peak <= N, "{ctx}");
+        let len = m.prod - m.cons;
+        if s.rejected != 0 || s.overwritten != 0 {
+            assert_eq!(s.peak, N, "{ctx}: a full ring was seen");
+        } else {
+            assert!(
+                len <= s.peak as u64 && s.peak as u64 <= m.highest,
+                "{ctx}: peak {}",
+                s.peak
+            );
+        }
         assert_eq!(ring.is_closed(), m.closed, "{ctx}");
         let drained = m.closed && m.prod == m.cons && m.pop_stop(m.cons, false) == Why::Closed;
         assert_eq!(ring.is_drained(), drained, "{ctx}");
     }
 
     fn op(&mut self, ring: &'r BurstRing<u32, N, W>, buf: &mut [u32], ctx: &str) {
+        let k = 1 + self.rng.below(2 * N as u64 + 2) as usize;
+        let kind = self.rng.below(KINDS);
+        self.apply(ring, buf, kind, k, ctx);
+    }
+
+    /// Operation `kind` (below [`KINDS`]) of size `k` (`1..=2N + 2`): the
+    /// pushes and pops, bursts and bulks of `k`, evictions, read and write
+    /// chunks held and finished later, drain, clear and (the last kind, if
+    /// `may_close`) close. `buf` holds at least `k` items.
+    pub fn apply(
+        &mut self,
+        ring: &'r BurstRing<u32, N, W>,
+        buf: &mut [u32],
+        kind: u64,
+        k: usize,
+        ctx: &str,
+    ) {
         let m = &mut self.m;
         let next = self.next;
-        let k = 1 + self.rng.below(2 * N as u64 + 2) as usize;
         let items: Vec<u32> = (next..next + k as u32).collect();
         self.next += k as u32;
-        let kinds = if self.may_close && !m.closed { 12 } else { 11 };
-        match self.rng.below(kinds) {
+        match kind {
             0 => {
                 let want = match m.push_burst(&items[..1]) {
                     (1, _) => Ok(()),
@@ -425,21 +453,18 @@ impl<'r, const N: usize, const W: usize> Driver<'r, N, W> {
                     self.chunks.push((chunk, want, at));
                 }
             }
-            8 => {
-                // Release a held chunk, after checking it still holds its items.
-                if !self.chunks.is_empty() {
-                    let i = self.rng.below(self.chunks.len() as u64) as usize;
-                    let (chunk, want, at) = self.chunks.swap_remove(i);
-                    let mut got: Vec<u32> =
-                        (0..chunk.len()).map(|i| chunk.get(i).unwrap()).collect();
-                    assert_eq!(got, want, "{ctx}: a held chunk");
-                    let (a, b) = chunk.as_slices();
-                    got.clear();
-                    got.extend(a.iter().chain(b));
-                    assert_eq!(got, want, "{ctx}: a held chunk");
-                    chunk.release();
-                    m.consume(&at);
-                }
+            // Release a held chunk, after checking it still holds its items.
+            8 if !self.chunks.is_empty() => {
+                let i = self.rng.below(self.chunks.len() as u64) as usize;
+                let (chunk, want, at) = self.chunks.swap_remove(i);
+                let mut got: Vec<u32> = (0..chunk.len()).map(|i| chunk.get(i).unwrap()).collect();
+                assert_eq!(got, want, "{ctx}: a held chunk");
+                let (a, b) = chunk.as_slices();
+                got.clear();
+                got.extend(a.iter().chain(b));
+                assert_eq!(got, want, "{ctx}: a held chunk");
+                chunk.release();
+                m.consume(&at);
             }
             9 => {
                 let got = ring.write_chunk(k);
@@ -459,36 +484,59 @@ impl<'r, const N: usize, const W: usize> Driver<'r, N, W> {
                     self.writing.push((chunk, at));
                 }
             }
-            10 => {
-                // Fill a held write chunk: whole, in part, or not at all.
-                if !self.writing.is_empty() {
-                    let i = self.rng.below(self.writing.len() as u64) as usize;
-                    let (chunk, at) = self.writing.swap_remove(i);
-                    let fresh: Vec<u32> = (self.next..self.next + at.len() as u32).collect();
-                    self.next += at.len() as u32;
-                    let written = match self.rng.below(3) {
-                        0 => {
-                            let mut made = fresh.iter().copied();
-                            chunk.fill_with(|| made.next().unwrap());
-                            at.len()
-                        }
-                        1 => {
-                            drop(chunk);
-                            0
-                        }
-                        _ => {
-                            let w = self.rng.below(at.len() as u64 + 1) as usize;
-                            assert_eq!(chunk.fill_from_slice(&fresh[..w]), w, "{ctx}");
-                            w
-                        }
-                    };
-                    m.drop_chunk(&at, &fresh, written);
-                }
+            // Fill a held write chunk: whole, in part, or not at all.
+            10 if !self.writing.is_empty() => {
+                let i = self.rng.below(self.writing.len() as u64) as usize;
+                let (chunk, at) = self.writing.swap_remove(i);
+                let fresh: Vec<u32> = (self.next..self.next + at.len() as u32).collect();
+                self.next += at.len() as u32;
+                let written = match self.rng.below(3) {
+                    0 => {
+                        let mut made = fresh.iter().copied();
+                        chunk.fill_with(|| made.next().unwrap());
+                        at.len()
+                    }
+                    1 => {
+                        drop(chunk);
+                        0
+                    }
+                    _ => {
+                        let w = self.rng.below(at.len() as u64 + 1) as usize;
+                        assert_eq!(chunk.fill_from_slice(&fresh[..w]), w, "{ctx}");
+                        w
+                    }
+                };
+                m.drop_chunk(&at, &fresh, written);
             }
-            _ => {
+            11 => {
+                let got: Vec<u32> = ring.drain().collect();
+                let mut want = Vec::new();
+                loop {
+                    let (one, _) = m.pop_burst(1);
+                    if one.is_empty() {
+                        break;
+                    }
+                    want.extend(one);
+                }
+                assert_eq!(got, want, "{ctx}: drain");
+            }
+            12 => {
+                let got = ring.clear();
+                let mut want = 0;
+                while m.pop_burst(1).0.len() == 1 {
+                    want += 1;
+                }
+                assert_eq!(got, want, "{ctx}: clear");
+            }
+            13 if self.may_close => {
                 assert_eq!(ring.close(), !m.closed, "{ctx}: close");
                 m.closed = true;
             }
+            _ => {}
         }
+        self.m.highest = self.m.highest.max(self.m.prod - self.m.cons);
     }
 }
+
+/// How many kinds of operation [`Driver::apply`] knows.
+pub const KINDS: u64 = 14;
