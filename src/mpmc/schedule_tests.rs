@@ -19,13 +19,10 @@
 
 extern crate std;
 
-use super::track::{Track, Watch};
+use super::track::{assert_accounted, item, run_schedule, Log, Track, Watch};
 use super::{FreeBits, FreeIndices, FreeMask, FreePool, Ring};
-use crate::sync::pause::{interleave, Pct};
 use crate::sync::splitmix::Rng;
 use crate::Overwritten;
-use std::boxed::Box;
-use std::collections::BTreeSet;
 use std::vec::Vec;
 
 const N: usize = 2;
@@ -39,20 +36,6 @@ enum Op {
     Pop,
     PushBurst,
     PopBurst,
-}
-
-/// What one context saw: the items it got out of the ring (in order) and
-/// the items it was handed back.
-#[derive(Default)]
-struct Log {
-    popped: Vec<u32>,
-    back: Vec<u32>,
-    made: Vec<u32>,
-}
-
-/// Item `k` of context `c`: its producer is `item / 1000`.
-fn item(c: usize, k: usize) -> u32 {
-    (c * 1000 + k) as u32
 }
 
 fn run_ops<F: FreePool<N>>(
@@ -121,17 +104,6 @@ fn run_ops<F: FreePool<N>>(
     }
 }
 
-/// The items of each producer appear in `seen` in the order it made them.
-fn assert_producer_order(seen: &[u32], what: &str, seed: u64) {
-    for c in 0..CONTEXTS as u32 {
-        let mine: Vec<u32> = seen.iter().copied().filter(|v| v / 1000 == c).collect();
-        assert!(
-            mine.windows(2).all(|w| w[0] < w[1]),
-            "seed {seed}: {what} gives producer {c}'s items out of order: {mine:?}"
-        );
-    }
-}
-
 /// One random schedule of random operations on a fresh ring.
 fn schedule<F: FreePool<N>>(seed: u64) {
     let mut rng = Rng(seed);
@@ -149,45 +121,15 @@ fn schedule<F: FreePool<N>>(seed: u64) {
                 .collect()
         })
         .collect();
-    let mut logs: Vec<Log> = (0..CONTEXTS).map(|_| Log::default()).collect();
-
-    let mut pct = Pct::new(&mut rng, CONTEXTS, 3, 100);
-
     let track = Track::<CONTEXTS>::new(seed, N);
-    let (ring, tr) = (&r, &track);
-    let workers: Vec<Box<dyn FnOnce() + Send + '_>> = logs
-        .iter_mut()
-        .zip(&plans)
-        .enumerate()
-        .map(|(c, (log, ops))| {
-            Box::new(move || run_ops(ring, c, ops, log, tr)) as Box<dyn FnOnce() + Send + '_>
-        })
-        .collect();
-    interleave(workers, |live, last| {
-        track.observe();
-        pct.pick(live, last)
+    let logs = run_schedule(&mut rng, &track, &plans, |c, ops, log| {
+        run_ops(&r, c, ops, log, &track)
     });
-
     let mut drained = Vec::new();
     while let Some(v) = r.try_pop() {
         drained.push(v);
     }
-    assert_producer_order(&drained, "the drain", seed);
-    let mut out: Vec<u32> = drained.clone();
-    let mut made = BTreeSet::new();
-    for (c, log) in logs.iter().enumerate() {
-        assert_producer_order(&log.popped, &std::format!("context {c}'s pops"), seed);
-        out.extend(&log.popped);
-        out.extend(&log.back);
-        made.extend(log.made.iter().copied());
-    }
-    let mut sorted = out.clone();
-    sorted.sort_unstable();
-    let unique: Vec<u32> = made.iter().copied().collect();
-    assert_eq!(
-        sorted, unique,
-        "seed {seed}: every item out exactly once (plans {plans:?})"
-    );
+    assert_accounted(&logs, &drained, seed, &plans);
     // No slot or index was lost: the ring still holds N, in order.
     for v in 0..N as u32 {
         assert!(r.try_push(v).is_ok(), "seed {seed}: a slot was lost");

@@ -8,7 +8,12 @@
 
 extern crate std;
 
+use crate::sync::pause::{interleave, Pct};
+use crate::sync::splitmix::Rng;
 use core::sync::atomic::{AtomicBool, AtomicIsize, AtomicUsize, Ordering::SeqCst};
+use std::boxed::Box;
+use std::collections::BTreeSet;
+use std::vec::Vec;
 
 /// What a context's operation in progress is checked for.
 #[derive(Clone, Copy, PartialEq)]
@@ -175,5 +180,85 @@ impl<const C: usize> Track<C> {
     /// A write chunk left `n` slots void.
     pub(crate) fn voided(&self, n: usize) {
         self.voids.fetch_add(n, SeqCst);
+    }
+}
+
+/// What one context saw: the items it got out of the ring (in order), the
+/// items handed back to it (refused or evicted), the items it made.
+#[derive(Default)]
+pub(crate) struct Log {
+    pub(crate) popped: Vec<u32>,
+    pub(crate) back: Vec<u32>,
+    pub(crate) made: Vec<u32>,
+}
+
+/// Item `k` of context `c`: its producer is `item / 1000`.
+pub(crate) fn item(c: usize, k: usize) -> u32 {
+    (c * 1000 + k) as u32
+}
+
+/// Runs one schedule: context `c` runs `run(c, &plans[c], log)` on a thread
+/// of its own, one context at a time, switching at pause points as PCT
+/// (drawn from `rng`) picks, with `track` observed at every switch. Returns
+/// each context's log.
+pub(crate) fn run_schedule<const C: usize, Op: Sync>(
+    rng: &mut Rng,
+    track: &Track<C>,
+    plans: &[Vec<Op>],
+    run: impl Fn(usize, &[Op], &mut Log) + Sync,
+) -> Vec<Log> {
+    let mut logs: Vec<Log> = (0..C).map(|_| Log::default()).collect();
+    let mut pct = Pct::new(rng, C, 3, 100);
+    let run = &run;
+    let workers: Vec<Box<dyn FnOnce() + Send + '_>> = logs
+        .iter_mut()
+        .zip(plans)
+        .enumerate()
+        .map(|(c, (log, ops))| Box::new(move || run(c, ops, log)) as Box<dyn FnOnce() + Send + '_>)
+        .collect();
+    interleave(workers, |live, last| {
+        track.observe();
+        pct.pick(live, last)
+    });
+    logs
+}
+
+/// After a schedule and the drain that gave `drained`: each context's pops
+/// and the drain give every producer's items in the order it made them,
+/// and every item made came out (popped, handed back or drained) exactly
+/// once.
+pub(crate) fn assert_accounted(
+    logs: &[Log],
+    drained: &[u32],
+    seed: u64,
+    plans: &dyn core::fmt::Debug,
+) {
+    assert_producer_order(logs.len(), drained, "the drain", seed);
+    let mut out: Vec<u32> = drained.to_vec();
+    let mut made = BTreeSet::new();
+    for (c, log) in logs.iter().enumerate() {
+        let what = std::format!("context {c}'s pops");
+        assert_producer_order(logs.len(), &log.popped, &what, seed);
+        out.extend(&log.popped);
+        out.extend(&log.back);
+        made.extend(log.made.iter().copied());
+    }
+    out.sort_unstable();
+    let unique: Vec<u32> = made.into_iter().collect();
+    assert_eq!(
+        out, unique,
+        "seed {seed}: every item out exactly once (plans {plans:?})"
+    );
+}
+
+/// The items of each of `producers` producers appear in `seen` in the
+/// order it made them.
+fn assert_producer_order(producers: usize, seen: &[u32], what: &str, seed: u64) {
+    for c in 0..producers as u32 {
+        let mine: Vec<u32> = seen.iter().copied().filter(|v| v / 1000 == c).collect();
+        assert!(
+            mine.windows(2).all(|w| w[0] < w[1]),
+            "seed {seed}: {what} gives producer {c}'s items out of order: {mine:?}"
+        );
     }
 }

@@ -16,12 +16,10 @@
 extern crate std;
 
 use super::{BurstRing, PopError, PushError, Stop};
-use crate::mpmc::track::{Track, Watch};
-use crate::sync::pause::{self, interleave, Pct};
+use crate::mpmc::track::{assert_accounted, item, run_schedule, Log, Track, Watch};
+use crate::sync::pause;
 use crate::sync::pause_point;
 use crate::sync::splitmix::Rng;
-use std::boxed::Box;
-use std::collections::BTreeSet;
 use std::vec::Vec;
 
 const CONTEXTS: usize = 3;
@@ -41,20 +39,6 @@ enum Op {
     /// A write chunk of up to 2, held across a switch, then filled in
     /// part or whole (its unfilled slots left void).
     WriteChunk,
-}
-
-/// What one context saw: the items it got out (in order), the items handed
-/// back to it, the items it made.
-#[derive(Default)]
-struct Log {
-    popped: Vec<u32>,
-    back: Vec<u32>,
-    made: Vec<u32>,
-}
-
-/// Item `k` of context `c`: its producer is `item / 1000`.
-fn item(c: usize, k: usize) -> u32 {
-    (c * 1000 + k) as u32
 }
 
 /// Ends a push of `items` (all or nothing if `bulk`) that stored `n` and
@@ -216,17 +200,6 @@ fn run_ops<const N: usize>(
     }
 }
 
-/// The items of each producer appear in `seen` in the order it made them.
-fn assert_producer_order(seen: &[u32], what: &str, seed: u64) {
-    for c in 0..CONTEXTS as u32 {
-        let mine: Vec<u32> = seen.iter().copied().filter(|v| v / 1000 == c).collect();
-        assert!(
-            mine.windows(2).all(|w| w[0] < w[1]),
-            "seed {seed}: {what} gives producer {c}'s items out of order: {mine:?}"
-        );
-    }
-}
-
 /// One random schedule of random operations on a fresh ring.
 fn schedule<const N: usize>(seed: u64) {
     let mut rng = Rng(seed);
@@ -248,44 +221,17 @@ fn schedule<const N: usize>(seed: u64) {
                 .collect()
         })
         .collect();
-    let mut logs: Vec<Log> = (0..CONTEXTS).map(|_| Log::default()).collect();
-    let mut pct = Pct::new(&mut rng, CONTEXTS, 3, 100);
     let track = Track::<CONTEXTS>::new(seed, N);
-    let (ring, tr) = (&r, &track);
-    let workers: Vec<Box<dyn FnOnce() + Send + '_>> = logs
-        .iter_mut()
-        .zip(&plans)
-        .enumerate()
-        .map(|(c, (log, ops))| {
-            Box::new(move || run_ops(ring, c, ops, log, tr)) as Box<dyn FnOnce() + Send + '_>
-        })
-        .collect();
-    interleave(workers, |live, last| {
-        track.observe();
-        pct.pick(live, last)
+    let logs = run_schedule(&mut rng, &track, &plans, |c, ops, log| {
+        run_ops(&r, c, ops, log, &track)
     });
-
     let drained: Vec<u32> = r.drain().collect();
     assert_eq!(
         r.try_pop(),
         Err(PopError::Empty),
         "seed {seed}: the drain stopped early"
     );
-    assert_producer_order(&drained, "the drain", seed);
-    let mut out: Vec<u32> = drained.clone();
-    let mut made = BTreeSet::new();
-    for (c, log) in logs.iter().enumerate() {
-        assert_producer_order(&log.popped, &std::format!("context {c}'s pops"), seed);
-        out.extend(&log.popped);
-        out.extend(&log.back);
-        made.extend(log.made.iter().copied());
-    }
-    out.sort_unstable();
-    let unique: Vec<u32> = made.iter().copied().collect();
-    assert_eq!(
-        out, unique,
-        "seed {seed}: every item out exactly once (plans {plans:?})"
-    );
+    assert_accounted(&logs, &drained, seed, &plans);
     // No position was lost: the ring still holds N, in order.
     let again: Vec<u32> = (0..N as u32).collect();
     assert_eq!(
