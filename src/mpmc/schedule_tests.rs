@@ -19,7 +19,7 @@
 
 extern crate std;
 
-use super::track::{assert_accounted, item, run_schedule, Log, Track, Watch};
+use super::track::{assert_accounted, run_schedule, schedules, Log, Track, Watch};
 use super::{FreeBits, FreeIndices, FreeMask, FreePool, Ring};
 use crate::sync::splitmix::Rng;
 use crate::Overwritten;
@@ -45,17 +45,10 @@ fn run_ops<F: FreePool<N>>(
     log: &mut Log,
     track: &Track<CONTEXTS>,
 ) {
-    let mut k = 0;
-    let mut make = |log: &mut Log| {
-        let v = item(c, k);
-        k += 1;
-        log.made.push(v);
-        v
-    };
     for op in ops {
         match op {
             Op::Push => {
-                let v = make(log);
+                let v = log.make(c);
                 track.begin(c, 0, 1, Watch::Push);
                 match r.try_push(v) {
                     Ok(()) => track.end(c, 1, 0, false),
@@ -66,7 +59,7 @@ fn run_ops<F: FreePool<N>>(
                 }
             }
             Op::Overwrite => {
-                let v = make(log);
+                let v = log.make(c);
                 track.begin(c, 1, 1, Watch::Nothing);
                 match r.push_overwrite(v) {
                     Overwritten::Stored => track.end(c, 1, 0, false),
@@ -87,7 +80,7 @@ fn run_ops<F: FreePool<N>>(
                 log.popped.extend(got);
             }
             Op::PushBurst => {
-                let items = [make(log), make(log)];
+                let items = [log.make(c), log.make(c)];
                 track.begin(c, 0, 2, Watch::Push);
                 let n = r.push_burst(&items);
                 track.end(c, n, 0, n == 0);
@@ -138,15 +131,6 @@ fn schedule<F: FreePool<N>>(seed: u64) {
         assert_eq!(r.try_pop(), Some(v), "seed {seed}: an index was lost");
     }
     assert_eq!(r.try_pop(), None, "seed {seed}");
-}
-
-/// Schedules per pool: `SLUICEGATE_SCHEDULES` if set (for a longer hunt),
-/// else 1000 (about 5 s in a debug build on two cores).
-fn schedules() -> u64 {
-    std::env::var("SLUICEGATE_SCHEDULES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1000)
 }
 
 #[test]

@@ -192,9 +192,14 @@ pub(crate) struct Log {
     pub(crate) made: Vec<u32>,
 }
 
-/// Item `k` of context `c`: its producer is `item / 1000`.
-pub(crate) fn item(c: usize, k: usize) -> u32 {
-    (c * 1000 + k) as u32
+impl Log {
+    /// Context `c`'s next item (its `k`-th is `c * 1000 + k`: the producer
+    /// of an item is `item / 1000`).
+    pub(crate) fn make(&mut self, c: usize) -> u32 {
+        let v = (c * 1000 + self.made.len()) as u32;
+        self.made.push(v);
+        v
+    }
 }
 
 /// Runs one schedule: context `c` runs `run(c, &plans[c], log)` on a thread
@@ -261,4 +266,13 @@ fn assert_producer_order(producers: usize, seen: &[u32], what: &str, seed: u64) 
             "seed {seed}: {what} gives producer {c}'s items out of order: {mine:?}"
         );
     }
+}
+
+/// Schedules per test: `SLUICEGATE_SCHEDULES` if set (for a longer hunt),
+/// else 1000 (seconds in a debug build).
+pub(crate) fn schedules() -> u64 {
+    std::env::var("SLUICEGATE_SCHEDULES")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1000)
 }

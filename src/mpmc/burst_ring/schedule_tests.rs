@@ -16,7 +16,7 @@
 extern crate std;
 
 use super::{BurstRing, PopError, PushError, Stop};
-use crate::mpmc::track::{assert_accounted, item, run_schedule, Log, Track, Watch};
+use crate::mpmc::track::{assert_accounted, run_schedule, schedules, Log, Track, Watch};
 use crate::sync::pause;
 use crate::sync::pause_point;
 use crate::sync::splitmix::Rng;
@@ -89,17 +89,10 @@ fn run_ops<const N: usize>(
     log: &mut Log,
     track: &Track<CONTEXTS>,
 ) {
-    let mut k = 0;
-    let mut make = |log: &mut Log| {
-        let v = item(c, k);
-        k += 1;
-        log.made.push(v);
-        v
-    };
     for op in ops {
         match op {
             Op::Push => {
-                let v = make(log);
+                let v = log.make(c);
                 track.begin(c, 0, 1, Watch::Push);
                 let (n, stop) = match r.try_push(v) {
                     Ok(()) => (1, None),
@@ -108,7 +101,7 @@ fn run_ops<const N: usize>(
                 pushed(track, c, &[v], (n, stop), false, log);
             }
             Op::PushBurst | Op::PushBulk => {
-                let items = [make(log), make(log)];
+                let items = [log.make(c), log.make(c)];
                 track.begin(c, 0, 2, Watch::Push);
                 let (n, stop) = match op {
                     Op::PushBurst => {
@@ -123,7 +116,7 @@ fn run_ops<const N: usize>(
                 pushed(track, c, &items, (n, stop), matches!(op, Op::PushBulk), log);
             }
             Op::Overwrite => {
-                let v = make(log);
+                let v = log.make(c);
                 track.begin(c, 1, 1, Watch::Nothing);
                 match r.push_overwrite(v) {
                     Ok(None) => track.end(c, 1, 0, false),
@@ -169,7 +162,7 @@ fn run_ops<const N: usize>(
                     Ok(chunk) => {
                         pause_point(pause::TEST_BETWEEN);
                         let w = (log.made.len() + c) % (chunk.len() + 1);
-                        let items: Vec<u32> = (0..w).map(|_| make(log)).collect();
+                        let items: Vec<u32> = (0..w).map(|_| log.make(c)).collect();
                         let voids = chunk.len() - w;
                         assert_eq!(chunk.fill_from_slice(&items), w);
                         track.voided(voids);
@@ -246,15 +239,6 @@ fn schedule<const N: usize>(seed: u64) {
         "seed {seed}: an item was lost"
     );
     assert_eq!(back[..], again[..], "seed {seed}");
-}
-
-/// Schedules per capacity: `SLUICEGATE_SCHEDULES` if set (for a longer
-/// hunt), else 1000.
-fn schedules() -> u64 {
-    std::env::var("SLUICEGATE_SCHEDULES")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1000)
 }
 
 #[test]
