@@ -434,6 +434,10 @@ pub(crate) mod pause {
             let (at_tx, at_rx) = mpsc::channel::<()>();
             let (go_tx, go_rx) = mpsc::channel::<()>();
             std::thread::scope(|s| {
+                // Owned here: if `during` panics, unwinding drops it before
+                // the scope joins, so the stopped thread's `recv` fails and
+                // it ends too, instead of both waiting for good.
+                let go_tx = go_tx;
                 let stopped = s.spawn(move || {
                     let mut seen = 0;
                     let hook: Hook = Box::new(move |hit| {
