@@ -134,16 +134,16 @@
 //! context after a reset; under 3 x 3 threads of bursts on a 2-slot ring
 //! (`tests/mpmc_burst.rs`) they drive the free ring's `threshold` below
 //! zero with every index inside, and the ring answers "full" for good.
-//! Charging a round's `k` up front and giving back its hits afterwards
-//! fails item 1 instead: charges then land for positions not yet taken,
-//! sized by a `tail - head` read before `R`.
-//! With `N = 2` (`3N-1 = 5`): three burst dequeuers read `head = 0`,
-//! `tail = 2` (`k = 2` each) and stop; a pop takes both indices; an
-//! enqueue places `x` at 2 and finds `threshold` at 5; the three charge 2
-//! each (`threshold = -1`); a dequeue answers "empty" while `x` waits at
-//! `head`; an enqueue places `y` at 3 and resets; a new dequeue takes `x`
-//! at 2. `x` was in the ring all through the "empty" answer and went to an
-//! operation that began after it.
+//! Charging a round's `k` up front (before its fetch-and-add) and giving
+//! back its hits afterwards fails item 1 instead: charges then land for
+//! positions not yet taken, by rounds that may never take the positions of
+//! the index that waits. With `N = 2` (`3N-1 = 5`) and two indices in the
+//! ring at positions 0 and 1: three burst dequeuers read `head = 0`,
+//! `tail = 2`, charge `k = 2` each (`threshold = -1`) and stop before their
+//! fetch-and-add; a dequeue answers "empty" with both indices inside; an
+//! enqueue places a third at 2 and resets `threshold`; a new dequeue takes
+//! the index at 0, which was in the ring all through the "empty" answer and
+//! went to an operation that began after it.
 //!
 //! **Bounded failed attempts (lock-freedom).** A round takes at least one
 //! position (step 2 answers when `t0 <= h0`), and a call takes a new round
@@ -964,13 +964,13 @@ mod tests {
         assert_eq!(got, Some((2, [0, 1])));
     }
 
-    /// Rounds sized from stale loads charge nothing before they take their
-    /// positions. Three burst dequeuers count `k = 2` (two indices in the
-    /// ring) and stop; a dequeuer takes both; an enqueue places `x` and
-    /// completes. A dequeue now must find `x`: had the three charged their
-    /// `k` up front, `threshold` would be `5 - 6 < 0` and it would answer
-    /// "empty" with `x` waiting at `head`. Resumed, each round finds its
-    /// positions past `tail` and answers "empty" after one miss.
+    /// Rounds charge nothing before they take their positions. Three burst
+    /// dequeuers count `k = 2` (two indices in the ring) and stop before
+    /// their fetch-and-add; single dequeues must still find both indices,
+    /// and then one placed after them: had the three charged their `k` up
+    /// front, `threshold` would be `5 - 6 < 0` and those dequeues would
+    /// answer "empty". Resumed, each round finds its positions past `tail`
+    /// and answers "empty" after one miss.
     #[test]
     fn stale_rounds_do_not_hide_an_index() {
         let r = IndexRing::<2, false>::new(0, false);
