@@ -129,11 +129,13 @@
 //! stand-ins never decrement, so it counts the real contexts inside a
 //! dequeue, one per context whether it runs a single dequeue or a round
 //! (see the caveat on the empty answer in [`super`]'s docs). This is what
-//! a round must keep to: charge late for one step at most. Charging each
-//! miss of a round after the fact puts up to `K` late decrements per
-//! context after a reset; under 3 x 3 threads of bursts on a 2-slot ring
-//! (`tests/mpmc_burst.rs`) they drive the free ring's `threshold` below
-//! zero with every index inside, and the ring answers "full" for good.
+//! a round must keep to: charge late for one step at most. A round that
+//! charges each of its misses after the fact puts up to `K` late
+//! decrements per context after a reset, which the bound does not allow
+//! for; rounds of `want` positions charged that way (up to 40 in
+//! `tests/mpmc_burst.rs`) drive the free ring of a 2-slot ring below zero
+//! with every index inside under 3 x 3 bursting threads, and the ring
+//! answers "full" for good.
 //! Charging a round's `k` up front (before its fetch-and-add) and giving
 //! back its hits afterwards fails item 1 instead: charges then land for
 //! positions not yet taken, by rounds that may never take the positions of
