@@ -34,8 +34,9 @@
 //!   moves single items in the same groups; `spsc_batch_32` is the SPSC
 //!   ring at capacity 1024 per batch of 32.
 //! - `mpmc_burst32_pair_128` (single thread): `push_burst` and `pop_burst`
-//!   of 32 on an empty ring; ArrayQueue does 32 pushes and 32 pops. An
-//!   iteration is the 32 items.
+//!   of 32 on an empty ring (`sluicegate_bits`: with `FreeBits<4>`);
+//!   ArrayQueue does 32 pushes and 32 pops. An iteration is the 32 items.
+//!   `mpmc_burst32_pair_64` the same at capacity 64, with `SmallRing`.
 //!
 //! A waiting thread spins (`spin_loop`) and yields to the scheduler after
 //! `common::yield_every()`
@@ -61,7 +62,7 @@ use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use core::time::Duration;
 use criterion::Criterion;
 use crossbeam_queue::ArrayQueue;
-use sluicegate::mpmc::{BurstRing, FreeBits, FreePool, Ring, SmallRing};
+use sluicegate::mpmc::{BurstRing, FreeBits, FreeIndices, FreeMask, FreePool, Ring, SmallRing};
 use sluicegate::spsc;
 use std::sync::{Barrier, Mutex};
 use std::thread;
@@ -748,6 +749,35 @@ fn overwrite_group(c: &mut Criterion) {
     }
 }
 
+/// `push_burst` and `pop_burst` of 32 on an empty ring of `N` with free
+/// pool `F`, one pair per iteration.
+fn burst_pair<const N: usize, F: FreePool<N>>() -> Box<dyn FnMut(u64)> {
+    let ring: &'static Ring<u64, N, F> = Box::leak(Box::new(Ring::new()));
+    Box::new(move |iters| {
+        let mut buf = [0u64; 32];
+        for i in 0..iters {
+            buf[0] = i;
+            black_box(ring.push_burst(black_box(&buf)));
+            black_box(ring.pop_burst(black_box(&mut buf)));
+        }
+    })
+}
+
+/// ArrayQueue's stand-in for a burst pair: 32 pushes, then 32 pops.
+fn singles_pair(cap: usize) -> Box<dyn FnMut(u64)> {
+    let q: &'static ArrayQueue<u64> = Box::leak(Box::new(ArrayQueue::new(cap)));
+    Box::new(move |iters| {
+        for i in 0..iters {
+            for k in 0..32 {
+                black_box(q.push(black_box(i + k)).is_ok());
+            }
+            for _ in 0..32 {
+                black_box(q.pop());
+            }
+        }
+    })
+}
+
 /// Single-threaded push+pop pairs and burst pairs (criterion and
 /// instruction counts).
 fn single_thread_cases() -> Vec<Case<'static>> {
@@ -767,9 +797,9 @@ fn single_thread_cases() -> Vec<Case<'static>> {
     let small64: &'static SmallRing<u64, 64> = Box::leak(Box::new(SmallRing::new()));
     let aq64: &'static ArrayQueue<u64> = Box::leak(Box::new(ArrayQueue::new(64)));
     let bits128: &'static Ring<u64, 128, FreeBits<4>> = Box::leak(Box::new(Ring::new()));
-    let burst_ring: &'static Ring<u64, 128> = Box::leak(Box::new(Ring::new()));
-    let burst_aq: &'static ArrayQueue<u64> = Box::leak(Box::new(ArrayQueue::new(128)));
-    let burst_pair = |q: &'static dyn Bursts| -> Box<dyn FnMut(u64)> {
+    // A burst pair through the `Bursts` face (the rings that are not
+    // `mpmc::Ring`).
+    let dyn_burst_pair = |q: &'static dyn Bursts| -> Box<dyn FnMut(u64)> {
         Box::new(move |iters| {
             let mut buf = [0u64; BURST];
             for i in 0..iters {
@@ -785,17 +815,22 @@ fn single_thread_cases() -> Vec<Case<'static>> {
         (
             "mpmc_burst32_pair_128",
             "sluicegate_burst",
-            burst_pair(burst_ring),
+            burst_pair::<128, FreeIndices<128>>(),
+        ),
+        (
+            "mpmc_burst32_pair_128",
+            "sluicegate_bits",
+            burst_pair::<128, FreeBits<4>>(),
         ),
         (
             "mpmc_burst32_pair_128",
             "sluicegate_burst_ring",
-            burst_pair(Box::leak(Box::new(BurstRing::<u64, 128, 4>::new()))),
+            dyn_burst_pair(Box::leak(Box::new(BurstRing::<u64, 128, 4>::new()))),
         ),
         (
             "mpmc_burst32_pair_128",
             "floor_rte_ring",
-            burst_pair(Box::leak(Box::new(RteRing::<u64, 128>::new()))),
+            dyn_burst_pair(Box::leak(Box::new(RteRing::<u64, 128>::new()))),
         ),
         (
             "mpmc_burst32_pair_128",
@@ -812,16 +847,17 @@ fn single_thread_cases() -> Vec<Case<'static>> {
         (
             "mpmc_burst32_pair_128",
             "crossbeam_arrayqueue",
-            Box::new(move |iters| {
-                for i in 0..iters {
-                    for k in 0..32 {
-                        black_box(burst_aq.push(black_box(i + k)).is_ok());
-                    }
-                    for _ in 0..32 {
-                        black_box(burst_aq.pop());
-                    }
-                }
-            }),
+            singles_pair(128),
+        ),
+        (
+            "mpmc_burst32_pair_64",
+            "sluicegate_mask",
+            burst_pair::<64, FreeMask>(),
+        ),
+        (
+            "mpmc_burst32_pair_64",
+            "crossbeam_arrayqueue",
+            singles_pair(64),
         ),
         ("mpmc_pair_128", "sluicegate", pair(ring)),
         (

@@ -311,7 +311,8 @@ pub(crate) mod pause {
     pub(crate) const MPMC_BURST_READ: Point = Point("mpmc.burst.read");
     /// The index rings' steps: `aq` (items) and `fq` (free slots); an
     /// enqueuer after taking its position and after placing its index, a
-    /// dequeuer after taking its position and after missing at it.
+    /// dequeuer after taking its position (a burst dequeuer: its round's
+    /// positions) and after missing at it (a burst: at all of them).
     pub(crate) const MPMC_AQ_ENQ_TICKET: Point = Point("mpmc.aq.enq.ticket");
     pub(crate) const MPMC_AQ_ENQ_PLACED: Point = Point("mpmc.aq.enq.placed");
     pub(crate) const MPMC_AQ_DEQ_TICKET: Point = Point("mpmc.aq.deq.ticket");
@@ -320,6 +321,13 @@ pub(crate) mod pause {
     pub(crate) const MPMC_FQ_ENQ_PLACED: Point = Point("mpmc.fq.enq.placed");
     pub(crate) const MPMC_FQ_DEQ_TICKET: Point = Point("mpmc.fq.deq.ticket");
     pub(crate) const MPMC_FQ_DEQ_MISSED: Point = Point("mpmc.fq.deq.missed");
+    /// A burst dequeuer's own steps, on `aq` and on `fq`: after reading
+    /// `head` and `tail` (its round's size), before its fetch-and-add; and
+    /// after each position of its round, taken or passed.
+    pub(crate) const MPMC_AQ_DEQ_COUNTED: Point = Point("mpmc.aq.deq.counted");
+    pub(crate) const MPMC_AQ_DEQ_STEPPED: Point = Point("mpmc.aq.deq.stepped");
+    pub(crate) const MPMC_FQ_DEQ_COUNTED: Point = Point("mpmc.fq.deq.counted");
+    pub(crate) const MPMC_FQ_DEQ_STEPPED: Point = Point("mpmc.fq.deq.stepped");
     /// The one-word free pool (`FreeMask`): a take (or a burst's) after
     /// loading the word, before its CAS.
     pub(crate) const MPMC_MASK_TAKE: Point = Point("mpmc.mask.take");
@@ -426,6 +434,10 @@ pub(crate) mod pause {
             let (at_tx, at_rx) = mpsc::channel::<()>();
             let (go_tx, go_rx) = mpsc::channel::<()>();
             std::thread::scope(|s| {
+                // Owned here: if `during` panics, unwinding drops it before
+                // the scope joins, so the stopped thread's `recv` fails and
+                // it ends too, instead of both waiting for good.
+                let go_tx = go_tx;
                 let stopped = s.spawn(move || {
                     let mut seen = 0;
                     let hook: Hook = Box::new(move |hit| {

@@ -1,23 +1,25 @@
 //! Bursts: [`Ring::push_burst`] and [`Ring::pop_burst`] move up to `ROUND`
-//! items per round with one fetch-and-add on the counter of the index ring
-//! they append to, instead of one per item.
+//! items per round with one fetch-and-add on each index-ring counter they
+//! move, instead of one per item.
 //!
-//! A round of `push_burst` takes up to `ROUND` free indices from `fq` one
-//! dequeue at a time (`IndexRing::dequeue_many`), writes the items into
-//! those slots, and appends the indices to `aq` in item order
-//! (`IndexRing::enqueue_many`: one ticket for all, a new round of tickets
-//! for the rest if an entry turns out to be unusable). A round of
-//! `pop_burst` is the mirror image. The dequeues stay single ones because
-//! a dequeuer holding many positions at once can count many misses against
-//! `threshold` late, after an enqueue has reset it (see `dequeue_many`).
-//! Each position a round takes is handled exactly as the single operation
-//! handles its one position, so a round is the same sequence of index-ring
-//! steps as that many single operations whose appending fetch-and-adds
-//! happened back to back (a schedule the single operations allow): the SCQ
+//! A round of `push_burst` takes up to `ROUND` free indices at once
+//! (`FreePool::take_many`; on the default pool `IndexRing::dequeue_many`,
+//! one fetch-and-add on `fq`'s `head`), writes the items into those slots,
+//! and appends the indices to `aq` in item order (`IndexRing::enqueue_many`:
+//! one ticket for all, a new round of tickets for the rest if an entry
+//! turns out to be unusable). A round of `pop_burst` is the mirror image:
+//! `dequeue_many` on `aq`, then `give_many` to the pool. A dequeuing round
+//! takes at most the positions between `head` and `tail`, and a round that
+//! finds no index counts one failed attempt against `threshold`, as a
+//! single dequeue's miss does; the private `scq` module's docs show that a
+//! round is, step for step, what as many single dequeues would do, and
+//! that `threshold` then counts what it counts without bursts. So the SCQ
 //! argument (module docs of [`super`]) carries over, and with it
 //! lock-freedom and "nothing lost or duplicated". What changes is what a
 //! suspended context holds: a burst suspended mid-round holds the slots of
-//! its round (up to `ROUND`), where a single operation holds at most one.
+//! its round (up to `ROUND`, at most `N`), and a pop burst suspended after
+//! taking its round's positions the items pushed to them, where a single
+//! operation holds at most one.
 //!
 //! Order: one burst's items enter `aq` in slice order, and one `pop_burst`
 //! returns items in `aq` order, so a single producer's items come out in

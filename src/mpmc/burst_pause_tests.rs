@@ -1,5 +1,5 @@
 //! A burst suspended at every step of a round (each index-ring step and
-//! each point between them, at its first and a later item): the other
+//! each point between them, at its first and a later item or position): the other
 //! contexts still push and pop everything but the slots of the suspended
 //! round, and once it resumes nothing has been lost or duplicated.
 
@@ -122,7 +122,10 @@ fn scenario<F: FreePool<N>>(op: Op, point: Point, nth: usize) {
 #[test]
 fn suspended_push_burst() {
     for (point, nth) in [
+        (pause::MPMC_FQ_DEQ_COUNTED, 1),
         (pause::MPMC_FQ_DEQ_TICKET, 1),
+        (pause::MPMC_FQ_DEQ_STEPPED, 1),
+        (pause::MPMC_FQ_DEQ_STEPPED, 2),
         (pause::MPMC_BURST_CLAIMED, 1),
         (pause::MPMC_BURST_WRITTEN, 1),
         (pause::MPMC_AQ_ENQ_TICKET, 1),
@@ -130,25 +133,25 @@ fn suspended_push_burst() {
         (pause::MPMC_AQ_ENQ_PLACED, 2),
     ] {
         scenario::<FreeIndices<N>>(Op::PushBurst, point, nth);
-        let bits = if point == pause::MPMC_FQ_DEQ_TICKET {
-            pause::MPMC_BITS_RESERVED // the burst's one reservation
-        } else {
-            point
+        // The other pools take a round of free slots in one step of their
+        // own: the burst's one reservation, or its one CAS on the mask.
+        let (bits, mask) = match point {
+            pause::MPMC_FQ_DEQ_TICKET => (pause::MPMC_BITS_RESERVED, pause::MPMC_MASK_TAKE),
+            pause::MPMC_FQ_DEQ_COUNTED | pause::MPMC_FQ_DEQ_STEPPED => continue,
+            _ => (point, point),
         };
         scenario::<FreeBits<1>>(Op::PushBurst, bits, nth);
-        let point = if point == pause::MPMC_FQ_DEQ_TICKET {
-            pause::MPMC_MASK_TAKE // the burst's one CAS on the mask
-        } else {
-            point
-        };
-        scenario::<FreeMask>(Op::PushBurst, point, nth);
+        scenario::<FreeMask>(Op::PushBurst, mask, nth);
     }
 }
 
 #[test]
 fn suspended_pop_burst() {
     for (point, nth) in [
+        (pause::MPMC_AQ_DEQ_COUNTED, 1),
         (pause::MPMC_AQ_DEQ_TICKET, 1),
+        (pause::MPMC_AQ_DEQ_STEPPED, 1),
+        (pause::MPMC_AQ_DEQ_STEPPED, K),
         (pause::MPMC_BURST_TAKEN, 1),
         (pause::MPMC_BURST_READ, 1),
         (pause::MPMC_FQ_ENQ_TICKET, 1),
@@ -170,12 +173,11 @@ fn suspended_pop_burst() {
     }
 }
 
-/// A pop burst stopped right after taking its first position: it holds
-/// that one position only (a burst pop takes its positions one at a time),
-/// so the item there is its own when it resumes and the rest are
-/// everyone's; it then finds the ring empty.
+/// A pop burst stopped right after taking its round's positions (one
+/// fetch-and-add for both items there) holds both: the items at them are
+/// its own when it resumes, and the others push and pop everything else.
 #[test]
-fn pop_burst_holding_its_position() {
+fn pop_burst_holding_its_round() {
     let r = R::new();
     r.try_push(7).unwrap();
     r.try_push(8).unwrap();
@@ -184,11 +186,11 @@ fn pop_burst_holding_its_position() {
         pause::MPMC_AQ_DEQ_TICKET,
         1,
         || {
-            let mut buf = [0; 2];
+            let mut buf = [0; 4];
             (r.pop_burst(&mut buf), buf)
         },
         || {
-            // Its position holds 7; 8 and the next pushes are everyone's.
+            // Its positions hold 7 and 8; the next pushes are everyone's.
             for v in 10..10 + N as u32 - 2 {
                 r.try_push(v).unwrap();
             }
@@ -197,9 +199,44 @@ fn pop_burst_holding_its_position() {
             }
         },
     );
-    assert_eq!((n, got[0]), (1, 7));
-    let mut rest = std::vec![8];
-    rest.extend(10..10 + N as u32 - 2);
+    assert_eq!((n, got[..2].to_vec()), (2, std::vec![7, 8]));
+    let rest: Vec<u32> = (10..10 + N as u32 - 2).collect();
     assert_eq!(out, rest);
     assert!(r.is_empty());
+}
+
+/// A pop burst stopped between reading `head` and `tail` and its
+/// fetch-and-add, while the others pop what it counted and push anew: its
+/// round takes the positions `head` has reached by then, and every item
+/// comes out once, each producer's in order.
+#[test]
+fn pop_burst_counting_stale_positions() {
+    let r = R::new();
+    r.try_push(7).unwrap();
+    r.try_push(8).unwrap();
+    let mut out = Vec::new();
+    let (n, got) = stop_at_nth(
+        pause::MPMC_AQ_DEQ_COUNTED,
+        1,
+        || {
+            let mut buf = [0; 4];
+            (r.pop_burst(&mut buf), buf)
+        },
+        || {
+            out.extend(r.try_pop());
+            out.extend(r.try_pop());
+            r.try_push(9).unwrap();
+        },
+    );
+    out.extend(&got[..n]);
+    out.extend(core::iter::from_fn(|| r.try_pop()));
+    assert_eq!(out, [7, 8, 9]);
+    // Its second position was beyond `tail`: `tail` caught up, and the
+    // ring still takes and gives all `N` items.
+    for v in 0..N as u32 {
+        r.try_push(v).unwrap();
+    }
+    for v in 0..N as u32 {
+        assert_eq!(r.try_pop(), Some(v));
+    }
 }

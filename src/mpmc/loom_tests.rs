@@ -326,6 +326,36 @@ fn pop_burst_vs_try_pop<F: FreePool<2>>() {
     assert_eq!(r.push_burst(&[3, 4]), 2);
 }
 
+/// A burst pop against a push and a single pop, on a used ring holding
+/// one item: the burst's round is as many positions as its loads of
+/// `head` and `tail` find (0 to 2, racing both others), and it may reach
+/// the push's position before or after the push places there. Each item
+/// comes out once, the burst's in ring order, and the item that was in
+/// the ring before both pops began goes to one of them.
+fn pop_burst_vs_push_and_pop<F: FreePool<2>>() {
+    let r = Arc::new(Ring::<u32, 2, F>::new());
+    // Used first, as in `push_pop_empty`.
+    r.try_push(0).unwrap();
+    assert_eq!(r.try_pop(), Some(0));
+    r.try_push(1).unwrap();
+    let (r2, r3) = (r.clone(), r.clone());
+    let p = thread::spawn(move || r2.try_push(2).is_ok());
+    let c = thread::spawn(move || r3.try_pop());
+    let mut buf = [0; 2];
+    let n = r.pop_burst(&mut buf);
+    let single = c.join().unwrap();
+    assert!(p.join().unwrap(), "a free slot existed: no spurious Full");
+    assert!(
+        n > 0 || single.is_some(),
+        "both pops answered empty while item 1 waited"
+    );
+    assert!(buf[..n].windows(2).all(|w| w[0] < w[1]), "in ring order");
+    let mut seen = buf[..n].to_vec();
+    seen.extend(single);
+    seen.extend(drain(&r));
+    assert_exactly(seen, vec![1, 2]);
+}
+
 /// A burst push racing a close: what went in drains, what did not was
 /// refused, nothing is counted as rejected, and nothing lands after the
 /// drained answer.
@@ -398,5 +428,6 @@ on_every_pool!(
     push_burst_vs_pop_burst(2),
     push_burst_vs_try_push(2),
     pop_burst_vs_try_pop(2),
+    pop_burst_vs_push_and_pop(2),
     push_burst_vs_close(2),
 );

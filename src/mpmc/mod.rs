@@ -106,12 +106,16 @@
 //!   item that may be pushed to exactly that position. That item is not lost: the
 //!   suspended pop returns it when it resumes (it is linearized as that pop's
 //!   result);
-//! - the same holds for the eviction step of `push_overwrite`.
+//! - the same holds for the eviction step of `push_overwrite`;
+//! - a burst holds the slots of its round instead of one (up to 32, and at
+//!   most `N`): a `pop_burst` suspended after taking a round's positions
+//!   holds the items pushed to exactly those positions, as a single pop
+//!   does its one (see [Bursts](#bursts)).
 //!
-//! So with `k` contexts suspended, the others can still push and pop at least
-//! `N - k` items, and nothing is lost or duplicated when they resume (the
-//! crate's unit tests suspend a producer and a consumer at every such point to
-//! show this). Vyukov's bounded queue (crossbeam `ArrayQueue`, heapless
+//! So with `k` contexts suspended outside bursts, the others can still push
+//! and pop at least `N - k` items, and nothing is lost or duplicated when
+//! they resume (the crate's unit tests suspend a producer and a consumer at
+//! every such point to show this). Vyukov's bounded queue (crossbeam `ArrayQueue`, heapless
 //! `mpmc`) does not have this property: there a context suspended between
 //! claiming a slot and finishing makes the others fail or spin.
 //!
@@ -123,10 +127,15 @@
 //!
 //! **Caveat on the empty answer.** That `try_pop` never answers "empty"
 //! while an item waits rests on the paper's bound of `3N-1` failed dequeue
-//! attempts between two enqueues (the `threshold`). The bound was not
-//! re-derived here for more contexts than slots; the stress tests run eight
-//! threads on `N = 1` and `N = 2` with exact accounting. Were it exceeded, an
-//! item would wait for the next push, never be lost.
+//! attempts between two enqueues (the `threshold`), which counts, besides
+//! the misses ahead of the item, one late miss per context inside a dequeue
+//! (a burst's round counts as one; the private `scq` module shows why). The
+//! bound was not re-derived here for more such contexts than slots; the
+//! stress tests run eight threads on `N = 1` and `N = 2`, and six bursting
+//! threads on `N = 2`, with exact accounting. Were it exceeded, an item
+//! would wait for the next push of that index ring, never be lost: on the
+//! free-slot ring (the default pool) that push is a pop, so a ring with
+//! every slot free would then answer "full" for good.
 //!
 //! # Which item `push_overwrite` evicts
 //!
@@ -145,23 +154,33 @@
 //! # Bursts
 //!
 //! For `T: Copy`, [`Ring::push_burst`] and [`Ring::pop_burst`] move up to
-//! 32 items per round. A push burst takes its free slots one `fq` dequeue
-//! at a time and then places all of them in `aq` with one fetch-and-add on
-//! `aq`'s `tail`; a pop burst takes its items one `aq` dequeue at a time
-//! and gives all their slots back to `fq` with one fetch-and-add on `fq`'s
-//! `tail`. So a push+pop pair of 32 takes 66 fetch-and-adds instead of 128.
-//! Each dequeue stays a single one: a dequeuer holding many positions can
-//! miss at all of them and count the misses against `threshold` after an
-//! enqueue reset it, which can leave a ring answering "empty" for good
-//! with indices inside (it happened to a 2-slot ring under 3 x 3 threads
-//! of bursts). The appending round tries every position it took, each with
-//! the next index not yet placed, and leaves only positions a dequeuer has
-//! already passed (as a single enqueue leaves its one); the indices those
-//! cost go to a new round. Every position a round takes is handled exactly
-//! as a single operation handles its one, so the guarantees above hold
+//! 32 items per round, with one fetch-and-add for the round on each index
+//! ring they touch. A push burst takes a round of free slots (from
+//! `FreeIndices` with one fetch-and-add on `fq`'s `head`, from `FreeMask`
+//! with one CAS, from `FreeBits` with one CAS per word and one on its
+//! count) and places all of them in `aq` with one fetch-and-add on `aq`'s
+//! `tail`; a pop burst takes a round of items with one fetch-and-add on
+//! `aq`'s `head` and gives all their slots back the same way. So a push+pop
+//! pair of 32 takes 4 fetch-and-adds instead of 128 on the default pool
+//! (plus one entry update per index and ring, as single operations).
+//!
+//! A dequeuing round takes no more positions than lie between `head` and
+//! `tail`, looks at each as a single dequeue looks at its one, and, if it
+//! took no index at all, counts one failed attempt against `threshold`, as
+//! a single dequeue's miss. It never counts a round's misses one by one
+//! after the fact: a context holding many positions would then count many
+//! misses late, after an enqueue reset `threshold`, and several such
+//! counts can leave a ring answering "empty" for good with indices inside
+//! (3 x 3 threads of bursts on a 2-slot ring show it). The appending round
+//! tries every position it took, each with the next index not yet placed,
+//! and leaves only positions a dequeuer has already passed (as a single
+//! enqueue leaves its one); the indices those cost go to a new round. Each
+//! round is, step for step, what as many single operations would do (the
+//! `scq` module's docs carry the argument), so the guarantees above hold
 //! unchanged, except that a burst suspended mid-round holds the slots of
-//! its round (up to 32) instead of one. A burst's items stay in slice order, so one
-//! producer's items come out in the order it pushed them.
+//! its round (up to 32, at most `N`) instead of one. A burst's items stay
+//! in slice order, so one producer's items come out in the order it pushed
+//! them.
 //! There is no all-or-nothing `pop_bulk`: items taken out of a FIFO that
 //! others pop from at the same time cannot be put back at its front.
 //!

@@ -60,6 +60,139 @@
 //! dequeue that sees it negative returns "empty" at once. The paper shows that
 //! an enqueued index is found within `3N-1` failed attempts, so the
 //! threshold never hides an index that is there.
+//!
+//! # Burst dequeues: a round of positions per fetch-and-add
+//!
+//! [`IndexRing::dequeue_many`] takes up to `want` indices in *rounds*. A
+//! round takes `k` positions with one fetch-and-add on `head` and looks at
+//! each of them as a single dequeuer looks at its one:
+//!
+//! | step | a round (`K = min(want, N)`)                                   | answer |
+//! |------|-----------------------------------------------------------------|--------|
+//! | 1    | load `threshold` (first round of a call only)                   | "empty" if negative |
+//! | 2    | load `head` (`h0`), then `tail` (`t0`)                           | "empty" if `t0 <= h0` (the empty check) |
+//! | 3    | `k = min(t0 - h0, K)`; `h = head.fetch_add(k)`                  | |
+//! | 4    | `take_at` at `h`, `h+1`, ..., `h+k-1`, in order                 | |
+//! | 5    | load `tail` (`t`); if `t < h+k`, `catch_up(t, h+k)`             | |
+//! | 6    | it took an index                                                 | the indices, in position order; `t - h` as the length sample |
+//! | 7    | it took none (a *dry* round): decrement `threshold` by one       | "empty" if `t <= h+k`, or if the decrement found it `<= 0`; else step 2 |
+//!
+//! Step 3 bounds the round by `tail - head`, so a round passes a position
+//! only where an enqueue holds it and has not placed yet (or gave it up),
+//! or where `head` moved on between step 2 and step 3. `k <= N < 2N`, so a
+//! round never meets one entry twice.
+//!
+//! **A round is single dequeues.** Replace a round at `h..h+k` by `k`
+//! single dequeuers ("stand-ins"), each of which starts at the round's
+//! step 1 (in a later round of the same call: right after the step-7
+//! decrement, which left `threshold >= 0`), loads `head` and `tail` where
+//! the round loads them (and finds `head < tail`, so it takes a position
+//! with or without `dequeue_at`'s empty check), takes its position at the
+//! round's fetch-and-add (the `k` fetch-and-adds back to back) and runs
+//! `take_at` where the round does for that position. A stand-in that takes
+//! an index returns it. One that misses stops at its pause point after the
+//! miss, for good, as a suspended single dequeuer may, except the one at
+//! `h+k-1`: it loads `tail` at step 5, and if `t < h+k` runs the
+//! `catch_up` a single dequeuer with nothing beyond its position runs
+//! (stopping for good before its decrement if the round took an index);
+//! in a dry round it goes on as step 7 says, which is `dequeue_at`'s miss
+//! path, its next position being the next round's first (the others of
+//! that round are fresh stand-ins). Every position at or past `t` at
+//! step 5 was at or past `tail` when the round looked at it, so no
+//! enqueuer held it: the stand-in there missed. So an execution with burst
+//! dequeues is one of single operations with extra contexts stopped for
+//! good after a miss, step for step the same `head`, `tail`, entries and
+//! `threshold`, and the SCQ argument applies to it as it is: no index is
+//! lost or taken twice, a round's indices are the oldest ones at its
+//! positions, in order, and each "empty" is one a single dequeue gives.
+//!
+//! **What `threshold` counts.** A decrement is charged to a *step* that
+//! missed: a single dequeue's position, or a dry round (one for all its
+//! positions). A round that took an index charges nothing for the
+//! positions it passed. Take an enqueue that placed index `x` at position
+//! `t` and then set `threshold` to `3N-1` (or found it there): the reset,
+//! `R`. While `x` waits for a dequeuer (`head <= t`), the decrements after
+//! `R` are charged to
+//!
+//! 1. steps whose positions were taken after `R`: those positions lie in
+//!    `head(R)..t`, all missed, and each is charged at most once (a dry
+//!    round once for all of them), so these decrements are at most the
+//!    misses in `head(R)..t`;
+//! 2. steps whose positions were taken before `R` and charged after it: at
+//!    most one per context, because a context has one step (a position, or
+//!    a round) between its fetch-and-add and its decrement at a time.
+//!
+//! These are exactly the decrements the same execution makes as single
+//! operations (the stand-ins), so SCQ's bound applies unchanged: while an
+//! index waits, fewer than `3N` decrements land after its reset, and
+//! `threshold` never hides it. The bound counts item 2 per context; the
+//! stand-ins never decrement, so it counts the real contexts inside a
+//! dequeue, one per context whether it runs a single dequeue or a round
+//! (see the caveat on the empty answer in [`super`]'s docs). This is what
+//! a round must keep to: charge late for one step at most. A round that
+//! charges each of its misses after the fact puts up to `K` late
+//! decrements per context after a reset, which the bound does not allow
+//! for; rounds of `want` positions charged that way (up to 40 in
+//! `tests/mpmc_burst.rs`) drive the free ring of a 2-slot ring below zero
+//! with every index inside under 3 x 3 bursting threads, and the ring
+//! answers "full" for good.
+//! Charging a round's `k` up front (before its fetch-and-add) and giving
+//! back its hits afterwards fails item 1 instead: charges then land for
+//! positions not yet taken, by rounds that may never take the positions of
+//! the index that waits. With `N = 2` (`3N-1 = 5`) and two indices in the
+//! ring at positions 0 and 1: three burst dequeuers read `head = 0`,
+//! `tail = 2`, charge `k = 2` each (`threshold = -1`) and stop before their
+//! fetch-and-add; a dequeue answers "empty" with both indices inside; an
+//! enqueue places a third at 2 and resets `threshold`; a new dequeue takes
+//! the index at 0, which was in the ring all through the "empty" answer and
+//! went to an operation that began after it.
+//!
+//! **Bounded failed attempts (lock-freedom).** A round takes at least one
+//! position (step 2 answers when `t0 <= h0`), and a call takes a new round
+//! only after a dry round whose decrement found `threshold > 0`; every
+//! round either takes an index or charges one decrement. Between two
+//! enqueues' resets, at most `3N-1` decrements leave `threshold >= 0`, and
+//! then each context makes at most one more charged step before every
+//! dequeue answers "empty" at step 1 (or at `dequeue_at`'s first check).
+//! With `C` contexts inside a dequeue, at most `3N + C` charged steps, each
+//! missing at most `K` positions, and steps that take indices: at most the
+//! `N` indices there at the first reset plus those placed since by
+//! enqueues not yet complete, each missing at most `K - 1` positions. So
+//! the positions dequeuers pass between two completed enqueues are at most
+//! `K (3N + C) + (K - 1) (N + P)` (`P`: the indices placed by enqueues in
+//! progress, at most 32 per context), `3N + C` without bursts (`K = 1`).
+//! Finite as long as finitely many contexts use the ring, which is the
+//! assumption lock-freedom rests on here: the dequeuers cannot pass the
+//! enqueuers' positions for ever, so an enqueue completes or every dequeue
+//! answers.
+//!
+//! **Catching up.** A round whose last positions lie at or past `tail`
+//! (at most `k` of them, when `head` moved on between steps 2 and 3)
+//! closes those entries (no enqueuer holds them), and step 5 moves `tail`
+//! up to `h+k` with
+//! `catch_up`, whose CAS only replaces a `tail` below a value `head` has
+//! passed, so every position it skips is held by a dequeuer. Until then an
+//! enqueuer that takes such a position finds its entry unusable and takes
+//! another, as behind a single dequeuer that overtook it: `tail` lags
+//! `head` by at most the positions of the steps between their
+//! fetch-and-add and their catch-up (`k` per round, one per single
+//! dequeue). Past those, an enqueue finds a usable entry as it does
+//! without bursts: at most `N` of the `2N` entries hold an index, and a
+//! round changes entries only through `take_at`.
+//!
+//! **Suspension.** A round suspended after its fetch-and-add holds its `k`
+//! positions (at most `min(want, N, 32)` in a `Ring`): an index placed at
+//! one of them before it looks is its own, taken when it resumes (held,
+//! not lost), where a single dequeue holds one position. Suspended after
+//! some of its `take_at`s, it holds the indices it took and the positions
+//! it has not looked at yet.
+//!
+//! **Closing and draining.** Every position a round takes is taken or
+//! closed by `take_at` before the round ends, as a single dequeue's is, so
+//! the close argument (a position below `head` has a dequeuer, which takes
+//! the index there or closes the entry first; [`super::Ring::close`])
+//! holds for each. [`IndexRing::settle`] takes one position at a time and
+//! is unchanged.
 
 use crate::sync::{const_fn, pause, pause_point, AtomicUsize, Ordering, Padded, Point};
 
@@ -128,6 +261,16 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
         pause::MPMC_FQ_DEQ_MISSED
     } else {
         pause::MPMC_AQ_DEQ_MISSED
+    };
+    const P_DEQ_COUNTED: Point = if FREE {
+        pause::MPMC_FQ_DEQ_COUNTED
+    } else {
+        pause::MPMC_AQ_DEQ_COUNTED
+    };
+    const P_DEQ_STEPPED: Point = if FREE {
+        pause::MPMC_FQ_DEQ_STEPPED
+    } else {
+        pause::MPMC_AQ_DEQ_STEPPED
     };
 
     /// Cycle word of position `p`: its cycle in the entry's cycle bits, all
@@ -344,32 +487,59 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
     }
 
     /// Removes up to `out.len()` of the oldest indices into `out`, in order,
-    /// one `dequeue` at a time; returns `None` if the first finds the ring
-    /// empty, else how many it took and the length the first one saw (its
-    /// position to `tail`: a sample of the length).
-    ///
-    /// One fetch-and-add for many positions would be cheaper, but a
-    /// dequeuer holding many positions at once can miss at all of them and
-    /// count those misses against `threshold` after an enqueue has reset
-    /// it; several such counts landing late drove a 2-slot ring's free-index
-    /// ring to "empty" for good with free indices inside (3 x 3 threads of
-    /// bursts; tests/mpmc_burst.rs). One position at a time keeps each
-    /// dequeuer to the single miss in flight that `threshold`'s bound
-    /// allows for.
+    /// taking a round of positions with one fetch-and-add (see "Burst
+    /// dequeues" in the module docs for the steps and why they are sound);
+    /// returns `None` if it finds the ring empty, else how many it took and
+    /// a sample of the length (from the round's first position to `tail`).
     pub(super) fn dequeue_many(&self, out: &mut [usize]) -> Option<(usize, usize)> {
-        let first = out.first_mut()?;
-        let (index, p) = self.dequeue_at()?;
-        *first = index;
-        let seen = self.len_from(p);
-        let mut got = 1;
-        while got < out.len() {
-            let Some((index, _)) = self.dequeue_at() else {
-                break;
-            };
-            out[got] = index;
-            got += 1;
+        if out.is_empty() || (self.threshold.load(Ordering::SeqCst) as isize) < 0 {
+            return None;
         }
-        Some((got, seen))
+        let most = out.len().min(N);
+        loop {
+            // Positions below `tail` were handed to enqueuers: a round
+            // takes no more than those not yet taken by a dequeuer, so it
+            // passes a position only where an enqueue is in progress or was
+            // abandoned, or where `head` moved on before its fetch-and-add.
+            let h0 = self.head.load(Ordering::SeqCst);
+            let t0 = self.tail.load(Ordering::SeqCst);
+            if !before(h0, t0) {
+                return None; // the empty check of `dequeue_at`
+            }
+            let k = t0.wrapping_sub(h0).min(most);
+            pause_point(Self::P_DEQ_COUNTED);
+            let h = self.head.fetch_add(k, Ordering::SeqCst);
+            pause_point(Self::P_DEQ_TICKET);
+            let mut got = 0;
+            for i in 0..k {
+                if let Some(index) = self.take_at(h.wrapping_add(i)) {
+                    out[got] = index;
+                    got += 1;
+                }
+                pause_point(Self::P_DEQ_STEPPED);
+            }
+            let t = self.tail.load(Ordering::SeqCst);
+            let next = h.wrapping_add(k);
+            if before(t, next) {
+                // `head` moved between the loads and the fetch-and-add:
+                // the round's last positions were beyond `tail`.
+                self.catch_up(t, next);
+            }
+            if got > 0 {
+                // `t > h`: the enqueuer of a position this round took an
+                // index at had moved `tail` past it.
+                return Some((got, t.wrapping_sub(h)));
+            }
+            pause_point(Self::P_DEQ_MISSED);
+            // A dry round: one failed attempt, as a single dequeue's miss.
+            if !before(next, t) {
+                self.threshold.fetch_sub(1, Ordering::SeqCst);
+                return None;
+            }
+            if (self.threshold.fetch_sub(1, Ordering::SeqCst) as isize) <= 0 {
+                return None;
+            }
+        }
     }
 
     /// Removes the oldest index, or `None` if the ring is empty.
@@ -614,5 +784,250 @@ mod tests {
             "no dequeue missed: nothing unused lay between the indices"
         );
         assert_eq!(r.head.load(Ordering::SeqCst), start.wrapping_add(5));
+    }
+
+    type R4 = IndexRing<4, false>;
+
+    /// `head`, `tail` and `threshold` (as `isize`) of `r`.
+    fn words<const M: usize>(r: &IndexRing<M, false>) -> (usize, usize, isize) {
+        (
+            r.head.load(Ordering::SeqCst),
+            r.tail.load(Ordering::SeqCst),
+            r.threshold.load(Ordering::SeqCst) as isize,
+        )
+    }
+
+    /// An enqueuer's steps after its ticket, as `enqueue_unless_closed`
+    /// runs them: places `index` at `t` and resets `threshold`, or fails.
+    fn place_and_reset<const M: usize>(r: &IndexRing<M, false>, t: usize, index: usize) -> bool {
+        let placed = r.place_at(t, index);
+        if placed {
+            r.threshold
+                .store(IndexRing::<M, false>::THRESHOLD, Ordering::SeqCst);
+        }
+        placed
+    }
+
+    /// A round takes the positions between `head` and `tail`, not the
+    /// `want` it was asked for: asked for 4 with 3 indices in the ring, it
+    /// passes no position beyond them.
+    #[test]
+    fn a_round_takes_only_the_positions_below_tail() {
+        let r = R4::new(0, false);
+        for i in 0..3 {
+            r.enqueue(i);
+        }
+        let mut out = [9; 4];
+        assert_eq!(r.dequeue_many(&mut out), Some((3, 3)));
+        assert_eq!(out[..3], [0, 1, 2]);
+        assert_eq!(
+            words(&r),
+            (3, 3, R4::THRESHOLD as isize),
+            "no position passed"
+        );
+    }
+
+    /// A round takes at most `N` positions, however many lie below `tail`
+    /// (here two enqueuers hold tickets behind two indices): it never meets
+    /// an entry twice, and a suspended round holds at most `N` positions.
+    #[test]
+    fn a_round_takes_at_most_n_positions() {
+        let r = IndexRing::<2, false>::new(0, false);
+        r.enqueue(0);
+        r.enqueue(1);
+        let t = r.tail.fetch_add(2, Ordering::SeqCst); // two enqueuers' tickets
+        let mut out = [9; 4];
+        assert_eq!(r.dequeue_many(&mut out), Some((2, 4)));
+        assert_eq!(out[..2], [0, 1]);
+        assert_eq!(
+            r.head.load(Ordering::SeqCst),
+            2,
+            "the tickets' positions are not passed"
+        );
+        assert!(place_and_reset(&r, t, 0) && place_and_reset(&r, t + 1, 1));
+        assert_eq!(r.dequeue_many(&mut out), Some((2, 2)));
+        assert_eq!(out[..2], [0, 1]);
+    }
+
+    /// Every position of a round is looked at, in order: the indices on
+    /// both sides of a position whose enqueuer has not placed yet are the
+    /// round's, and the late enqueuer finds its position passed.
+    #[test]
+    fn a_round_looks_at_every_position_it_took() {
+        let r = R4::new(0, false);
+        r.enqueue(0);
+        let late = r.tail.fetch_add(1, Ordering::SeqCst); // an enqueuer's ticket
+        r.enqueue(2);
+        r.enqueue(3);
+        let mut out = [9; 4];
+        assert_eq!(
+            r.dequeue_many(&mut out),
+            Some((3, 4)),
+            "4 positions from the first to tail"
+        );
+        assert_eq!(out[..3], [0, 2, 3]);
+        assert!(
+            !place_and_reset(&r, late, 1),
+            "the round passed its position"
+        );
+        r.enqueue(1);
+        assert_eq!(r.dequeue(), Some(1));
+        assert_eq!(
+            words(&r).2,
+            R4::THRESHOLD as isize,
+            "no dequeue missed since"
+        );
+    }
+
+    /// An empty ring (`head >= tail`) is answered from two loads: no
+    /// position is taken, nothing is counted.
+    #[test]
+    fn an_empty_round_only_reads() {
+        let r = R4::new(0, false);
+        r.enqueue(0);
+        assert_eq!(r.dequeue(), Some(0));
+        let before = words(&r);
+        assert_eq!(r.dequeue_many(&mut [9; 4]), None);
+        assert_eq!(words(&r), before);
+    }
+
+    /// A round that took no index, with nothing beyond its positions,
+    /// counts one failed attempt and answers "empty", as a single
+    /// dequeue's miss.
+    #[test]
+    fn a_dry_round_counts_one_miss() {
+        let r = R4::new(0, false);
+        r.enqueue(0);
+        assert_eq!(r.dequeue(), Some(0));
+        let late = r.tail.fetch_add(1, Ordering::SeqCst); // an enqueuer's ticket
+        assert_eq!(r.dequeue_many(&mut [9; 4]), None);
+        assert_eq!(words(&r), (2, 2, R4::THRESHOLD as isize - 1));
+        assert!(!place_and_reset(&r, late, 1));
+    }
+
+    /// A dry round with positions beyond it counts its miss and takes a
+    /// new round, which finds the index there.
+    #[test]
+    fn a_dry_round_goes_on_to_an_index_beyond() {
+        let r = R4::new(0, false);
+        r.enqueue(0);
+        assert_eq!(r.dequeue(), Some(0));
+        let late = r.tail.fetch_add(1, Ordering::SeqCst); // an enqueuer's ticket
+        r.enqueue(2);
+        let mut one = [9; 1];
+        assert_eq!(r.dequeue_many(&mut one), Some((1, 1)));
+        assert_eq!(one, [2]);
+        assert_eq!(words(&r), (3, 3, R4::THRESHOLD as isize - 1));
+        assert!(!place_and_reset(&r, late, 1));
+    }
+
+    /// `head` moves on between a round's loads and its fetch-and-add, so
+    /// its last position is beyond `tail`: the round closes it and brings
+    /// `tail` up to `head`, so the next enqueue wastes no position there.
+    #[test]
+    fn a_round_past_tail_brings_tail_up() {
+        let r = R4::new(0, false);
+        r.enqueue(0);
+        r.enqueue(1);
+        let mut out = [9; 4];
+        let got = stop_at(
+            pause::MPMC_AQ_DEQ_COUNTED,
+            || r.dequeue_many(&mut out).map(|(n, seen)| (n, seen, out[0])),
+            || assert_eq!(r.dequeue(), Some(0)),
+        );
+        assert_eq!(got, Some((1, 1, 1)), "the round took index 1 at position 1");
+        assert_eq!(words(&r), (3, 3, R4::THRESHOLD as isize), "tail caught up");
+        r.enqueue(2);
+        assert_eq!(
+            r.tail.load(Ordering::SeqCst),
+            4,
+            "placed at its first position"
+        );
+        assert_eq!(r.dequeue(), Some(2));
+    }
+
+    /// A round suspended after its fetch-and-add holds its positions: an
+    /// index placed at one of them meanwhile is its own, and another
+    /// dequeue finds the ring empty.
+    #[test]
+    fn a_suspended_round_holds_its_positions() {
+        let r = R4::new(0, false);
+        r.enqueue(0);
+        let late = r.tail.fetch_add(1, Ordering::SeqCst); // an enqueuer's ticket
+        let mut out = [9; 4];
+        let got = stop_at(
+            pause::MPMC_AQ_DEQ_TICKET,
+            || r.dequeue_many(&mut out).map(|(n, _)| (n, [out[0], out[1]])),
+            || {
+                assert!(place_and_reset(&r, late, 1), "not looked at yet: usable");
+                assert_eq!(r.dequeue(), None, "index 1 is the suspended round's");
+            },
+        );
+        assert_eq!(got, Some((2, [0, 1])));
+    }
+
+    /// Rounds charge nothing before they take their positions. Three burst
+    /// dequeuers count `k = 2` (two indices in the ring) and stop before
+    /// their fetch-and-add; single dequeues must still find both indices,
+    /// and then one placed after them: had the three charged their `k` up
+    /// front, `threshold` would be `5 - 6 < 0` and those dequeues would
+    /// answer "empty". Resumed, each round finds its positions past `tail`
+    /// and answers "empty" after one miss.
+    #[test]
+    fn stale_rounds_do_not_hide_an_index() {
+        let r = IndexRing::<2, false>::new(0, false);
+        r.enqueue(0);
+        r.enqueue(1);
+        let round = || r.dequeue_many(&mut [9; 2]);
+        let stop = |during: &mut dyn FnMut()| stop_at(pause::MPMC_AQ_DEQ_COUNTED, round, during);
+        // What the two inner rounds return (set when they resume).
+        let (mut b, mut c) = (Some((0, 0)), Some((0, 0)));
+        let a = stop(&mut || {
+            b = stop(&mut || {
+                c = stop(&mut || {
+                    assert_eq!(r.dequeue(), Some(0));
+                    assert_eq!(r.dequeue(), Some(1));
+                    r.enqueue(1); // x, at position 2
+                    assert_eq!(
+                        r.dequeue(),
+                        Some(1),
+                        "x hidden by charges of rounds not taken"
+                    );
+                })
+            })
+        });
+        assert_eq!((a, b, c), (None, None, None));
+        let (head, tail, threshold) = words(&r);
+        assert_eq!(
+            (head, tail),
+            (9, 9),
+            "three rounds of two past tail, caught up"
+        );
+        assert_eq!(threshold, IndexRing::<2, false>::THRESHOLD as isize - 3);
+    }
+
+    /// Bursts on a near-empty ring cannot keep an enqueuer out for ever: an
+    /// enqueuer that takes a ticket and is overtaken each time before it
+    /// places retries, and each dry round that passes it counts one miss,
+    /// so after `3N` of them the rounds answer "empty" without taking a
+    /// position and the enqueuer's next position holds.
+    #[test]
+    fn dry_rounds_stop_overtaking_an_enqueuer() {
+        const M: usize = 2;
+        let r = IndexRing::<M, false>::new(0, false);
+        r.enqueue(0);
+        assert_eq!(r.dequeue(), Some(0));
+        let mut passed = 0;
+        loop {
+            let t = r.tail.fetch_add(1, Ordering::SeqCst); // the enqueuer's ticket
+            assert_eq!(r.dequeue_many(&mut [9; 2]), None);
+            if place_and_reset(&r, t, 1) {
+                break;
+            }
+            passed += 1;
+            assert!(passed <= 3 * M, "overtaken {passed} times");
+        }
+        assert_eq!(passed, 3 * M);
+        assert_eq!(r.dequeue_many(&mut [9; 2]), Some((1, 1)));
     }
 }
