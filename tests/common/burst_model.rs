@@ -153,6 +153,7 @@ impl Model {
         let got: Vec<u64> = (self.prod..self.prod + k as u64).collect();
         self.pushing.extend(&got);
         self.prod += k as u64;
+        self.highest = self.highest.max(self.prod - self.cons);
         got
     }
 
@@ -534,7 +535,6 @@ impl<'r, const N: usize, const W: usize> Driver<'r, N, W> {
             }
             _ => {}
         }
-        self.m.highest = self.m.highest.max(self.m.prod - self.m.cons);
     }
 }
 
