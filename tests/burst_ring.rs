@@ -29,7 +29,7 @@ fn seeds() -> u64 {
     std::env::var("SLUICEGATE_MODEL_SEEDS")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(if cfg!(miri) { 2 } else { 24 })
+        .unwrap_or(if cfg!(miri) { 1 } else { 24 })
 }
 
 /// A start a few laps before the counters wrap (positions count modulo
@@ -37,7 +37,7 @@ fn seeds() -> u64 {
 const NEAR_WRAP: usize = (1 << (usize::BITS - 2)) - 256;
 
 fn each<const N: usize, const W: usize>() {
-    let steps = if cfg!(miri) { 200 } else { 3000 };
+    let steps = if cfg!(miri) { 150 } else { 3000 };
     for seed in 0..seeds() {
         run::<N, W>(seed, 0, steps);
         run::<N, W>(seed, NEAR_WRAP, steps);

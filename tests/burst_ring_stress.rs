@@ -224,15 +224,15 @@ fn stress<const N: usize, const W: usize>(per: u64) {
 
 #[test]
 fn exact_accounting_at_64_slots() {
-    stress::<64, 2>(if cfg!(miri) { 300 } else { 200_000 });
+    stress::<64, 2>(if cfg!(miri) { 120 } else { 200_000 });
 }
 
 #[test]
 fn exact_accounting_at_4_slots() {
-    stress::<4, 1>(if cfg!(miri) { 200 } else { 100_000 });
+    stress::<4, 1>(if cfg!(miri) { 80 } else { 100_000 });
 }
 
 #[test]
 fn exact_accounting_at_1_slot() {
-    stress::<1, 1>(if cfg!(miri) { 100 } else { 50_000 });
+    stress::<1, 1>(if cfg!(miri) { 40 } else { 50_000 });
 }
