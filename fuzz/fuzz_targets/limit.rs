@@ -1,5 +1,6 @@
 //! The limiter (both laws), sequentially, against a model: admission
-//! exactly by the class threshold or reserve (never over the limit; in
+//! exactly by the class threshold or reserve (never over the limit, a
+//! reserve never the last permit; in
 //! shadow mode never over `max_limit`, the would-be refusals counted), the
 //! limit always within [min, max], each move of the limit one of the moves
 //! its law allows (a cut to `max(min, limit · backoff / 256)` or a probe to
@@ -153,7 +154,7 @@ fuzz_target!(|input: Input| {
                 let in_class = held.iter().filter(|h| h.1 == class).count();
                 let open = held.len() < threshold(limit, class, shares[class])
                     || (reserves[class] != 0
-                        && held.len() < limit as usize
+                        && held.len() + 1 < limit as usize
                         && in_class < reserved(limit, reserves[class]));
                 let shadow = !open && !config.enforce && held.len() < config.max_limit as usize;
                 match gate.try_acquire_with(CLASSES[class]) {
