@@ -24,6 +24,8 @@ compile_error!(
 );
 
 mod outcome;
+#[cfg(not(feature = "std"))]
+mod spin;
 mod sync;
 #[cfg(all(feature = "async", sluicegate_cas))]
 mod wait;

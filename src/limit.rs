@@ -24,20 +24,8 @@
 //! request did not wait behind this limiter's other requests. Only
 //! queue-free successes teach the baseline, so under sustained load, when
 //! every request queues, the baseline cannot learn the queue and ratchet up.
-//! The baseline is an integer stochastic-approximation estimate of the
-//! queue-free *median* (each sample moves it 1/32 of itself toward the
-//! sample, never past it) and an exponential average of the queue-free
-//! *mean* (weight 1/16); over the first 32 queue-free samples both are
-//! their running mean, so a few early samples are not taken as the truth.
-//! Five grown-up samples in a row on one side of the median estimate are
-//! taken as a *level shift*: both estimates jump to the sample of that run
-//! nearest to them (the run shows the new level is at least that far off).
-//! A noisy steady service seldom makes such a run, and when it does its
-//! nearest sample is close to the median (on a uniform ±50 % service the
-//! estimate's mean distance from the median is 7.3 % of it, against 7.0 %
-//! with the steps alone). Latencies are kept in 1/16 tick, so a one-tick
-//! clock still has a resolution; a latency above 2^28 − 1 ticks counts as
-//! 2^28 − 1, so that it fits 32 bits in those units.
+//! The baseline estimates the queue-free median and mean latency (the
+//! estimator is described at [`Limiter::baseline`]).
 //!
 //! At light load nearly every request is queue-free. When a dependency gets
 //! slower for good, every sample is slow, the limit falls to `min_limit`,
@@ -53,106 +41,35 @@
 //!
 //! A success is *slow* when its latency exceeds all of `baseline +
 //! (tolerance − 1) × mean` (the queueing accepted scales with the mean
-//! service time; about `tolerance × baseline` when the service's median is
-//! near its mean), `baseline + 1 tick` (a clock whose tick is close to the
-//! operation time measures a request that crosses one tick boundary as
-//! twice as slow), and `latency_floor`.
+//! service time), `baseline + 1 tick` (a request that crosses one tick
+//! boundary of a coarse clock looks twice as slow), and `latency_floor`.
 //!
-//! ## AIMD
+//! ## The laws
 //!
-//! [`Law::Aimd`] judges *windows*, not single samples: a window is
-//! `max(limit, 16)` successes of permits admitted in the current epoch.
+//! How the limit follows the slow successes is the *control law*, a field
+//! of the configuration: [`Law::Aimd`] (the default) judges windows of
+//! `max(limit, 16)` successes by their median, cuts by `backoff` and grows
+//! by a doubling step ([`aimd`]); [`Law::Gradient`] scales the limit once
+//! per window by the target over the window's mean latency ([`gradient`]).
+//! Both cut at most once per *epoch*: a permit carries the epoch of its
+//! admission, every cut starts a new one, and only a permit of the current
+//! epoch can cut, so a burst of overload signals cuts once.
 //!
-//! * Decrease: once more than half of a window's successes are slow or
-//!   dropped (its median is over the target), or more than half of them so
-//!   far and more than 8, the
-//!   limit is cut to `max(min_limit, floor(limit · backoff / 256))` and a new
-//!   *epoch* starts. A permit carries the epoch of its admission and only a
-//!   permit from the current epoch can cut, so a burst of overload signals
-//!   from one window cuts once (RFC 5681's once-per-window rule). A service
-//!   whose own spread exceeds the tolerance now and then never looks
-//!   overloaded: half the window must be slow.
-//! * Increase: a window that closes with at most half of its successes
-//!   slow, closed by a non-slow success from a permit admitted with at least
-//!   half of its class's threshold in use, grows the limit by the current
-//!   *step*. The step starts at 1, doubles with every growth (at most a
-//!   quarter of the limit) and falls back to 1 on every cut: after a cut
-//!   the limit creeps (additive increase), and when capacity appears (start
-//!   up, a probe, a dependency that doubled) it is found in a logarithmic
-//!   number of windows. The half-full rule is Netflix's: an
-//!   application-limited caller never inflates the limit.
-//!
-//! ## Gradient
-//!
-//! [`Law::Gradient`] (the Gradient2 / Envoy family) closes a window after
-//! `max(limit, 16)` successes of the current epoch (at most 511 on 32-bit
-//! targets) and scales the limit by `g = target / mean` of the window, in
-//! 1/256, clamped to `[1/2, 2]`; the target is the slow threshold above
-//! with the queue-free mean as baseline. A window whose `g ≥ 1` grows by at
-//! least 1, unless the success closing it is application-limited (then it
-//! holds). Every change starts a new epoch, so the next window counts only
-//! permits admitted under the new limit. A `dropped` outcome cuts by
-//! `backoff` at once, as in AIMD. Each success adds `min(64 · latency /
-//! mean, 1023)` (the latency in 1/64 of the baseline, capped at 16×, which
-//! also caps an outlier's weight) to a window word that packs the count and
-//! the sum, so a success costs one read-modify-write more than under AIMD,
-//! and one integer division.
-//!
-//! ## Priority classes
-//!
-//! * [`Priority::Critical`] may fill the whole limit and is the only class
-//!   that takes the last permit: every other admission leaves it free (at
-//!   a limit of 1 nothing else is admitted), so Critical is never refused
-//!   because a lower class holds the last permit (unless it took its
-//!   permit before a cut).
-//! * [`Priority::Normal`] and [`Priority::Background`] are admitted while
-//!   the *total* in flight is below `normal_share` / `background_share` of
-//!   the limit (defaults 75 % and 50 %, rounded down, never the last
-//!   permit). Under overload they are shed first.
-//! * A class with a *reserve* (`normal_reserve`, `background_reserve`;
-//!   Background 5 % by default) is also admitted while it holds fewer than
-//!   `reserve` of the limit (at least one permit) and one more in flight
-//!   leaves the last permit free: under sustained overload it keeps
-//!   about that share of the permits, so it is not starved. Holding a
-//!   reserve costs that class one more read-modify-write on admission and
-//!   one on release (a per-class count); the other classes pay nothing.
-//!
-//! ## Tuning
-//!
-//! The presets ([`LimiterConfig::DEFAULT`], [`LimiterConfig::GRADIENT`])
-//! need no tuning beyond the limits:
-//!
-//! 1. `min_limit`: the parallelism the dependency always has (1 for a
-//!    single-slot device, the worker count of the smallest pool). Samples
-//!    at or below it are taken as queue-free.
-//! 2. `max_limit`: the most you ever want in flight.
-//! 3. `tolerance`: the queueing you accept, as a multiple of the unloaded
-//!    latency (the p50 under AIMD, the mean under Gradient); 1.5 keeps the
-//!    median within about 1.5× the unloaded one. Or set `latency_floor` to
-//!    an absolute budget under which no sample counts as slow.
-//! 4. The tick of the clock you pass to [`Permit::success`]: at most about
-//!    the typical latency (the suite's `tick-1ms` scenarios run a 1 ms
-//!    tick on a 1.2 ms operation; a finer tick is better), and long enough
-//!    that the slowest latency that matters stays under 2^28 − 1 ticks
-//!    (268 s at 1 µs, 0.27 s at 1 ns).
+//! Requests come in three [`Priority`] classes: only
+//! [`Critical`](Priority::Critical) takes the last permit, the others are
+//! admitted to a share of the limit (plus a reserve) and shed first. The
+//! presets need no tuning beyond the limits (see [`LimiterConfig`]).
 //!
 //! # How it is built
 //!
 //! Admission is one CAS on an *admission word* that packs
 //! `admitted | limit | epoch`; each release is one `fetch_add` on the counter
-//! of its outcome, on the same cache line. The layout, the transition table
-//! and why one step keeps in flight under the limit are written down in
-//! `src/limit/word.rs`; the configuration and its validation in
-//! `src/limit/config.rs`; admission in `src/limit/admit.rs`; the baseline,
-//! the probe and the limit's moves in `src/limit/adapt.rs`; the two laws in
-//! `src/limit/aimd.rs` and `src/limit/gradient.rs`.
-//!
-//! A [`Limiter`] is 35 words in four groups: the admission word and the
-//! release counters; the adaptation words every success reads; the words
-//! written off the success path (statistics, the per-class counts of the
-//! reserves); the configuration. That is 140 bytes on 32-bit Arm, where
-//! nothing is padded, and 512 on x86-64, where each of the first three
-//! groups takes a 128-byte line.
+//! of its outcome, on the same cache line (`src/limit/word.rs` has the
+//! layout, the transitions and why one step keeps in flight under the
+//! limit). A [`Limiter`] is 35 words: 140 bytes on 32-bit Arm, where nothing
+//! is padded, and 512 on x86-64, where the admission word and the release
+//! counters, the adaptation words every success reads, and the words
+//! written off the success path each take a 128-byte line.
 //!
 //! # Progress
 //!
@@ -194,8 +111,8 @@
 //!   releasing, whatever the outcome, is visible to an admission that
 //!   counted the release (`loom_limit_release_hands_over_to_admission_at_the_limit`
 //!   fails when either side is weakened to `Relaxed`).
-//! * The adaptation words (baseline, mean, window, window start, step, the
-//!   last queue-free sample), the per-class reserve counts and the
+//! * The adaptation words (baseline, mean, the last queue-free sample, the
+//!   laws' windows), the per-class reserve counts and the
 //!   statistics are `Relaxed`: heuristics and counters, ordered with
 //!   nothing. A race there can lose a sample or a step, or admit a reserved
 //!   class one permit beyond its reserve, never admit over the limit nor a
@@ -230,38 +147,23 @@
 //! assert_eq!(LIMITER.in_flight(), 0);
 //! ```
 //!
-//! A bad configuration in a `static` is a compile-time error:
-//!
-//! ```compile_fail,E0080
-//! use sluicegate::limit::{Limiter, LimiterConfig};
-//! static BAD: Limiter = Limiter::new(LimiterConfig { min_limit: 0, ..LimiterConfig::DEFAULT });
-//! ```
-//!
 //! # References
 //!
-//! * D.-M. Chiu, R. Jain, "Analysis of the Increase and Decrease Algorithms
-//!   for Congestion Avoidance in Computer Networks", Computer Networks and
-//!   ISDN Systems 17(1), 1989 — why AIMD converges to a fair, efficient share.
-//! * V. Jacobson, "Congestion Avoidance and Control", SIGCOMM 1988; RFC 5681
-//!   (TCP congestion control) — at most one decrease per window, slow start.
-//! * Netflix `concurrency-limits`: `AIMDLimit` (no growth below half the
-//!   limit), `Gradient2Limit` and its windowed form (mean against mean).
-//! * Envoy adaptive concurrency filter — a gradient against a minimum RTT
-//!   measured at a small fixed concurrency, re-measured periodically.
 //! * H. Robbins, S. Monro, "A Stochastic Approximation Method", Annals of
 //!   Mathematical Statistics 22(3), 1951 — the quantile estimate.
+//! * The laws' own: [`aimd`](aimd#references), [`gradient`](gradient#references).
 
 use core::fmt;
 
 mod adapt;
 mod admit;
-mod aimd;
+pub mod aimd;
 #[cfg(all(test, not(sluicegate_loom)))]
 mod baseline_tests;
 #[cfg(all(test, not(sluicegate_loom)))]
 mod class_tests;
 mod config;
-mod gradient;
+pub mod gradient;
 #[cfg(all(test, sluicegate_loom))]
 mod loom_tests;
 #[cfg(all(test, not(sluicegate_loom)))]
@@ -276,6 +178,9 @@ pub use permit::Permit;
 pub use word::MAX_LIMIT;
 
 use crate::sync::{const_fn, AtomicUsize, Ordering, Padded, SharedCounter};
+use adapt::Event;
+use aimd::Aimd;
+use gradient::Gradient;
 use word::*;
 
 /// Bits of fraction in latencies kept by the limiter (1/16 tick).
@@ -353,14 +258,6 @@ pub struct LimiterStats {
 /// Adaptation words, read by every success and written when the estimates
 /// or the window move (kept off the admission word's cache line).
 struct Track {
-    /// Success count at which the current window ends (its start plus its
-    /// length, see `aimd_window`); may lie more than a window ahead of the
-    /// success counter right after a cut (see `cut`). Compared with wrapping
-    /// arithmetic. (AIMD.)
-    close_at: AtomicUsize,
-    /// AIMD: slow successes in the current window. Gradient: the window's
-    /// count (above `gradient::SUM_BITS`) and sum of latency ratios.
-    window: AtomicUsize,
     /// The queue-free median in 1/16 tick; 0 before the first queue-free
     /// success. Invariant: 0 or in `TICK..=u32::MAX`.
     baseline: AtomicUsize,
@@ -380,10 +277,13 @@ struct Track {
     run: AtomicUsize,
     /// The sample of the run nearest to the baseline (1/16 tick).
     run_near: AtomicUsize,
-    /// The AIMD growth step, `1..=max(limit / 4, 1)`.
-    step: AtomicUsize,
     /// The limit before the probe in progress, 0 if none.
     resume: AtomicUsize,
+    /// The window of the law in use, in words that only that law reads and
+    /// writes, and names: `aimd::Window` (where the window ends, its
+    /// overload signals, the growth step), `gradient::counted` (the second
+    /// word). Laid out as AIMD's first window (`aimd::first_window`).
+    law: [AtomicUsize; 3],
 }
 
 /// Words written off the success path: on refusals, cuts and growth, and by
@@ -527,14 +427,6 @@ impl Limiter {
                     },
                 }),
                 track: Padded::new(Track {
-                    close_at: AtomicUsize::new(
-                        success.wrapping_add(if (c.initial_limit as usize) > WINDOW_MIN {
-                            c.initial_limit as usize
-                        } else {
-                            WINDOW_MIN
-                        }),
-                    ),
-                    window: AtomicUsize::new(0),
                     baseline: AtomicUsize::new(0),
                     mean: AtomicUsize::new(0),
                     slow_above: AtomicUsize::new(0),
@@ -542,8 +434,15 @@ impl Limiter {
                     free_seen: AtomicUsize::new(0),
                     run: AtomicUsize::new(0),
                     run_near: AtomicUsize::new(0),
-                    step: AtomicUsize::new(1),
                     resume: AtomicUsize::new(0),
+                    law: {
+                        let words = aimd::first_window(success, c.initial_limit as usize);
+                        [
+                            AtomicUsize::new(words[0]),
+                            AtomicUsize::new(words[1]),
+                            AtomicUsize::new(words[2]),
+                        ]
+                    },
                 }),
                 cold: Padded::new(Cold {
                     decreases: SharedCounter::new(),
@@ -621,6 +520,21 @@ impl Limiter {
 
     /// The queue-free median latency in ticks (rounded), once a queue-free
     /// success was seen: the baseline that successes are judged against.
+    ///
+    /// The baseline is an integer stochastic-approximation estimate of the
+    /// queue-free *median* (each sample moves it 1/32 of itself toward the
+    /// sample, never past it) and an exponential average of the queue-free
+    /// *mean* (weight 1/16); over the first 32 queue-free samples both are
+    /// their running mean, so a few early samples are not taken as the truth.
+    /// Five grown-up samples in a row on one side of the median estimate are
+    /// taken as a *level shift*: both estimates jump to the sample of that run
+    /// nearest to them (the run shows the new level is at least that far off).
+    /// A noisy steady service seldom makes such a run, and when it does its
+    /// nearest sample is close to the median (on a uniform ±50 % service the
+    /// estimate's mean distance from the median is 7.3 % of it, against 7.0 %
+    /// with the steps alone). Latencies are kept in 1/16 tick, so a one-tick
+    /// clock still has a resolution; a latency above 2^28 − 1 ticks counts as
+    /// 2^28 − 1, so that it fits 32 bits in those units.
     ///
     /// ```
     /// use sluicegate::limit::{Limiter, LimiterConfig};
@@ -749,12 +663,7 @@ impl Limiter {
         self.leave_class(priority);
         // Release: as in `on_ignore`.
         self.hot.released.dropped.add_release(1);
-        match self.law {
-            Law::Aimd => self.aimd_overload(at_admission),
-            Law::Gradient => {
-                self.cut(epoch_of(at_admission), None);
-            }
-        }
+        self.adapt(Event::Dropped { at_admission });
     }
 
     #[inline]
@@ -773,9 +682,21 @@ impl Limiter {
         if in_flight_of(at_admission) <= self.min_limit {
             self.learn(x, n);
         }
+        self.adapt(Event::Success {
+            at_admission,
+            priority,
+            x,
+            n,
+        });
+    }
+
+    /// Hands `event` to the law in use: the one place the law is dispatched
+    /// (each law's code and window are in its own module).
+    #[inline(always)]
+    fn adapt(&self, event: Event) {
         match self.law {
-            Law::Aimd => self.aimd_success(at_admission, priority, x, n),
-            Law::Gradient => self.gradient_success(at_admission, priority, x),
+            Law::Aimd => self.adapt_with::<Aimd>(event),
+            Law::Gradient => self.adapt_with::<Gradient>(event),
         }
     }
 }

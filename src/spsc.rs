@@ -315,9 +315,9 @@ pub struct Ring<T, const N: usize, P: Policy = Reject> {
     /// Under `Overwrite` every concurrent access goes through `rmw_view`.
     head: Padded<LoadStoreUsize>,
     producer: Padded<ProducerSide>,
-    /// The tasks waiting in `push`/`pop` (see `src/wait.rs`).
-    #[cfg(all(feature = "async", sluicegate_cas))]
-    waiters: Padded<wait::RingWaiters>,
+    /// The tasks waiting in `push`/`pop` (see `src/wait.rs`); zero-sized
+    /// without the `async` feature.
+    waiters: wait::RingWaiters,
     /// Which handles are alive.
     live: Live,
     slots: [Slot<T>; N],
@@ -379,8 +379,7 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
                     overwritten: SoloCounter::new(),
                     peak: LoadStoreUsize::new(0),
                 }),
-                #[cfg(all(feature = "async", sluicegate_cas))]
-                waiters: Padded::new(wait::RingWaiters::new()),
+                waiters: wait::RingWaiters::new(),
                 live: Live::new(),
                 slots: slots::<T, N>(),
                 _policy: PhantomData,

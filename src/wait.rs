@@ -341,7 +341,8 @@ impl<const K: usize> Waiters<K> {
     }
 }
 
-/// Parking a thread on a ring's waiters (feature `std`).
+/// Parking a thread on a ring's waiters (feature `std`); without `std` the
+/// blocking calls spin instead (`src/spin.rs`).
 #[cfg(feature = "std")]
 pub(crate) mod park {
     use core::future::Future;

@@ -1,16 +1,78 @@
 //! The adaptation both laws share: the queue-free baseline, the slow
 //! threshold, the probe, and the moves of the limit (a cut, a raise, the
 //! end of a probe), each one CAS on the admission word that gives up once
-//! the epoch moved on.
+//! the epoch moved on. What it asks of the law in use is [`Control`].
 
 use super::word::*;
 use super::{
-    Law, Limiter, Priority, ONE, PROBE_AFTER, PROBE_SAMPLES, SHIFT_RUN, TICK, WINDOW_MIN, YOUNG,
-    YOUNG_PROBE_AFTER,
+    Limiter, Priority, ONE, PROBE_AFTER, PROBE_SAMPLES, SHIFT_RUN, TICK, YOUNG, YOUNG_PROBE_AFTER,
 };
 use crate::sync::{pause, pause_point, Ordering};
 
+/// A control law: what it does with a permit's outcome, and how its window
+/// (its own words of `Track::law`) follows the baseline and the moves of the
+/// limit that the shared code makes. Implemented by `aimd::Aimd` and
+/// `gradient::Gradient`; `Limiter::adapt` picks one.
+pub(super) trait Control {
+    /// The estimate the slow threshold is measured from: the queue-free
+    /// `median` or `mean` (both 1/16 tick).
+    fn base(median: usize, mean: usize) -> usize;
+    /// A success of latency `x` (1/16 tick), the `n`th (after the baseline
+    /// learnt from it if it was queue-free).
+    fn success(l: &Limiter, at_admission: usize, priority: Priority, x: usize, n: usize);
+    /// A drop: overload.
+    fn dropped(l: &Limiter, at_admission: usize);
+    /// The limit moved to `limit` in a new epoch, by a cut (`cut`) or the
+    /// end of a probe: a new window starts at success count `start`.
+    fn restart(l: &Limiter, start: usize, limit: usize, cut: bool);
+    /// A probe started (after its cut's `restart`).
+    fn probing(l: &Limiter);
+    /// A young baseline grew up, at the `n`th success, while a probe was on.
+    fn grown_up(l: &Limiter, n: usize);
+}
+
+/// What the shared code hands the law in use (`Limiter::adapt`).
+pub(super) enum Event {
+    /// A permit's success: latency `x` (1/16 tick), the `n`th success.
+    Success {
+        at_admission: usize,
+        priority: Priority,
+        x: usize,
+        n: usize,
+    },
+    /// A permit's drop.
+    Dropped { at_admission: usize },
+    /// The baseline moved (queue-free median and mean, 1/16 tick): the slow
+    /// threshold follows.
+    Learnt { median: usize, mean: usize },
+    /// A young baseline grew up, at the `n`th success, while a probe was on.
+    GrownUp { n: usize },
+}
+
 impl Limiter {
+    /// Hands `event` to the law `C`.
+    #[inline(always)]
+    pub(super) fn adapt_with<C: Control>(&self, event: Event) {
+        match event {
+            Event::Success {
+                at_admission,
+                priority,
+                x,
+                n,
+            } => C::success(self, at_admission, priority, x, n),
+            Event::Dropped { at_admission } => C::dropped(self, at_admission),
+            Event::Learnt { median, mean } => {
+                let above = self.target(C::base(median, mean), mean);
+                // Saturated to fit a 32-bit word (a latency that long is slow
+                // whatever the baseline).
+                self.track
+                    .slow_above
+                    .store(above.min(usize::MAX as u64) as usize, Ordering::Relaxed);
+            }
+            Event::GrownUp { n } => C::grown_up(self, n),
+        }
+    }
+
     /// Teaches the baseline one queue-free sample `x` (1/16 tick), the `n`th
     /// success. Relaxed loads and stores: a racing update is a lost step.
     #[inline]
@@ -29,8 +91,8 @@ impl Limiter {
             t.free_seen.store(seen + 1, Ordering::Relaxed);
             if seen + 1 == YOUNG && t.resume.load(Ordering::Relaxed) != 0 {
                 // A young baseline's probe lasts until it has grown up
-                // (`probe_samples`): this success ends it.
-                t.close_at.store(n, Ordering::Relaxed);
+                // (`probe_samples`): this success ends its window.
+                self.adapt(Event::GrownUp { n });
             }
             (m.max(TICK), m.max(TICK))
         } else {
@@ -98,14 +160,7 @@ impl Limiter {
         if m != old_m || mean != old_mean {
             t.baseline.store(m, Ordering::Relaxed);
             t.mean.store(mean, Ordering::Relaxed);
-            let above = match self.law {
-                Law::Aimd => self.target(m, mean),
-                Law::Gradient => self.target(mean, mean),
-            };
-            // Saturated to fit a 32-bit word (a latency that long is slow
-            // whatever the baseline).
-            t.slow_above
-                .store(above.min(usize::MAX as u64) as usize, Ordering::Relaxed);
+            self.adapt(Event::Learnt { median: m, mean });
         }
         if seen < YOUNG {
             t.last_free.store(n, Ordering::Relaxed);
@@ -185,23 +240,15 @@ impl Limiter {
 
     /// Probes: cuts the limit to `min_limit` in a new epoch so that
     /// queue-free samples arrive again.
-    pub(super) fn probe(&self, epoch: usize, n: usize, limit: usize) {
+    pub(super) fn probe<C: Control>(&self, epoch: usize, n: usize, limit: usize) {
         // The next probe no sooner than `PROBE_AFTER` successes from now.
         self.track.last_free.store(n, Ordering::Relaxed);
-        if self.cut(epoch, Some(self.min_limit)) {
+        if self.cut::<C>(epoch, Some(self.min_limit)) {
             self.cold.probes.add(1);
             // After `probe_samples()` successes of the probe's epoch, back to
-            // the old limit: the window `cut` set, shortened to that.
-            let t = &*self.track;
-            t.resume.store(limit, Ordering::Relaxed);
-            let close = t.close_at.load(Ordering::Relaxed);
-            let start = close.wrapping_sub(self.min_limit.max(WINDOW_MIN));
-            let _ = t.close_at.compare_exchange(
-                close,
-                start.wrapping_add(self.probe_samples()),
-                Ordering::Relaxed,
-                Ordering::Relaxed,
-            );
+            // the old limit.
+            self.track.resume.store(limit, Ordering::Relaxed);
+            C::probing(self);
         }
     }
 
@@ -209,7 +256,7 @@ impl Limiter {
     /// `backoff`, at most once per epoch: only a permit admitted in the
     /// current epoch can cut, and the cut starts a new one. Returns whether
     /// this call cut.
-    pub(super) fn cut(&self, epoch: usize, to: Option<usize>) -> bool {
+    pub(super) fn cut<C: Control>(&self, epoch: usize, to: Option<usize>) -> bool {
         let mut cur = self.hot.state.load(Ordering::Relaxed);
         let lower = loop {
             if epoch_of(cur) != epoch {
@@ -238,33 +285,24 @@ impl Limiter {
                 Err(w) => cur = w,
             }
         };
-        let t = &*self.track;
         self.cold.decreases.add(1);
-        t.step.store(1, Ordering::Relaxed);
-        t.resume.store(0, Ordering::Relaxed);
-        t.window.store(0, Ordering::Relaxed);
+        self.track.resume.store(0, Ordering::Relaxed);
         // The next window starts `in_flight` successes from now: the permits
         // still in flight are all from the old epoch, and their successes
         // must not count under the new limit. (If some of them end
         // otherwise, as many successes of the new epoch are skipped instead:
         // a window is delayed by at most `in_flight` successes.)
         let (_, [succeeded, _, _], in_flight) = self.snapshot();
-        let start = succeeded.wrapping_add(in_flight);
-        t.close_at
-            .store(start.wrapping_add(lower.max(WINDOW_MIN)), Ordering::Relaxed);
+        C::restart(self, succeeded.wrapping_add(in_flight), lower, true);
         true
     }
 
     /// Ends a probe of epoch `epoch`: back to the limit `to` it started from.
-    pub(super) fn resume(&self, epoch: usize, to: usize) {
+    pub(super) fn resume<C: Control>(&self, epoch: usize, to: usize) {
         if self.raise(epoch, to, true) {
             self.track.resume.store(0, Ordering::Relaxed);
             let (_, [succeeded, _, _], in_flight) = self.snapshot();
-            let t = &*self.track;
-            t.window.store(0, Ordering::Relaxed);
-            let start = succeeded.wrapping_add(in_flight);
-            t.close_at
-                .store(start.wrapping_add(to.max(WINDOW_MIN)), Ordering::Relaxed);
+            C::restart(self, succeeded.wrapping_add(in_flight), to, false);
         }
     }
 

@@ -31,7 +31,7 @@ impl Limiter {
     /// Admits a request of class `priority` if in flight is below the class's
     /// share of the limit, or the class holds less than its reserve and one
     /// more leaves the last permit free (see
-    /// [Priority classes](crate::limit#priority-classes)); else sheds it (returns
+    /// [`Priority`]); else sheds it (returns
     /// `None` and counts it). Only [`Priority::Critical`] takes the last
     /// permit.
     ///

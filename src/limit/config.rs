@@ -11,7 +11,22 @@ pub const ONE: u16 = 256;
 
 /// The priority class of a request.
 ///
-/// What each class can count on is in the [module docs](super#priority-classes).
+/// * [`Priority::Critical`] may fill the whole limit and is the only class
+///   that takes the last permit: every other admission leaves it free (at
+///   a limit of 1 nothing else is admitted), so Critical is never refused
+///   because a lower class holds the last permit (unless it took its
+///   permit before a cut).
+/// * [`Priority::Normal`] and [`Priority::Background`] are admitted while
+///   the *total* in flight is below `normal_share` / `background_share` of
+///   the limit (defaults 75 % and 50 %, rounded down, never the last
+///   permit). Under overload they are shed first.
+/// * A class with a *reserve* (`normal_reserve`, `background_reserve`;
+///   Background 5 % by default) is also admitted while it holds fewer than
+///   `reserve` of the limit (at least one permit) and one more in flight
+///   leaves the last permit free: under sustained overload it keeps
+///   about that share of the permits, so it is not starved. Holding a
+///   reserve costs that class one more read-modify-write on admission and
+///   one on release (a per-class count); the other classes pay nothing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 #[repr(u8)]
@@ -40,21 +55,36 @@ pub enum Law {
     /// Additive increase, multiplicative decrease: the limit is cut by
     /// `backoff` when more than half of a window's successes are slow, and
     /// grows by an increment that doubles with each window in a row that
-    /// grows (restarting at 1 after every cut). See the
-    /// [module docs](super#aimd).
+    /// grows (restarting at 1 after every cut). See
+    /// [`limit::aimd`](super::aimd).
     Aimd,
     /// Latency gradient: once per window the limit is scaled by
-    /// `target / mean latency`, clamped to `[1/2, 2]`. See the
-    /// [module docs](super#gradient).
+    /// `target / mean latency`, clamped to `[1/2, 2]`. See
+    /// [`limit::gradient`](super::gradient).
     Gradient,
 }
 
 /// Parameters of a [`Limiter`](super::Limiter). Fractions are integers in
 /// units of 1/256 ([`ONE`] = 256 = 1.0), so no floating point is involved.
 ///
-/// Start from [`LimiterConfig::DEFAULT`] (AIMD) or
-/// [`LimiterConfig::GRADIENT`] and set the three limits; the tuning recipe
-/// for the rest is in the [module docs](super#tuning).
+/// # Tuning
+///
+/// The presets ([`LimiterConfig::DEFAULT`], [`LimiterConfig::GRADIENT`])
+/// need no tuning beyond the limits:
+///
+/// 1. `min_limit`: the parallelism the dependency always has (1 for a
+///    single-slot device, the worker count of the smallest pool). Samples
+///    at or below it are taken as queue-free.
+/// 2. `max_limit`: the most you ever want in flight.
+/// 3. `tolerance`: the queueing you accept, as a multiple of the unloaded
+///    latency (the p50 under AIMD, the mean under Gradient); 1.5 keeps the
+///    median within about 1.5× the unloaded one. Or set `latency_floor` to
+///    an absolute budget under which no sample counts as slow.
+/// 4. The tick of the clock you pass to [`Permit::success`](super::Permit::success): at most about
+///    the typical latency (the suite's `tick-1ms` scenarios run a 1 ms
+///    tick on a 1.2 ms operation; a finer tick is better), and long enough
+///    that the slowest latency that matters stays under 2^28 − 1 ticks
+///    (268 s at 1 µs, 0.27 s at 1 ns).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct LimiterConfig {

@@ -1,27 +1,52 @@
-//! [`Law::Gradient`](super::Law::Gradient): once per window of the current
-//! epoch, the limit is scaled by `target / mean`, clamped to `[1/2, 2]`.
+//! [`Law::Gradient`](super::Law::Gradient) (the Gradient2 / Envoy family):
+//! once per window of the current epoch, the limit is scaled by
+//! `target / mean`, clamped to `[1/2, 2]`.
 //!
-//! The window is one word: the count of successes above `SUM_BITS`, the sum
-//! of their latency ratios (each `min(64 · latency / mean, 1023)`, so at
-//! most `1023 × 2 × WINDOW_MAX`) below.
+//! A window closes after `max(limit, 16)` successes of the current epoch (at
+//! most 511 on 32-bit targets) and scales the limit by `g = target / mean`
+//! of the window, in 1/256, clamped to `[1/2, 2]`; the target is the slow
+//! threshold (see [the baseline](super#the-baseline-queue-free-samples-only))
+//! with the queue-free mean as baseline. A window whose `g ≥ 1` grows by at
+//! least 1, unless the success closing it is application-limited (then it
+//! holds). Every change starts a new epoch, so the next window counts only
+//! permits admitted under the new limit. A `dropped` outcome cuts by
+//! `backoff` at once, as in [AIMD](super::aimd). Each success adds `min(64 ·
+//! latency / mean, 1023)` (the latency in 1/64 of the baseline, capped at
+//! 16×, which also caps an outlier's weight) to a window word that packs
+//! the count and the sum, so a success costs one read-modify-write more
+//! than under AIMD, and one integer division.
+//!
+//! # The window
+//!
+//! One word: the count of successes above `SUM_BITS`, the sum of their
+//! latency ratios (each `min(64 · latency / mean, 1023)`, so at most
+//! `1023 × 2 × WINDOW_MAX`) below.
 //!
 //! | transition | who | effect |
 //! |------------|-----|--------|
-//! | add | a success of the current epoch, once a queue-free mean exists | `window += (1, ratio)` (Relaxed `fetch_add`) |
+//! | add | a success of the current epoch, once a queue-free mean exists | `counted += (1, ratio)` (Relaxed `fetch_add`) |
 //! | close | a success that saw the count reach the window size and wins the CAS of that value to 0 | computes `g`; a probe if stale |
 //! | scale | the closer | word: limit → `limit · g / 256` (clamped, ≥ limit + 1 when `g ≥ 1` unless application-limited; unchanged if application-limited), epoch + 1 (CAS) |
-//! | cut | a drop of the current epoch | as in AIMD |
+//! | cut | a drop of the current epoch | word: limit ×backoff, epoch + 1 (CAS); then `counted = 0` |
 //!
 //! Exactly one success closes each window (the one whose CAS moves the
 //! counted word to 0); a success that adds between another's `fetch_add` and
 //! its CAS makes that CAS fail and closes the window itself.
+//!
+//! # References
+//!
+//! * Netflix `concurrency-limits`: `Gradient2Limit` and its windowed form
+//!   (mean against mean).
+//! * Envoy adaptive concurrency filter — a gradient against a minimum RTT
+//!   measured at a small fixed concurrency, re-measured periodically.
 
+use super::adapt::Control;
 use super::word::{epoch_of, limit_of};
 use super::{Limiter, Priority, WINDOW_MIN};
-use crate::sync::Ordering;
+use crate::sync::{AtomicUsize, Ordering};
 
 /// Bits of the window word that hold the sum.
-pub(super) const SUM_BITS: u32 = if usize::BITS >= 64 { 40 } else { 22 };
+const SUM_BITS: u32 = if usize::BITS >= 64 { 40 } else { 22 };
 /// One success in the count.
 const COUNT_ONE: usize = 1 << SUM_BITS;
 /// Largest ratio added by one success (16× the mean, in 1/64).
@@ -34,17 +59,56 @@ const WINDOW_MAX: usize = if usize::BITS >= 64 { 1 << 20 } else { 511 };
 const _: () = assert!(RATIO_MAX * 2 * WINDOW_MAX < 1 << SUM_BITS);
 const _: () = assert!((2 * WINDOW_MAX as u64) < 1u64 << (usize::BITS - SUM_BITS));
 
+/// The law, for [`Control`]: its code is below, its state the counted word.
+pub(super) struct Gradient;
+
+/// The window's count (above `SUM_BITS`) and sum of latency ratios: the
+/// second of the words `Track::law` keeps for the law in use.
+#[inline(always)]
+fn counted(l: &Limiter) -> &AtomicUsize {
+    &l.track.law[1]
+}
+
+impl Control for Gradient {
+    #[inline(always)]
+    fn base(_median: usize, mean: usize) -> usize {
+        mean
+    }
+
+    #[inline(always)]
+    fn success(l: &Limiter, at_admission: usize, priority: Priority, x: usize, _n: usize) {
+        l.gradient_success(at_admission, priority, x);
+    }
+
+    fn dropped(l: &Limiter, at_admission: usize) {
+        l.cut::<Gradient>(epoch_of(at_admission), None);
+    }
+
+    fn restart(l: &Limiter, _start: usize, _limit: usize, _cut: bool) {
+        counted(l).store(0, Ordering::Relaxed);
+    }
+
+    /// Nothing: the window's length is read on every success, and is
+    /// `probe_samples()` while a probe is on.
+    #[inline(always)]
+    fn probing(_l: &Limiter) {}
+
+    /// Nothing, as for [`Self::probing`].
+    #[inline(always)]
+    fn grown_up(_l: &Limiter, _n: usize) {}
+}
+
 impl Limiter {
     /// A success under the gradient law (out of line: it adds to the window
     /// on every success, so it is not the few loads AIMD's common case is).
     #[inline(never)]
-    pub(super) fn gradient_success(&self, at_admission: usize, priority: Priority, x: usize) {
+    fn gradient_success(&self, at_admission: usize, priority: Priority, x: usize) {
         let t = &*self.track;
         let mean = t.mean.load(Ordering::Relaxed);
         if mean == 0 {
             return;
         }
-        // Relaxed: as in `aimd_success`.
+        // Relaxed: as in AIMD's `success`.
         let now = self.hot.state.load(Ordering::Relaxed);
         let epoch = epoch_of(at_admission);
         if epoch_of(now) != epoch {
@@ -60,12 +124,13 @@ impl Limiter {
         // x < 2^32 and × 64: u64.
         let ratio = ((x as u64 * 64) / mean as u64).min(RATIO_MAX as u64) as usize;
         let add = COUNT_ONE + ratio;
-        let w = t.window.fetch_add(add, Ordering::Relaxed).wrapping_add(add);
+        let counted = counted(self);
+        let w = counted.fetch_add(add, Ordering::Relaxed).wrapping_add(add);
         let count = w >> SUM_BITS;
         if count < window {
             return;
         }
-        if t.window
+        if counted
             .compare_exchange(w, 0, Ordering::Relaxed, Ordering::Relaxed)
             .is_err()
         {
@@ -75,11 +140,11 @@ impl Limiter {
         // A probe only while the limit binds: otherwise queue-free samples
         // will come by themselves.
         if self.stale(n) && self.binds() {
-            self.probe(epoch, n, limit);
+            self.probe::<Gradient>(epoch, n, limit);
             return;
         }
         if resume > limit {
-            self.resume(epoch, resume);
+            self.resume::<Gradient>(epoch, resume);
             return;
         }
         let avg = ((w & (COUNT_ONE - 1)) / count).max(1);
@@ -98,7 +163,7 @@ impl Limiter {
         if to > limit {
             self.raise(epoch, to, true);
         } else if to < limit {
-            self.cut(epoch, Some(to));
+            self.cut::<Gradient>(epoch, Some(to));
         }
     }
 }

@@ -37,8 +37,8 @@ impl Permit<'_> {
     ///
     /// A success admitted with at most `min_limit` in flight teaches the
     /// baseline; a window (`max(limit, 16)` successes) whose majority is
-    /// slow cuts the limit, and one that is not grows it (AIMD; the
-    /// [module docs](super) have both laws):
+    /// slow cuts the limit, and one that is not grows it (AIMD; see
+    /// [`Law`](super::Law) for both laws):
     ///
     /// ```
     /// use sluicegate::limit::{Limiter, LimiterConfig};

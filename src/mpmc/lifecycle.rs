@@ -220,7 +220,7 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
             }
         }
         #[cfg(not(feature = "std"))]
-        crate::sync::spin_until(item, |item| self.push_if_room(item).map_err(|NoRoom(i)| i))
+        crate::spin::until(item, |item| self.push_if_room(item).map_err(|NoRoom(i)| i))
     }
 
     /// Pops the oldest item, waiting until there is one; `None` once the
@@ -247,7 +247,7 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
             }
         }
         #[cfg(not(feature = "std"))]
-        crate::sync::spin_until((), |()| self.pop_or_finished().ok_or(()))
+        crate::spin::until((), |()| self.pop_or_finished().ok_or(()))
     }
 }
 

@@ -176,7 +176,7 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
             }
         }
         #[cfg(not(feature = "std"))]
-        crate::sync::spin_until(item, |item| match self.push_if_room(item) {
+        crate::spin::until(item, |item| match self.push_if_room(item) {
             Ok(()) => Ok(Ok(())),
             Err(item) if self.is_abandoned() => Ok(Err(Closed(item))),
             Err(item) => Err(item),
@@ -419,7 +419,7 @@ impl<'a, T, const N: usize, P: Policy> Consumer<'a, T, N, P> {
             }
         }
         #[cfg(not(feature = "std"))]
-        crate::sync::spin_until((), |()| self.pop_or_finished().ok_or(()))
+        crate::spin::until((), |()| self.pop_or_finished().ok_or(()))
     }
 
     /// An iterator that pops until the ring is empty (each `next` is a

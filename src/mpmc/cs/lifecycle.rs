@@ -174,7 +174,7 @@ impl<T, const N: usize> Ring<T, N> {
             }
         }
         #[cfg(not(feature = "std"))]
-        crate::sync::spin_until(item, |item| self.push_unless_full(item))
+        crate::spin::until(item, |item| self.push_unless_full(item))
     }
 
     /// One critical section: pushes `item` (`Ok(Ok(()))`), or hands it back
@@ -209,7 +209,7 @@ impl<T, const N: usize> Ring<T, N> {
             }
         }
         #[cfg(not(feature = "std"))]
-        crate::sync::spin_until((), |()| self.pop_or_finished().ok_or(()))
+        crate::spin::until((), |()| self.pop_or_finished().ok_or(()))
     }
 }
 
