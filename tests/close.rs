@@ -104,6 +104,176 @@ fn refused_pushes_do_not_hide_items() {
     assert_eq!(ring.try_pop_or_closed(), Err(TryPopError::Closed));
 }
 
+/// What the observers say about a closed ring, for every MPMC ring kind:
+/// one push as each kind of refused push would make it, and the answers
+/// of `len`, `free_slots`, `is_full` and `stats().peak`.
+trait Observed {
+    /// A push the close refuses, in one of the ring's ways (`how`).
+    fn refused_push(&self, how: usize, item: u32);
+    fn push(&self, item: u32);
+    fn pop(&self) -> Option<u32>;
+    fn close(&self);
+    fn drained(&self) -> bool;
+    /// `(len, free_slots, is_full, stats().peak)`.
+    fn seen(&self) -> (usize, usize, bool, usize);
+}
+
+macro_rules! observed_scq {
+    ($ring:ty) => {
+        impl Observed for $ring {
+            fn refused_push(&self, how: usize, item: u32) {
+                match how % 4 {
+                    0 => assert_eq!(self.try_push(item), Err(TryPushError::Closed(item))),
+                    1 => assert_eq!(self.push_blocking(item), Err(Closed(item))),
+                    2 => assert_eq!(self.push_overwrite(item), Overwritten::Rejected(item)),
+                    _ => assert_eq!(self.push_burst(&[item, item, item]), 0),
+                }
+            }
+            fn push(&self, item: u32) {
+                self.try_push(item).unwrap();
+            }
+            fn pop(&self) -> Option<u32> {
+                self.try_pop()
+            }
+            fn close(&self) {
+                assert!(<$ring>::close(self));
+            }
+            fn drained(&self) -> bool {
+                self.try_pop_or_closed() == Err(TryPopError::Closed)
+            }
+            fn seen(&self) -> (usize, usize, bool, usize) {
+                (
+                    self.len(),
+                    self.free_slots(),
+                    self.is_full(),
+                    self.stats().peak,
+                )
+            }
+        }
+    };
+}
+observed_scq!(sluicegate::mpmc::Ring<u32, 4>);
+observed_scq!(sluicegate::mpmc::Ring<u32, 128>);
+observed_scq!(sluicegate::mpmc::SmallRing<u32, 4>);
+observed_scq!(sluicegate::mpmc::Ring<u32, 64, sluicegate::mpmc::FreeBits<2>>);
+#[cfg(feature = "critical-section")]
+observed_scq!(sluicegate::mpmc::cs::Ring<u32, 4>);
+
+macro_rules! observed_burst {
+    ($ring:ty) => {
+        impl Observed for $ring {
+            fn refused_push(&self, how: usize, item: u32) {
+                use sluicegate::mpmc::burst_ring::PushError;
+                match how % 3 {
+                    0 => assert_eq!(self.try_push(item), Err(PushError::Closed(item))),
+                    1 => assert_eq!(self.push_overwrite(item), Err(PushError::Closed(item))),
+                    _ => assert_eq!(self.push_burst(&[item, item, item]).count, 0),
+                }
+            }
+            fn push(&self, item: u32) {
+                self.try_push(item).unwrap();
+            }
+            fn pop(&self) -> Option<u32> {
+                self.try_pop().ok()
+            }
+            fn close(&self) {
+                assert!(<$ring>::close(self));
+            }
+            fn drained(&self) -> bool {
+                self.is_drained()
+            }
+            fn seen(&self) -> (usize, usize, bool, usize) {
+                (
+                    self.len(),
+                    self.free_slots(),
+                    self.is_full(),
+                    self.stats().peak,
+                )
+            }
+        }
+    };
+}
+observed_burst!(sluicegate::mpmc::BurstRing<u32, 4, 1>);
+observed_burst!(sluicegate::mpmc::BurstRing<u32, 128, 4>);
+
+/// `n` items in a ring of `cap`, closed, then `refused` pushes of every
+/// kind: the observers count the items alone, the high-water mark stays at
+/// `n`, and popping them counts down to 0 (not to the refused pushes).
+fn exact_after_close<R: Observed>(ring: &R, cap: usize, n: usize, refused: usize) {
+    let kind = std::any::type_name::<R>();
+    for i in 0..n {
+        ring.push(i as u32);
+    }
+    ring.close();
+    for k in 0..refused {
+        ring.refused_push(k, 1000 + k as u32);
+        assert_eq!(
+            ring.seen(),
+            (n, cap - n, n == cap, n),
+            "{kind}, {n} items: after {} refused pushes",
+            k + 1
+        );
+    }
+    for i in 0..n {
+        assert_eq!(ring.pop(), Some(i as u32));
+        let left = n - i - 1;
+        let (len, free, full, peak) = ring.seen();
+        assert_eq!(
+            (len, free, full),
+            (left, cap - left, false),
+            "{kind}, {n} items: after pop {}",
+            i + 1
+        );
+        // Pops sample the length at one position in K (the documented
+        // slack), never above the most items there were.
+        assert!(
+            (left..=n).contains(&peak),
+            "{kind}, {n} items: peak {peak} after pop {}",
+            i + 1
+        );
+    }
+    assert!(ring.drained());
+    let (len, free, full, peak) = ring.seen();
+    assert_eq!((len, free, full), (0, cap, false));
+    assert!(peak <= n, "{kind}, {n} items: peak {peak} once drained");
+}
+
+#[test]
+fn observers_are_exact_after_a_close() {
+    for refused in [1, 3, 7, 20, 300] {
+        exact_after_close(&sluicegate::mpmc::Ring::<u32, 4>::new(), 4, 3, refused);
+        exact_after_close(&sluicegate::mpmc::SmallRing::<u32, 4>::new(), 4, 3, refused);
+        exact_after_close(
+            &sluicegate::mpmc::BurstRing::<u32, 4, 1>::new(),
+            4,
+            3,
+            refused,
+        );
+        #[cfg(feature = "critical-section")]
+        exact_after_close(&sluicegate::mpmc::cs::Ring::<u32, 4>::new(), 4, 3, refused);
+        for n in [0, 1, 4] {
+            exact_after_close(&sluicegate::mpmc::Ring::<u32, 4>::new(), 4, n, refused);
+            exact_after_close(
+                &sluicegate::mpmc::BurstRing::<u32, 4, 1>::new(),
+                4,
+                n,
+                refused,
+            );
+        }
+        for n in [1, 5, 65, 127] {
+            exact_after_close(&sluicegate::mpmc::Ring::<u32, 128>::new(), 128, n, refused);
+            exact_after_close(
+                &sluicegate::mpmc::BurstRing::<u32, 128, 4>::new(),
+                128,
+                n,
+                refused,
+            );
+        }
+        let bits = sluicegate::mpmc::Ring::<u32, 64, sluicegate::mpmc::FreeBits<2>>::new();
+        exact_after_close(&bits, 64, 40, refused);
+    }
+}
+
 /// Items left in a closed ring are dropped with it, exactly once.
 #[test]
 fn closed_ring_drops_what_is_left() {

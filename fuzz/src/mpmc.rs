@@ -37,10 +37,6 @@ pub enum Op {
 pub trait Mpmc {
     /// The capacity, `N`.
     const N: usize;
-    /// Whether `len` (and what derives from it) stays exact after a close.
-    /// `mpmc::Ring`: no, the pushes a close refuses leave unused positions
-    /// that `len` counts; `mpmc::cs::Ring`: yes.
-    const EXACT_WHEN_CLOSED: bool;
     /// One pop in this many positions (or slots) samples the length for
     /// the high-water mark; 1: every pop, so the mark is exact.
     const PEAK_EVERY: usize;
@@ -62,10 +58,9 @@ pub trait Mpmc {
 }
 
 macro_rules! forward {
-    ($ring:ty, $exact:expr, $peak_every:expr $(, $w:ident)?) => {
+    ($ring:ty, $peak_every:expr $(, $w:ident)?) => {
         impl<const N: usize $(, const $w: usize)?> Mpmc for $ring {
             const N: usize = N;
-            const EXACT_WHEN_CLOSED: bool = $exact;
             const PEAK_EVERY: usize = $peak_every;
             fn try_push(&self, item: Item) -> Result<(), TryPushError<Item>> {
                 self.try_push(item)
@@ -118,23 +113,19 @@ macro_rules! forward {
 
 forward!(
     sluicegate::mpmc::Ring<Item, N>,
-    false,
     sluicegate::mpmc::Ring::<Item, N>::PEAK_SAMPLE_EVERY
 );
 forward!(
     sluicegate::mpmc::SmallRing<Item, N>,
-    false,
     sluicegate::mpmc::SmallRing::<Item, N>::PEAK_SAMPLE_EVERY
 );
 forward!(
     sluicegate::mpmc::Ring<Item, N, sluicegate::mpmc::FreeBits<W>>,
-    false,
     sluicegate::mpmc::Ring::<Item, N, sluicegate::mpmc::FreeBits<W>>::PEAK_SAMPLE_EVERY,
     W
 );
 forward!(
     sluicegate::mpmc::cs::Ring<Item, N>,
-    true,
     if N >= 16 { N / 16 } else { 1 }
 );
 
@@ -270,10 +261,9 @@ impl Model {
 
 /// Runs `ops` on `ring` (new, at any starting position) against the model,
 /// checking after every step what no operation in progress leaves exact:
-/// the closed flag and the counters always; `len`, `is_empty`, `is_full`
-/// and the high-water mark (exact where every pop samples the length or
-/// the ring filled, else within one sampling period) until a close, or
-/// always if `R::EXACT_WHEN_CLOSED`. Then drops the
+/// the closed flag, the counters, `len`, `is_empty`, `is_full` (closed or
+/// not) and the high-water mark (exact where every pop samples the length
+/// or the ring filled, else within one sampling period). Then drops the
 /// ring, which must free what is left, all of it even if an item panics.
 pub fn run<R: Mpmc>(ring: R, ops: &[Op]) {
     let mut m = Model::default();
@@ -282,16 +272,14 @@ pub fn run<R: Mpmc>(ring: R, ops: &[Op]) {
         m.step(&ring, op);
         max_len = max_len.max(m.items.len());
         let stats = ring.stats();
-        if !m.closed || R::EXACT_WHEN_CLOSED {
-            assert_eq!(ring.len(), m.items.len());
-            assert_eq!(ring.is_empty(), m.items.is_empty());
-            assert_eq!(ring.is_full(), m.items.len() == R::N);
-            if R::PEAK_EVERY == 1 || stats.rejected + stats.overwritten != 0 {
-                assert_eq!(stats.peak, max_len);
-            } else {
-                // Sampled: at most one sampling period below the true mark.
-                assert!(stats.peak <= max_len && max_len < stats.peak + R::PEAK_EVERY);
-            }
+        assert_eq!(ring.len(), m.items.len());
+        assert_eq!(ring.is_empty(), m.items.is_empty());
+        assert_eq!(ring.is_full(), m.items.len() == R::N);
+        if R::PEAK_EVERY == 1 || stats.rejected + stats.overwritten != 0 {
+            assert_eq!(stats.peak, max_len);
+        } else {
+            // Sampled: at most one sampling period below the true mark.
+            assert!(stats.peak <= max_len && max_len < stats.peak + R::PEAK_EVERY);
         }
         assert_eq!(ring.is_closed(), m.closed);
         assert_eq!(stats.rejected, m.rejected);

@@ -70,6 +70,7 @@ impl<T: Copy, const N: usize, F: FreePool<N>> Ring<T, N, F> {
                 // Closed: the refused indices stay out of both rings for
                 // good, as a refused `try_push`'s does (`T: Copy`: their
                 // slots need no drop).
+                self.retire(got - done);
                 return pushed;
             }
         }

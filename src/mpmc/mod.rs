@@ -351,6 +351,11 @@ mod ring {
         pub(super) state: AtomicUsize,
         /// The largest length a pop found (see [`Ring::stats`]).
         pub(super) peak: AtomicUsize,
+        /// Slots kept out of both index rings by pushes the close refused
+        /// (each took a free slot and a position in `aq`, which it leaves
+        /// unused); [`Ring::len`] subtracts them. Only the close's path
+        /// touches it.
+        pub(super) retired: AtomicUsize,
         /// The tasks waiting in `push`/`pop` (see `src/wait.rs`).
         #[cfg(feature = "async")]
         pub(super) waiters: crate::sync::Padded<wait::RingWaiters>,
@@ -424,6 +429,7 @@ mod ring {
                     overwritten: SharedCounter::new(),
                     state: AtomicUsize::new(0),
                     peak: AtomicUsize::new(0),
+                    retired: AtomicUsize::new(0),
                     #[cfg(feature = "async")]
                     waiters: crate::sync::Padded::new(wait::RingWaiters::new()),
                 }
@@ -487,6 +493,7 @@ mod ring {
                 self.wake_poppers();
                 Ok(())
             } else {
+                self.retire(1);
                 // SAFETY: we hold `i` and wrote its slot; nobody else can reach it.
                 Err(Closed(unsafe { self.read(i) }))
             }
@@ -604,13 +611,35 @@ mod ring {
 
         /// Raises the high-water mark to `seen` (at most `N`), if that is more.
         /// The load first, so the read-modify-write runs only when the mark
-        /// rises (at most `N` times in the ring's life).
+        /// rises (at most `N` times in the ring's life). On a closed ring
+        /// `seen` (positions in `aq`) also counts those refused pushes left
+        /// unused, so it is capped by the slots holding items.
         #[inline(always)]
         pub(super) fn note_peak(&self, seen: usize) {
             // Relaxed: a statistic, ordered with nothing.
             if seen > self.peak.load(Ordering::Relaxed) {
+                let seen = if self.is_closed() {
+                    seen.min(self.held())
+                } else {
+                    seen
+                };
                 self.peak.fetch_max(seen.min(N), Ordering::Relaxed);
             }
+        }
+
+        /// Counts `k` slots a close kept out of both index rings.
+        #[cold]
+        pub(super) fn retire(&self, k: usize) {
+            // Relaxed: read only by `len` and `stats`, estimates under
+            // concurrency.
+            self.retired.fetch_add(k, Ordering::Relaxed);
+        }
+
+        /// The slots neither free nor retired: the items, counting those
+        /// that operations in progress hold. Exact on a quiescent ring.
+        fn held(&self) -> usize {
+            N.saturating_sub(self.fq.free_hint())
+                .saturating_sub(self.retired.load(Ordering::Relaxed))
         }
 
         /// Moves the item out of slot `i` and frees the slot.
@@ -629,7 +658,8 @@ mod ring {
         }
 
         /// Number of items, as a snapshot: exact when no operation is in
-        /// progress and the ring was not used concurrently; under
+        /// progress and the ring was not used concurrently, before and after
+        /// a close (pushes the close refused are not counted); under
         /// concurrency an estimate in `0..=N`.
         ///
         /// This example covers `len`, [`is_empty`](Self::is_empty),
@@ -641,7 +671,15 @@ mod ring {
         /// assert_eq!((ring.len(), ring.free_slots(), ring.is_empty(), ring.is_full()), (1, 3, false, false));
         /// ```
         pub fn len(&self) -> usize {
-            self.aq.len_hint()
+            let positions = self.aq.len_hint();
+            if self.is_closed() {
+                // Pushes the close refused left positions in `aq` unused;
+                // the slots count the items alone when nothing is in
+                // progress (and both over-count what is in progress).
+                positions.min(self.held())
+            } else {
+                positions
+            }
         }
 
         /// `len() == 0`, with the same caveat as [`len`](Self::len).

@@ -117,6 +117,9 @@ pub(super) mod sealed {
         fn take_many(&self, out: &mut [usize]) -> usize;
         /// Gives back every slot of `indices`.
         fn give_many(&self, indices: &[usize]);
+        /// How many slots are free, as a snapshot: exact when no take or
+        /// give is in progress, at most `N`.
+        fn free_hint(&self) -> usize;
     }
 }
 
@@ -159,6 +162,10 @@ impl<const N: usize> sealed::Pool<N> for FreeIndices<N> {
     #[inline(always)]
     fn give_many(&self, indices: &[usize]) {
         self.0.enqueue_many(indices, None);
+    }
+
+    fn free_hint(&self) -> usize {
+        self.0.len_hint()
     }
 }
 
@@ -266,6 +273,10 @@ impl<const N: usize> sealed::Pool<N> for FreeMask {
             m | 1 << i
         });
         self.0.fetch_or(bits, Ordering::SeqCst);
+    }
+
+    fn free_hint(&self) -> usize {
+        self.0.load(Ordering::SeqCst).count_ones() as usize
     }
 }
 
@@ -467,5 +478,9 @@ impl<const N: usize, const W: usize> sealed::Pool<N> for FreeBits<W> {
             pause_point(pause::MPMC_BITS_GIVEN);
             self.free.fetch_add(indices.len(), Ordering::SeqCst);
         }
+    }
+
+    fn free_hint(&self) -> usize {
+        self.free.load(Ordering::SeqCst).min(N)
     }
 }
