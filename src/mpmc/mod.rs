@@ -292,6 +292,9 @@ mod track;
 mod wait;
 #[cfg(sluicegate_cas)] // needs CAS: on thumbv6m, enable the `portable-atomic` feature
 pub use burst_ring::BurstRing;
+// The module docs' links.
+#[cfg(doc)]
+use crate::{Overwritten, RingStats, TryPushError};
 #[cfg(sluicegate_cas)] // needs CAS: on thumbv6m, enable the `portable-atomic` feature
 pub use pool::{FreeBits, FreeIndices, FreeMask, FreePool};
 #[cfg(sluicegate_cas)] // needs CAS: on thumbv6m, enable the `portable-atomic` feature
