@@ -6,6 +6,7 @@
 //! cargo run --release --example limit_scenarios -- --markdown    # tables for BENCHMARKS.md
 //! cargo run --release --example limit_scenarios -- --goals       # the goals, per crate row
 //! cargo run --release --example limit_scenarios -- --goals --seeds 8  # ... on 8 draws of each scenario
+//! cargo run --release --example limit_scenarios -- --goals settling   # one goal (its function's name in goals.rs)
 //! cargo run --release --example limit_scenarios -- --draw 3 slow # the table on another draw
 //! ```
 //!
@@ -47,7 +48,20 @@ fn main() {
     if want_goals {
         for row in crate_limiters::crate_rows() {
             println!("{}", row.name);
-            for g in goals::all(&row, seeds) {
+            let chosen = if names.is_empty() {
+                goals::all(&row, seeds)
+            } else {
+                names
+                    .iter()
+                    .map(|n| {
+                        goals::by_name(n, &row, seeds).unwrap_or_else(|| {
+                            eprintln!("no goal {n}");
+                            std::process::exit(2);
+                        })
+                    })
+                    .collect()
+            };
+            for g in chosen {
                 println!("  [{}] {}", if g.pass { "pass" } else { "FAIL" }, g.name);
                 for line in &g.detail {
                     println!("        {line}");

@@ -39,6 +39,21 @@
 //! that got faster under load), and after 8 successes of that epoch (32 for
 //! a young baseline) puts the old limit back.
 //!
+//! A baseline that *rose* (a level shift up, or a young baseline grown up
+//! from its first samples outside a probe) is checked: if 2048 successes
+//! pass without a queue-free sample after it, the limiter probes whether or
+//! not the limit binds; the check's 8 samples teach the mean at weight 1/2
+//! instead of 1/16. A stall (a garbage collection, a paused host) makes a
+//! run of slow queue-free samples that moves the baseline up, and a cold
+//! cache teaches a young baseline slow ones; with closed-loop clients,
+//! which take every freed permit at once, no queue-free sample would come
+//! again to undo it, and the limit would grow past the clients while
+//! latency multiplies. The check brings both back about 1.3 s later at
+//! 1 600 successes/s (the `stall-*` and `cold-start-64` scenarios of the
+//! suite). A rise that queue-free samples keep confirming for 2048
+//! successes is not checked. A genuine slowdown under load pays one check
+//! (a probe's worth of good-put).
+//!
 //! A success is *slow* when its latency exceeds all of `baseline +
 //! (tolerance − 1) × mean` (the queueing accepted scales with the mean
 //! service time), `baseline + 1 tick` (a request that crosses one tick
@@ -207,6 +222,14 @@ const SHIFT_RUN: usize = 5;
 /// Successes without a queue-free sample after which a young baseline is
 /// probed.
 const YOUNG_PROBE_AFTER: usize = 1024;
+/// Successes without a queue-free sample after which a baseline that rose
+/// (a level shift up, or a young baseline grown up) and was not checked
+/// since is probed, whether or not the limit binds.
+const CHECK_AFTER: usize = 2048;
+/// A grown-up baseline's `last_free` is kept to this many successes.
+const FRESH_EVERY: usize = 256;
+/// `Track::risen`: the baseline rose and was not checked since.
+const RISEN: usize = 1;
 
 /// A snapshot of a [`Limiter`]'s state and counters.
 ///
@@ -244,8 +267,8 @@ pub struct LimiterStats {
     pub increases: usize,
     /// Of the decreases, the probes: cuts to `min_limit` after 2^16
     /// successes without a queue-free sample (1024 while the baseline has
-    /// seen fewer than 32), taken only while the limit binds (see the
-    /// [module docs](self)).
+    /// seen fewer than 32) while the limit binds, or after 2048 once the
+    /// baseline rose (see the [module docs](self)).
     pub probes: usize,
     /// The queue-free median latency in ticks, once a queue-free success was
     /// seen.
@@ -267,9 +290,17 @@ struct Track {
     /// of the baseline and mean, for the law in use), kept by `learn`; 0
     /// before the first queue-free success (nothing is slow then).
     slow_above: AtomicUsize,
-    /// Success count of the last queue-free success (to 1/64 of
-    /// `PROBE_AFTER` once the baseline is grown up).
+    /// Success count of the last queue-free success (to `FRESH_EVERY`
+    /// successes once the baseline is grown up).
     last_free: AtomicUsize,
+    /// `RISEN` once the baseline has risen (a level shift up, or a young
+    /// baseline grown up outside a probe) and neither a probe nor
+    /// `CHECK_AFTER` successes of queue-free samples have followed: it is
+    /// probed once `CHECK_AFTER` successes pass without a queue-free
+    /// sample; 0 otherwise.
+    risen: AtomicUsize,
+    /// The success count of the latest rise.
+    risen_at: AtomicUsize,
     /// Queue-free successes seen, up to `YOUNG` (then no longer written).
     free_seen: AtomicUsize,
     /// The run of grown-up queue-free samples on one side of the baseline:
@@ -431,6 +462,8 @@ impl Limiter {
                     mean: AtomicUsize::new(0),
                     slow_above: AtomicUsize::new(0),
                     last_free: AtomicUsize::new(success),
+                    risen: AtomicUsize::new(0),
+                    risen_at: AtomicUsize::new(0),
                     free_seen: AtomicUsize::new(0),
                     run: AtomicUsize::new(0),
                     run_near: AtomicUsize::new(0),

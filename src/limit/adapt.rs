@@ -5,7 +5,8 @@
 
 use super::word::*;
 use super::{
-    Limiter, Priority, ONE, PROBE_AFTER, PROBE_SAMPLES, SHIFT_RUN, TICK, YOUNG, YOUNG_PROBE_AFTER,
+    Limiter, Priority, CHECK_AFTER, FRESH_EVERY, ONE, PROBE_AFTER, PROBE_SAMPLES, RISEN, SHIFT_RUN,
+    TICK, YOUNG, YOUNG_PROBE_AFTER,
 };
 use crate::sync::{pause, pause_point, Ordering};
 
@@ -89,10 +90,16 @@ impl Limiter {
             let k = seen as u64;
             let m = ((old_m as u64 * k + x as u64) / (k + 1)) as usize;
             t.free_seen.store(seen + 1, Ordering::Relaxed);
-            if seen + 1 == YOUNG && t.resume.load(Ordering::Relaxed) != 0 {
-                // A young baseline's probe lasts until it has grown up
-                // (`probe_samples`): this success ends its window.
-                self.adapt(Event::GrownUp { n });
+            if seen + 1 == YOUNG {
+                if t.resume.load(Ordering::Relaxed) != 0 {
+                    // A young baseline's probe lasts until it has grown up
+                    // (`probe_samples`): this success ends its window.
+                    self.adapt(Event::GrownUp { n });
+                } else {
+                    // Learnt from its first samples, which may all have
+                    // been slow (a cold cache): to be checked.
+                    self.rose(n);
+                }
             }
             (m.max(TICK), m.max(TICK))
         } else {
@@ -135,6 +142,12 @@ impl Limiter {
                 };
                 if run.unsigned_abs() >= SHIFT_RUN {
                     t.run.store(0, Ordering::Relaxed);
+                    // A rise is checked: a stall can make a run of slow
+                    // samples, and under closed-loop load no queue-free
+                    // sample may come to undo it.
+                    if above {
+                        self.rose(n);
+                    }
                     let mean = if above {
                         old_mean.max(near)
                     } else {
@@ -166,16 +179,35 @@ impl Limiter {
             t.last_free.store(n, Ordering::Relaxed);
         } else {
             self.fresh(n);
+            if t.risen.load(Ordering::Relaxed) == RISEN
+                && n.wrapping_sub(t.risen_at.load(Ordering::Relaxed)) > CHECK_AFTER
+            {
+                // Queue-free samples kept coming for `CHECK_AFTER`
+                // successes after the rise: had it been a stall's, they
+                // would have undone it. Confirmed.
+                t.risen.store(0, Ordering::Relaxed);
+            }
         }
     }
 
+    /// The baseline rose at the `n`th success: it is to be checked. (Plain
+    /// stores, as for the other adaptation words: a racing probe may clear
+    /// it, a lost step that the probe's own samples make good.)
+    #[cold]
+    fn rose(&self, n: usize) {
+        let t = &*self.track;
+        t.risen_at.store(n, Ordering::Relaxed);
+        t.risen.store(RISEN, Ordering::Relaxed);
+    }
+
     /// Records that the `n`th success was queue-free, for a grown-up
-    /// baseline: staleness is judged at `PROBE_AFTER` successes, and 1/64 of
-    /// that is precision enough.
+    /// baseline: staleness is judged at `CHECK_AFTER` or `PROBE_AFTER`
+    /// successes, and `FRESH_EVERY` is precision enough (one store in that
+    /// many successes at most).
     #[inline(always)]
     pub(super) fn fresh(&self, n: usize) {
         let last_free = &self.track.last_free;
-        if n.wrapping_sub(last_free.load(Ordering::Relaxed)) >= PROBE_AFTER / 64 {
+        if n.wrapping_sub(last_free.load(Ordering::Relaxed)) >= FRESH_EVERY {
             last_free.store(n, Ordering::Relaxed);
         }
     }
@@ -216,6 +248,20 @@ impl Limiter {
         n.wrapping_sub(t.last_free.load(Ordering::Relaxed)) > after
     }
 
+    /// Whether a window closed by the `n`th success probes: when no
+    /// queue-free success came in the last `PROBE_AFTER` successes and the
+    /// limit binds (otherwise queue-free samples will come by themselves,
+    /// unless the clients keep every permit taken), or in the last
+    /// `CHECK_AFTER` after the baseline rose, binding or not: the rise may
+    /// have been a stall, and then only fresh samples undo it.
+    #[inline]
+    pub(super) fn probe_due(&self, n: usize) -> bool {
+        let t = &*self.track;
+        let risen = t.risen.load(Ordering::Relaxed) == RISEN
+            && n.wrapping_sub(t.last_free.load(Ordering::Relaxed)) > CHECK_AFTER;
+        risen || (self.stale(n) && self.binds())
+    }
+
     /// Whether the limit refused work (with all of it in use) since this was
     /// last asked: a probe is worth its sheds only then.
     #[cold]
@@ -226,12 +272,13 @@ impl Limiter {
     }
 
     /// Successes a probe's window lasts: `PROBE_SAMPLES`; for a young
-    /// baseline, until it has grown up (the window is then `YOUNG` long
-    /// until the sample that makes it `YOUNG`, then `PROBE_SAMPLES`, which
-    /// has passed).
+    /// baseline, until it has grown up (the
+    /// window is then `YOUNG` long until the sample that makes it `YOUNG`,
+    /// then `PROBE_SAMPLES`, which has passed).
     #[cold]
     pub(super) fn probe_samples(&self) -> usize {
-        if self.track.free_seen.load(Ordering::Relaxed) < YOUNG {
+        let t = &*self.track;
+        if t.free_seen.load(Ordering::Relaxed) < YOUNG {
             YOUNG
         } else {
             PROBE_SAMPLES
@@ -239,15 +286,19 @@ impl Limiter {
     }
 
     /// Probes: cuts the limit to `min_limit` in a new epoch so that
-    /// queue-free samples arrive again.
+    /// queue-free samples arrive again; it checks any rise so far (one
+    /// after this point is left for the next check).
     pub(super) fn probe<C: Control>(&self, epoch: usize, n: usize, limit: usize) {
-        // The next probe no sooner than `PROBE_AFTER` successes from now.
-        self.track.last_free.store(n, Ordering::Relaxed);
+        // The next probe no sooner than `PROBE_AFTER` successes from now,
+        // unless the baseline rises again.
+        let t = &*self.track;
+        t.last_free.store(n, Ordering::Relaxed);
+        t.risen.store(0, Ordering::Relaxed);
         if self.cut::<C>(epoch, Some(self.min_limit)) {
             self.cold.probes.add(1);
             // After `probe_samples()` successes of the probe's epoch, back to
             // the old limit.
-            self.track.resume.store(limit, Ordering::Relaxed);
+            t.resume.store(limit, Ordering::Relaxed);
             C::probing(self);
         }
     }

@@ -209,9 +209,7 @@ impl Limiter {
             return;
         }
         let s = w.slow.swap(0, Ordering::Relaxed).max(slow_seen);
-        // A probe only while the limit binds: otherwise queue-free samples
-        // will come by themselves.
-        if self.stale(n) && self.binds() {
+        if self.probe_due(n) {
             self.probe::<Aimd>(epoch, n, limit);
             return;
         }

@@ -297,3 +297,113 @@ fn a_young_baseline_is_probed_early_once() {
     succeed_beside(&l, 2, 4 * YOUNG_PROBE_AFTER, 10);
     assert_eq!(l.stats().probes, 1);
 }
+
+/// Load that never leaves a queue-free sample (3 in flight with
+/// `min_limit` 2) and never finds the limit full, as closed-loop clients
+/// fewer than the limit make it, at `ticks`, until a probe: returns the
+/// successes it took. Fails past `most`.
+fn load_until_probe(l: &Limiter, ticks: u32, most: usize) -> usize {
+    let held: Vec<_> = (0..2).map(|_| l.try_acquire().unwrap()).collect();
+    let mut n = 0;
+    while l.stats().probes == 0 {
+        l.try_acquire().unwrap().success(ticks);
+        n += 1;
+        assert!(n <= most, "no probe in {most} successes");
+    }
+    drop(held);
+    n
+}
+
+/// The probe's queue-free samples at `ticks` until the limit is back at
+/// `limit`: returns how many.
+fn probe_until_restored(l: &Limiter, ticks: u32, limit: u32) -> usize {
+    let mut more = 0;
+    while l.limit() != limit {
+        succeed_beside(l, 0, 1, ticks);
+        more += 1;
+        assert!(more <= YOUNG + 4, "not restored");
+    }
+    more
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "thousands of sequential successes; minutes under Miri")]
+fn a_stalled_rise_is_checked_whether_or_not_the_limit_binds() {
+    // A stall: five queue-free samples 9× slower shift a grown-up baseline
+    // up. Then load that leaves no queue-free sample and never fills the
+    // limit: the rise is checked within `CHECK_AFTER` successes (less the
+    // `FRESH_EVERY` to which the last queue-free one is kept, plus a
+    // window), the check's queue-free samples bring the baseline back, the
+    // limit is restored, and no other probe follows.
+    for c in [config(2, 6, 6), gradient(2, 6, 6)] {
+        let l = Limiter::try_new(c).unwrap();
+        mature(&l, 10);
+        // Twice the run: the mean follows the stall most of the way.
+        succeed_beside(&l, 0, 2 * SHIFT_RUN, 90);
+        assert_eq!(l.baseline(), Some(90), "{:?}", c.law);
+        assert!(l.stats().mean.unwrap() >= 60, "{:?}", l.stats());
+        let n = load_until_probe(&l, 10, CHECK_AFTER + 64);
+        assert!(
+            n > CHECK_AFTER - FRESH_EVERY,
+            "{:?}: checked after {n}",
+            c.law
+        );
+        let s = l.stats();
+        assert_eq!((s.probes, s.limit), (1, 2), "{:?}", c.law);
+        // A check lasts `PROBE_SAMPLES` successes: a level shift down
+        // brings both estimates back.
+        let more = probe_until_restored(&l, 10, 6);
+        assert!(more >= PROBE_SAMPLES - 2, "{:?}: ended after {more}", c.law);
+        assert!(l.baseline().unwrap() <= 11, "{:?}: {:?}", c.law, l.stats());
+        assert!(
+            l.stats().mean.unwrap() <= 12,
+            "{:?}: {:?}",
+            c.law,
+            l.stats()
+        );
+        // Checked: the same load no longer probes.
+        succeed_beside(&l, 2, 4 * CHECK_AFTER, 10);
+        assert_eq!(l.stats().probes, 1, "{:?}", c.law);
+    }
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "thousands of sequential successes; minutes under Miri")]
+fn a_cold_start_is_checked() {
+    // A cold cache: the young baseline's 32 samples are 6× slow, then the
+    // service is warm and the load leaves no queue-free sample. The grown-up
+    // baseline is checked after `CHECK_AFTER` successes (the young one keeps
+    // its last queue-free sample exactly).
+    for c in [config(2, 6, 6), gradient(2, 6, 6)] {
+        let l = Limiter::try_new(c).unwrap();
+        succeed_beside(&l, 0, YOUNG, 60);
+        assert_eq!(l.baseline(), Some(60));
+        let n = load_until_probe(&l, 10, CHECK_AFTER + 64);
+        assert!(n > CHECK_AFTER, "{:?}: checked after {n}", c.law);
+        probe_until_restored(&l, 10, 6);
+        assert!(l.baseline().unwrap() <= 11, "{:?}: {:?}", c.law, l.stats());
+    }
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "thousands of sequential successes; minutes under Miri")]
+fn a_rise_that_queue_free_samples_confirm_is_not_probed() {
+    // A dependency that got slower for good while queue-free samples kept
+    // coming for `CHECK_AFTER` successes: confirmed, so load that leaves
+    // none and never fills the limit does not probe (as before the rise).
+    for c in [config(2, 6, 6), gradient(2, 6, 6)] {
+        let l = Limiter::try_new(c).unwrap();
+        mature(&l, 10);
+        succeed_beside(&l, 0, SHIFT_RUN + CHECK_AFTER + 1, 90);
+        assert_eq!(l.baseline(), Some(90));
+        let before = l.stats();
+        succeed_beside(&l, 2, 4 * CHECK_AFTER, 90);
+        let s = l.stats();
+        assert_eq!(
+            (s.probes, s.decreases, s.limit),
+            (0, before.decreases, 6),
+            "{:?}",
+            c.law
+        );
+    }
+}

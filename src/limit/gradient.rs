@@ -137,9 +137,7 @@ impl Limiter {
             return;
         }
         let n = self.hot.released.success.load(Ordering::Relaxed);
-        // A probe only while the limit binds: otherwise queue-free samples
-        // will come by themselves.
-        if self.stale(n) && self.binds() {
+        if self.probe_due(n) {
             self.probe::<Gradient>(epoch, n, limit);
             return;
         }

@@ -61,9 +61,11 @@ pub(super) fn refuse_at_the_limit(l: &Limiter) {
     drop(held);
 }
 
-/// Feeds `YOUNG` queue-free successes of `ticks`: a grown-up baseline.
+/// Feeds `YOUNG` queue-free successes of `ticks`, then `CHECK_AFTER` more
+/// that confirm it: a grown-up baseline no check is due for.
 pub(super) fn mature(l: &Limiter, ticks: u32) {
-    succeed_beside(l, 0, YOUNG, ticks);
+    succeed_beside(l, 0, YOUNG + CHECK_AFTER + 1, ticks);
+    assert_eq!(l.track.risen.load(Ordering::Relaxed), 0, "confirmed");
 }
 
 #[test]
@@ -339,7 +341,8 @@ fn aimd_grows_once_per_window_by_a_step_that_doubles() {
     // Windows of max(limit, 16) successes; the step doubles up to a quarter
     // of the limit.
     let l = Limiter::try_new(config(1, 40, 200)).unwrap();
-    mature(&l, 10); // (and the first window: 32 app-limited successes)
+    // A grown-up baseline (and the first window: 32 app-limited successes).
+    succeed_beside(&l, 0, YOUNG, 10);
     succeed_beside(&l, 20, 8, 10); // the window's 40 successes so far
     assert_eq!(l.limit(), 41);
     let mut limit = 41;

@@ -8,7 +8,7 @@
 //! anchors on all of them), statistics over 5 s to the end.
 //! "Load" is the arrival rate over the capacity (workers / mean service).
 
-use super::harness::{Burst, Kind, Limits, Scenario, Service, Window};
+use super::harness::{Burst, ClosedLoop, Kind, Limits, Scenario, Service, Window};
 
 const MS: u64 = 1000;
 const S: u64 = 1_000_000;
@@ -42,6 +42,7 @@ pub fn base(
         service,
         slow: Vec::new(),
         rate_per_s: rate,
+        clients: None,
         burst: None,
         classes: [0, 1000, 0],
         goal_class: None,
@@ -54,6 +55,7 @@ pub fn base(
         reach: Vec::new(),
         marks: Vec::new(),
         below_half_from: None,
+        settle_us: None,
     }
 }
 
@@ -406,6 +408,119 @@ pub fn classes_limit1(secs: u64) -> Scenario {
     sc
 }
 
+/// 8 workers × 5 ms ± 20 %, min limit 8, `clients` closed-loop clients
+/// (think 1 ms, back-off 10 ms after a refusal, as `population` says) and
+/// no open-loop arrivals; the goal windows start 5 s after `settle_s`.
+fn closed_base(
+    name: &str,
+    about: &str,
+    population: Vec<(u64, u32)>,
+    settle_s: u64,
+    secs: u64,
+) -> Scenario {
+    let mut sc = base(
+        name,
+        about,
+        8,
+        Service::Uniform {
+            mean_us: 5 * MS,
+            spread_pct: 20,
+        },
+        1.0,
+        secs,
+    );
+    sc.kind = Kind::Settle;
+    sc.rate_per_s = 0.0;
+    sc.clients = Some(ClosedLoop {
+        population,
+        think_us: MS,
+        backoff_us: 10 * MS,
+    });
+    sc.limits = Limits {
+        min: 8,
+        initial: 8,
+        max: 200,
+    };
+    let from = (settle_s + 5).min(secs.saturating_sub(1));
+    sc.windows = vec![Window::secs(from as f64, secs as f64)];
+    sc.windows
+        .extend((from..secs).map(|t| Window::secs(t as f64, (t + 1) as f64)));
+    sc.marks = vec![
+        settle_s * S,
+        (settle_s + 1) * S,
+        from * S,
+        (from + secs) / 2 * S,
+        (secs * S).saturating_sub(SAMPLE_MARK),
+    ];
+    sc.settle_us = Some(settle_s * S);
+    sc
+}
+
+/// Last trajectory mark: one sample before the end.
+const SAMPLE_MARK: u64 = 10 * MS;
+
+/// `clients` closed-loop clients from the start.
+pub fn closed_loop(clients: u32, secs: u64) -> Scenario {
+    closed_base(
+        &format!("closed-{clients}"),
+        &format!("{clients} closed-loop clients (think 1 ms, back-off 10 ms), 8 workers × 5 ms ± 20 %, min 8"),
+        vec![(0, clients)],
+        0,
+        secs,
+    )
+}
+
+/// 4 clients (every sample queue-free), a stall that makes the requests
+/// started in `stall_ms` ms 9× slower just before 64 clients arrive at 5 s:
+/// a baseline taught by the stall must come back down.
+pub fn stall_then_load(stall_ms: u64, secs: u64) -> Scenario {
+    let mut sc = closed_base(
+        &format!("stall-{stall_ms}ms-then-64"),
+        &format!("4 clients, requests started in {stall_ms} ms at 4.8 s 9× slower, 64 clients from 5 s; 8 × 5 ms, min 8"),
+        vec![(0, 4), (5 * S, 64)],
+        5,
+        secs,
+    );
+    sc.slow = vec![(4800 * MS, 4800 * MS + stall_ms * MS, 9.0)];
+    sc
+}
+
+/// 64 clients; the requests started in 50 ms at 6 s are 9× slower.
+pub fn stall_under_load(secs: u64) -> Scenario {
+    let mut sc = closed_base(
+        "stall-under-64",
+        "64 clients, requests started in 50 ms at 6 s 9× slower; 8 × 5 ms, min 8",
+        vec![(0, 64)],
+        6,
+        secs,
+    );
+    sc.slow = vec![(6 * S, 6 * S + 50 * MS, 9.0)];
+    sc
+}
+
+/// 64 clients; a cache that warms: requests started in the first 500 ms
+/// are 6× slower.
+pub fn cold_start(secs: u64) -> Scenario {
+    let mut sc = closed_base(
+        "cold-start-64",
+        "64 clients, the first 500 ms 6× slower (a cold cache); 8 × 5 ms, min 8",
+        vec![(0, 64)],
+        0,
+        secs,
+    );
+    sc.slow = vec![(0, 500 * MS, 6.0)];
+    sc
+}
+
+/// The closed-loop and stall scenarios at full length.
+pub fn settling() -> Vec<Scenario> {
+    let mut v: Vec<Scenario> = [16, 64, 256].map(|c| closed_loop(c, 60)).into();
+    v.extend([15, 40, 300].map(|ms| stall_then_load(ms, 60)));
+    v.push(stall_under_load(60));
+    v.push(cold_start(60));
+    v
+}
+
 /// Every scenario at full length, in table order.
 pub fn catalogue() -> Vec<Scenario> {
     let mut v = vec![ratchet_demo(60)];
@@ -431,5 +546,6 @@ pub fn catalogue() -> Vec<Scenario> {
     v.push(low_traffic(2, 120, 600));
     v.push(classes(30));
     v.push(classes_limit1(30));
+    v.extend(settling());
     v
 }

@@ -281,6 +281,75 @@ pub fn classes(row: &Row, seeds: u64) -> Goal {
     )
 }
 
+/// Closed-loop clients, stalls and a cold start ([`cat::settling`]): from
+/// 5 s after the transient (or the start) to the end, every second's mean
+/// limit at most 2.5× the pool and its p50 at most 2× the unloaded p50 (the
+/// service's median), and good-put at least 95 % of capacity. The highest
+/// limit sampled is reported beside (AIMD's sawtooth touches more than the
+/// mean for moments).
+pub fn settling(row: &Row, seeds: u64) -> Goal {
+    let parts = cat::settling()
+        .iter()
+        .map(|sc| {
+            on_draws(sc, seeds, |d| {
+                let r = (row.run)(d);
+                let pool = d.workers_at(d.windows[0].from_us) as f64;
+                let unloaded = d.service.mean_us();
+                let mut worst_limit = 0.0f64;
+                let mut worst_p50 = 0u64;
+                for w in &r.windows[1..] {
+                    let (x, y) = (d.windows.iter().find(|v| v.label == w.label).unwrap(), w);
+                    worst_limit = worst_limit.max(r.limit_stats(x.from_us, x.to_us).0);
+                    worst_p50 = worst_p50.max(y.p50_us);
+                }
+                let (_, _, highest) = r.limit_stats(d.windows[0].from_us, d.windows[0].to_us);
+                let good = r.main().goodput_pct;
+                let ok = worst_limit <= 2.5 * pool
+                    && worst_p50 as f64 <= 2.0 * unloaded
+                    && good >= 95.0;
+                (
+                    ok,
+                    format!(
+                        "{}: worst second's limit {:.1} (≤ {:.0}), highest {highest}, p50 {:.1} ms (≤ {:.1}), good-put {good:.0} %",
+                        d.name,
+                        worst_limit,
+                        2.5 * pool,
+                        worst_p50 as f64 / 1e3,
+                        2.0 * unloaded / 1e3
+                    ),
+                )
+            })
+        })
+        .collect();
+    goal(
+        "after a stall, a cold start or with closed-loop clients: limit ≤ 2.5× pool, p50 ≤ 2× unloaded within 5 s",
+        parts,
+    )
+}
+
+/// The goal called `name` (its function's name), for `row`;
+/// `vs_anchors:TEXT` compares on the scenarios whose names contain `TEXT`.
+pub fn by_name(name: &str, row: &Row, seeds: u64) -> Option<Goal> {
+    if let Some(part) = name.strip_prefix("vs_anchors:") {
+        let some: Vec<Scenario> = cat::catalogue()
+            .into_iter()
+            .filter(|sc| sc.name.contains(part))
+            .collect();
+        return Some(vs_anchors(row, &some, seeds));
+    }
+    Some(match name {
+        "vs_anchors" => vs_anchors(row, &cat::catalogue(), seeds),
+        "spread" => spread(row, seeds),
+        "ratchet" => ratchet(row, seeds),
+        "slowdown" => slowdown(row, seeds),
+        "coarse_clock" => coarse_clock(row, seeds),
+        "capacity_doubling" => capacity_doubling(row, seeds),
+        "classes" => classes(row, seeds),
+        "settling" => settling(row, seeds),
+        _ => return None,
+    })
+}
+
 /// Every goal for `row`, on `seeds` draws of each scenario.
 pub fn all(row: &Row, seeds: u64) -> Vec<Goal> {
     vec![
@@ -291,5 +360,6 @@ pub fn all(row: &Row, seeds: u64) -> Vec<Goal> {
         coarse_clock(row, seeds),
         capacity_doubling(row, seeds),
         classes(row, seeds),
+        settling(row, seeds),
     ]
 }

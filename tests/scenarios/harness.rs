@@ -32,6 +32,8 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
+use super::clients::Clients;
+pub use super::clients::ClosedLoop;
 pub use super::service::{ln, Rng, Service};
 
 /// How a permit ends.
@@ -146,6 +148,9 @@ pub enum Kind {
     /// Per-class shares and refusals of critical work while a lower class
     /// held the last permit.
     Classes,
+    /// After a transient (or the start): the highest limit and the worst
+    /// one-second p50 from 5 s after it (`windows[1..]` are those seconds).
+    Settle,
 }
 
 /// One scenario: the service, the load, the phases and what to report.
@@ -172,8 +177,10 @@ pub struct Scenario {
     /// `(from_us, to_us, factor)`: service of requests started in the span
     /// is multiplied by `factor`.
     pub slow: Vec<(u64, u64, f64)>,
-    /// Poisson arrival rate.
+    /// Poisson arrival rate (0 with closed-loop clients only).
     pub rate_per_s: f64,
+    /// Closed-loop clients, besides the Poisson arrivals.
+    pub clients: Option<ClosedLoop>,
     /// Optional periodic bursts.
     pub burst: Option<Burst>,
     /// Class weights (critical, normal, background) in ‰.
@@ -194,6 +201,8 @@ pub struct Scenario {
     /// Report the time from this instant on during which the limit is below
     /// half the workers.
     pub below_half_from: Option<u64>,
+    /// The transient a `Kind::Settle` scenario recovers from.
+    pub settle_us: Option<u64>,
 }
 
 impl Scenario {
@@ -381,6 +390,8 @@ pub const SAMPLE_US: u64 = 10_000;
 
 struct Waiting<T> {
     arrival: u64,
+    /// The closed-loop client and its request number, if one sent it.
+    client: Option<(u32, u64)>,
     class: usize,
     /// A lower class admitted to the last permit.
     last: bool,
@@ -391,6 +402,7 @@ struct Waiting<T> {
 
 struct Active<T> {
     arrival: u64,
+    client: Option<(u32, u64)>,
     class: usize,
     last: bool,
     burst: bool,
@@ -483,7 +495,13 @@ pub fn run<L: SimLimiter>(sc: &Scenario, lim: &mut L, name: &str) -> Report {
     let mut samples = Vec::with_capacity((sc.duration_us / SAMPLE_US + 1) as usize);
     let mut reach: Vec<Option<u64>> = vec![None; sc.reach.len()];
 
-    let mut next_poisson = (-mean_gap * ln(arrivals.unit())) as u64;
+    let mut next_poisson = if sc.rate_per_s > 0.0 {
+        (-mean_gap * ln(arrivals.unit())) as u64
+    } else {
+        u64::MAX
+    };
+    let mut clients = sc.clients.as_ref().map(|c| Clients::new(c, sc.seed));
+    let mut requests = 0u64;
     let mut next_burst = sc.burst.map_or(u64::MAX, |b| b.first_us);
     let mut next_sample = 0u64;
     let mut wake: Vec<u64> = sc.workers.iter().skip(1).map(|w| w.0).collect();
@@ -503,7 +521,17 @@ pub fn run<L: SimLimiter>(sc: &Scenario, lim: &mut L, name: &str) -> Report {
             u64::MAX
         };
         let t_wake = wake.last().copied().unwrap_or(u64::MAX);
-        let now = t_arrival.min(t_done).min(t_sample).min(t_wake);
+        let t_client = clients.as_ref().map_or(u64::MAX, Clients::next_at);
+        let t_client = if t_client < sc.duration_us {
+            t_client
+        } else {
+            u64::MAX
+        };
+        let now = t_arrival
+            .min(t_done)
+            .min(t_sample)
+            .min(t_wake)
+            .min(t_client);
         if now == u64::MAX {
             debug_assert!(queue.is_empty());
             break;
@@ -527,20 +555,35 @@ pub fn run<L: SimLimiter>(sc: &Scenario, lim: &mut L, name: &str) -> Report {
                 lim.release(a.token, now, Outcome::Success { ticks });
                 metrics.end(a.arrival, a.class, a.burst, End::Good(latency));
             }
+            if let (Some(c), Some((client, req))) = (clients.as_mut(), a.client) {
+                c.ended(client, req, now);
+            }
         } else if t_wake == now {
             wake.pop();
         } else if t_sample == now {
             samples.push((now, lim.limit()));
             next_sample += SAMPLE_US;
         } else {
-            let burst = next_burst == now && next_burst <= next_poisson;
-            if burst {
-                let b = sc.burst.unwrap();
-                next_burst = now + b.period_us;
+            // Who sends at `now`: a client (or nobody, if the client event
+            // was a timeout), or the open-loop arrivals.
+            let (burst, n, client) = if t_client == now && t_arrival != now {
+                match clients.as_mut().unwrap().due(now) {
+                    Some(client) => {
+                        requests += 1;
+                        (false, 1, Some((client, requests)))
+                    }
+                    None => (false, 0, None),
+                }
             } else {
-                next_poisson = now + ((-mean_gap * ln(arrivals.unit())) as u64).max(1);
-            }
-            let n = if burst { sc.burst.unwrap().size } else { 1 };
+                let burst = next_burst == now && next_burst <= next_poisson;
+                if burst {
+                    let b = sc.burst.unwrap();
+                    next_burst = now + b.period_us;
+                } else {
+                    next_poisson = now + ((-mean_gap * ln(arrivals.unit())) as u64).max(1);
+                }
+                (burst, if burst { sc.burst.unwrap().size } else { 1 }, None)
+            };
             for _ in 0..n {
                 let r = draws.below(class_total.max(1));
                 let class = if r < sc.classes[0] as u64 {
@@ -557,8 +600,12 @@ pub fn run<L: SimLimiter>(sc: &Scenario, lim: &mut L, name: &str) -> Report {
                         held[class] += 1;
                         let last = class != 0 && held.iter().sum::<u64>() >= lim.limit() as u64;
                         lower_on_last += last as u64;
+                        if let (Some(c), Some((who, req))) = (clients.as_mut(), client) {
+                            c.admitted(who, req, now + sc.timeout_us);
+                        }
                         queue.push_back(Waiting {
                             arrival: now,
+                            client,
                             class,
                             last,
                             burst,
@@ -571,6 +618,9 @@ pub fn run<L: SimLimiter>(sc: &Scenario, lim: &mut L, name: &str) -> Report {
                             inversions += 1;
                         }
                         metrics.end(now, class, burst, End::Shed);
+                        if let (Some(c), Some((who, _))) = (clients.as_mut(), client) {
+                            c.refused(who, now);
+                        }
                     }
                 }
             }
@@ -586,6 +636,9 @@ pub fn run<L: SimLimiter>(sc: &Scenario, lim: &mut L, name: &str) -> Report {
                 released += 1;
                 lim.release(w.token, now, Outcome::Dropped);
                 metrics.end(w.arrival, w.class, w.burst, End::TimedOut);
+                if let (Some(c), Some((who, req))) = (clients.as_mut(), w.client) {
+                    c.ended(who, req, now);
+                }
                 continue;
             }
             let service = ((w.service_us * sc.slow_at(now)).round() as u64).max(1);
@@ -595,6 +648,7 @@ pub fn run<L: SimLimiter>(sc: &Scenario, lim: &mut L, name: &str) -> Report {
             });
             slab[slot] = Some(Active {
                 arrival: w.arrival,
+                client: w.client,
                 class: w.class,
                 last: w.last,
                 burst: w.burst,

@@ -9,6 +9,7 @@
 //! * [`anchors`] has the anchor models;
 //! * [`crate_limiters`] has the adapter for the crate's limiters and their
 //!   rows (the only file that uses the crate's API);
+//! * [`clients`] has the closed-loop clients;
 //! * [`catalogue`] has the scenarios;
 //! * [`table`] prints them;
 //! * [`goals`] has the goals the crate's presets are held to, as checks.
@@ -19,6 +20,7 @@
 
 pub mod anchors;
 pub mod catalogue;
+pub mod clients;
 pub mod crate_limiters;
 pub mod goals;
 pub mod harness;

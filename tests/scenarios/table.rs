@@ -72,6 +72,10 @@ pub fn header(sc: &Scenario) -> Vec<String> {
             }
             h.push("time limit < workers/2 after change".into());
         }
+        Kind::Settle => {
+            h.push("highest limit".into());
+            h.push("worst 1 s p50 ms".into());
+        }
         Kind::Classes => {
             h.push("success % C/N/B".into());
             h.push("background share of successes %".into());
@@ -122,6 +126,11 @@ pub fn line(sc: &Scenario, r: &Report) -> Vec<String> {
             let from = sc.below_half_from.unwrap_or(0);
             v.push(secs(Some(r.time_below_half(from, |t| sc.workers_at(t)))));
         }
+        Kind::Settle => {
+            let (_, _, hi) = r.limit_stats(w.from_us, w.to_us);
+            v.push(hi.to_string());
+            v.push(ms(worst_p50(r)));
+        }
         Kind::Classes => {
             let c = &m.class;
             v.push(format!(
@@ -135,6 +144,12 @@ pub fn line(sc: &Scenario, r: &Report) -> Vec<String> {
         }
     }
     v
+}
+
+/// The highest p50 of the one-second windows (`windows[1..]`) of a
+/// `Kind::Settle` scenario.
+pub fn worst_p50(r: &Report) -> u64 {
+    r.windows[1..].iter().map(|w| w.p50_us).max().unwrap_or(0)
 }
 
 /// Background successes in % of all successes in the main window.
