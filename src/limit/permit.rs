@@ -1,44 +1,131 @@
 //! A [`Permit`]: the right to run one request, released exactly once with
-//! its outcome (one `fetch_add` on that outcome's counter).
+//! its outcome (one `fetch_add` on that outcome's counter). Its outcome code
+//! is [`Held`]'s, which [`OwnedPermit`](super::OwnedPermit) shares: the two
+//! differ only in how they hold the limiter.
 
 use core::fmt;
 use core::mem::ManuallyDrop;
+use core::ops::Deref;
 
 use super::word::{epoch_of, in_flight_of, limit_of};
 use super::{Limiter, Priority};
+
+/// What a permit was admitted under: all that its release needs besides the
+/// limiter.
+#[derive(Clone, Copy)]
+pub(super) struct Grant {
+    /// Packed as the admission word is: the limit and epoch of the word
+    /// its CAS replaced, and in the count field the in-flight count at
+    /// admission (this permit's units included) where the admission word
+    /// keeps its admitted count. Read it with `in_flight_of`, `limit_of`
+    /// and `epoch_of`.
+    pub(super) at_admission: usize,
+    /// The class it was admitted in.
+    pub(super) priority: Priority,
+    /// The units it holds, `1..=max_limit` (1 but for `try_acquire_n`).
+    pub(super) weight: u32,
+}
+
+/// A permit's state and outcomes, whatever holds the limiter: `&Limiter`
+/// ([`Permit`]) or `Arc<Limiter>` ([`OwnedPermit`](super::OwnedPermit)).
+/// Each outcome consumes it, so its units are released exactly once;
+/// dropping it releases them as ignored.
+pub(super) struct Held<L: Deref<Target = Limiter>> {
+    limiter: L,
+    grant: Grant,
+}
+
+impl<L: Deref<Target = Limiter>> Held<L> {
+    #[inline(always)]
+    pub(super) fn new(limiter: L, grant: Grant) -> Self {
+        Self { limiter, grant }
+    }
+
+    /// The limiter and the grant, with nothing released: the caller releases
+    /// the grant (or holds it anew), then drops the limiter's holder.
+    #[inline(always)]
+    fn into_parts(self) -> (L, Grant) {
+        let this = ManuallyDrop::new(self);
+        // SAFETY: `this` is never dropped and its `limiter` is not touched
+        // after this read, so the holder moves out exactly once (`Drop`,
+        // which would release the grant, does not run).
+        let limiter = unsafe { core::ptr::read(&this.limiter) };
+        (limiter, this.grant)
+    }
+
+    #[inline(always)]
+    pub(super) fn success(self, latency_ticks: u32) {
+        let (limiter, grant) = self.into_parts();
+        limiter.on_success(grant, latency_ticks);
+    }
+
+    #[inline(always)]
+    pub(super) fn dropped(self) {
+        let (limiter, grant) = self.into_parts();
+        limiter.on_dropped(grant);
+    }
+
+    #[inline(always)]
+    pub(super) fn in_flight_at_admission(&self) -> u32 {
+        in_flight_of(self.grant.at_admission) as u32
+    }
+
+    #[inline(always)]
+    pub(super) fn limit_at_admission(&self) -> u32 {
+        limit_of(self.grant.at_admission) as u32
+    }
+
+    #[inline(always)]
+    pub(super) fn weight(&self) -> u32 {
+        self.grant.weight
+    }
+
+    pub(super) fn debug(&self, name: &str, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let g = self.grant;
+        f.debug_struct(name)
+            .field("weight", &g.weight)
+            .field("priority", &g.priority)
+            .field("in_flight_at_admission", &in_flight_of(g.at_admission))
+            .field("limit_at_admission", &limit_of(g.at_admission))
+            .field("epoch", &epoch_of(g.at_admission))
+            .finish()
+    }
+}
+
+impl<L: Deref<Target = Limiter>> Drop for Held<L> {
+    #[inline]
+    fn drop(&mut self) {
+        self.limiter.on_ignore(self.grant);
+    }
+}
 
 /// Permission to run one request; give it back with an outcome.
 ///
 /// Ending it with [`success`](Permit::success), [`dropped`](Permit::dropped)
 /// or [`ignore`](Permit::ignore) consumes it, so it is released exactly once;
-/// dropping it without an outcome counts as `ignore`.
+/// dropping it without an outcome counts as `ignore`. A permit from
+/// [`Limiter::try_acquire_n`] holds [`weight`](Permit::weight) units and
+/// releases them all at once.
+///
+/// It borrows its limiter, which suits a `static` one; with the `std`
+/// feature, [`OwnedPermit`](super::OwnedPermit) holds an `Arc<Limiter>`
+/// instead, so it can move into a spawned task.
 #[must_use = "dropping a permit at once releases it as `ignore`"]
-pub struct Permit<'a> {
-    pub(super) limiter: &'a Limiter,
-    /// What this permit was admitted under, packed as the admission word
-    /// is: the limit and epoch of the word its CAS replaced, and in the
-    /// count field the in-flight count at admission (this permit included)
-    /// where the admission word keeps its admitted count. Read it with
-    /// `in_flight_of`, `limit_of` and `epoch_of`.
-    pub(super) at_admission: usize,
-    /// The class it was admitted in.
-    pub(super) priority: Priority,
-}
+pub struct Permit<'a>(pub(super) Held<&'a Limiter>);
 
 impl Permit<'_> {
     /// The request completed after `latency_ticks` ticks of the caller's
     /// clock (any unit, the same for every call; 0 counts as 1, and a
-    /// latency above 2^28 − 1 ticks counts as 2^28 − 1). Compute it with
-    /// `end.wrapping_sub(start)` on a wrapping counter. Pick a tick at most
-    /// about the typical latency (a tick as long as the operation still
-    /// works; finer is better) and long enough that the slowest latency
-    /// that matters stays under 2^28 − 1 ticks: 268 s at 1 µs, 0.27 s at
-    /// 1 ns.
+    /// latency above [`MAX_TICKS`](super::MAX_TICKS) counts as that; the
+    /// constant's docs say how to pick the tick). Compute it with
+    /// `end.wrapping_sub(start)` on a wrapping counter.
     ///
     /// A success admitted with at most `min_limit` in flight teaches the
     /// baseline; a window (`max(limit, 16)` successes) whose majority is
     /// slow cuts the limit, and one that is not grows it (AIMD; see
-    /// [`Law`](super::Law) for both laws):
+    /// [`Law`](super::Law) for both laws). A permit of
+    /// [`weight`](Self::weight) `n` is one latency sample that counts `n`
+    /// successes (see [`Limiter::try_acquire_n`]).
     ///
     /// ```
     /// use sluicegate::limit::{Limiter, LimiterConfig};
@@ -62,9 +149,7 @@ impl Permit<'_> {
     /// ```
     #[inline]
     pub fn success(self, latency_ticks: u32) {
-        let this = ManuallyDrop::new(self);
-        this.limiter
-            .on_success(this.at_admission, this.priority, latency_ticks);
+        self.0.success(latency_ticks);
     }
 
     /// The request failed from overload (timeout, rejected downstream, queue
@@ -86,8 +171,7 @@ impl Permit<'_> {
     /// ```
     #[inline]
     pub fn dropped(self) {
-        let this = ManuallyDrop::new(self);
-        this.limiter.on_dropped(this.at_admission, this.priority);
+        self.0.dropped();
     }
 
     /// The request ended without saying anything about load (cancelled,
@@ -107,7 +191,8 @@ impl Permit<'_> {
         drop(self);
     }
 
-    /// Permits in flight right after this one was admitted (including it).
+    /// Units in flight right after this permit was admitted, its own
+    /// included (one per permit, `n` for a permit of weight `n`).
     ///
     /// Also shows [`limit_at_admission`](Self::limit_at_admission):
     ///
@@ -120,10 +205,12 @@ impl Permit<'_> {
     /// assert_eq!(first.in_flight_at_admission(), 1);
     /// assert_eq!(second.in_flight_at_admission(), 2);
     /// assert_eq!(second.limit_at_admission(), 8);
-    /// # drop((first, second));
+    /// let pair = gate.try_acquire_n(2).unwrap();
+    /// assert_eq!(pair.in_flight_at_admission(), 4);
+    /// # drop((first, second, pair));
     /// ```
     pub fn in_flight_at_admission(&self) -> u32 {
-        in_flight_of(self.at_admission) as u32
+        self.0.in_flight_at_admission()
     }
 
     /// The limit in force when this permit was admitted.
@@ -136,23 +223,26 @@ impl Permit<'_> {
     /// assert_eq!(permit.limit_at_admission(), 4);
     /// ```
     pub fn limit_at_admission(&self) -> u32 {
-        limit_of(self.at_admission) as u32
+        self.0.limit_at_admission()
     }
-}
 
-impl Drop for Permit<'_> {
-    #[inline]
-    fn drop(&mut self) {
-        self.limiter.on_ignore(self.priority);
+    /// The units this permit holds: 1, or `n` from
+    /// [`Limiter::try_acquire_n`].
+    ///
+    /// ```
+    /// use sluicegate::limit::{Limiter, LimiterConfig};
+    ///
+    /// let gate = Limiter::new(LimiterConfig::DEFAULT);
+    /// assert_eq!(gate.try_acquire().unwrap().weight(), 1);
+    /// assert_eq!(gate.try_acquire_n(3).unwrap().weight(), 3);
+    /// ```
+    pub fn weight(&self) -> u32 {
+        self.0.weight()
     }
 }
 
 impl fmt::Debug for Permit<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Permit")
-            .field("in_flight_at_admission", &in_flight_of(self.at_admission))
-            .field("limit_at_admission", &limit_of(self.at_admission))
-            .field("epoch", &epoch_of(self.at_admission))
-            .finish()
+        self.0.debug("Permit", f)
     }
 }
