@@ -17,7 +17,7 @@ cargo test --features critical-section --doc
 cargo test --features async --lib --test wait --test close --test spsc --test mpmc
 cargo test --features async --doc
 cargo test --features async,critical-section --test wait_cs
-cargo test --features std,critical-section --lib --test wait --test wait_cs --test close --test everyday --test spsc \
+cargo test --features std,critical-section --lib --test wait --test wait_cs --test close --test everyday --test spsc --test limit_owned \
   --test mpmc --test mpmc_stress --test spsc_stress --test panic_safety --test auto_traits
 cargo test --features std,critical-section --doc
 # The limiter scenario suite's goals on the full-length scenarios (release:
