@@ -108,8 +108,9 @@ impl<L: Deref<Target = Limiter>> Drop for Held<L> {
 /// releases them all at once.
 ///
 /// It borrows its limiter, which suits a `static` one; with the `std`
-/// feature, [`OwnedPermit`](super::OwnedPermit) holds an `Arc<Limiter>`
-/// instead, so it can move into a spawned task.
+/// feature, `OwnedPermit` holds an `Arc<Limiter>` instead, so it can move
+/// into a spawned task.
+#[cfg_attr(feature = "std", doc = "See [`OwnedPermit`](super::OwnedPermit).")]
 #[must_use = "dropping a permit at once releases it as `ignore`"]
 pub struct Permit<'a>(pub(super) Held<&'a Limiter>);
 

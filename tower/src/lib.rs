@@ -3,7 +3,7 @@
 //!
 //! [`LimitLayer`] wraps a service in a [`LimitService`]. Once the inner
 //! service is ready, `poll_ready` takes an
-//! [`OwnedPermit`](sluicegate::limit::OwnedPermit) from the shared
+//! [`OwnedPermit`] from the shared
 //! [`Limiter`]; `call` runs the request under it, and when the response
 //! arrives a [`Classify`] decides its outcome (by default `Ok` is a success
 //! with the measured latency, `Err` an overload drop), which steers the
