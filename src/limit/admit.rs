@@ -3,7 +3,7 @@
 //! Why one CAS keeps in flight under the limit is in `word.rs`; the
 //! orderings are argued in the module docs ("Orderings").
 
-use super::permit::{Grant, Held};
+use super::permit::Grant;
 use super::word::*;
 use super::{Limiter, Permit, Priority};
 use crate::sync::{pause, pause_point, Ordering};
@@ -60,7 +60,7 @@ impl Limiter {
     /// ```
     #[inline(always)]
     pub fn try_acquire_with(&self, priority: Priority) -> Option<Permit<'_>> {
-        self.acquire(priority, 1, |grant| Permit(Held::new(self, grant)))
+        self.acquire(priority, 1, |grant| Permit::new(self, grant))
     }
 
     /// Admits a [`Priority::Critical`] request for `n` units at once if
@@ -123,7 +123,7 @@ impl Limiter {
     /// ```
     #[inline]
     pub fn try_acquire_n_with(&self, priority: Priority, n: u32) -> Option<Permit<'_>> {
-        self.acquire_n(priority, n, |grant| Permit(Held::new(self, grant)))
+        self.acquire_n(priority, n, |grant| Permit::new(self, grant))
     }
 
     /// `try_acquire_n_with`'s admission, the permit made by `make`: a

@@ -1,23 +1,22 @@
-//! [`OwnedPermit`]: a permit that holds its limiter through an `Arc`, so it
-//! is `'static` and can move into a spawned task or another thread (feature
-//! `std`). Its outcomes are [`Permit`](super::Permit)'s code (`Held`), with
-//! the `Arc` dropped after the release.
+//! [`OwnedPermit`]: a [`Permit`] that holds its limiter through an `Arc`, so
+//! it is `'static` and can move into a spawned task or another thread
+//! (feature `std`), and the acquires that make one. Its outcomes are
+//! [`Permit`]'s, with the `Arc` dropped after the release.
 
-use core::fmt;
 use std::sync::Arc;
 
-use super::permit::{Grant, Held};
-use super::{Limiter, Priority};
+use super::permit::Grant;
+use super::{Limiter, Permit, Priority};
 
-/// A [`Permit`](super::Permit) that owns a reference count of its limiter
+/// A [`Permit`] that owns a reference count of its limiter
 /// (`Arc<Limiter>`) instead of borrowing it: `Send + 'static`, for a
 /// limiter that is not in a `static` (built from run-time configuration,
 /// one per backend) and a permit that crosses `tokio::spawn` or
 /// `std::thread::spawn`.
 ///
-/// The same outcomes as [`Permit`](super::Permit), the same accounting:
-/// ending it releases its units exactly once, then drops its `Arc`;
-/// dropping it without an outcome counts as `ignore`.
+/// It is a [`Permit`], so it has the same outcomes and the same
+/// accounting: ending it releases its units exactly once, then drops its
+/// `Arc`; dropping it without an outcome counts as `ignore`.
 ///
 /// ```
 /// use std::sync::Arc;
@@ -35,8 +34,7 @@ use super::{Limiter, Priority};
 /// worker.join().unwrap();
 /// assert_eq!((gate.in_flight(), gate.stats().succeeded), (0, 1));
 /// ```
-#[must_use = "dropping a permit at once releases it as `ignore`"]
-pub struct OwnedPermit(Held<Arc<Limiter>>);
+pub type OwnedPermit = Permit<'static, Arc<Limiter>>;
 
 impl Limiter {
     /// [`try_acquire`](Self::try_acquire) for a limiter in an `Arc`: the
@@ -105,105 +103,6 @@ impl Limiter {
     /// The owned permit of a grant just admitted.
     #[inline(always)]
     fn own(self: &Arc<Self>, grant: Grant) -> OwnedPermit {
-        OwnedPermit(Held::new(Arc::clone(self), grant))
-    }
-}
-
-impl OwnedPermit {
-    /// The request completed after `latency_ticks` ticks: as
-    /// [`Permit::success`](super::Permit::success).
-    ///
-    /// ```
-    /// use std::sync::Arc;
-    /// use sluicegate::limit::{Limiter, LimiterConfig};
-    ///
-    /// let gate = Arc::new(Limiter::new(LimiterConfig::DEFAULT));
-    /// gate.try_acquire_owned().unwrap().success(120); // alone: queue-free
-    /// assert_eq!(gate.baseline(), Some(120));
-    /// ```
-    #[inline]
-    pub fn success(self, latency_ticks: u32) {
-        self.0.success(latency_ticks);
-    }
-
-    /// The request failed from overload: as
-    /// [`Permit::dropped`](super::Permit::dropped).
-    ///
-    /// ```
-    /// use std::sync::Arc;
-    /// use sluicegate::limit::{Limiter, LimiterConfig};
-    ///
-    /// let gate = Arc::new(Limiter::new(LimiterConfig { min_limit: 1, ..LimiterConfig::GRADIENT }));
-    /// gate.try_acquire_owned().unwrap().dropped(); // the gradient law cuts at once
-    /// assert_eq!(gate.limit(), 7); // floor(8 * 230 / 256)
-    /// ```
-    #[inline]
-    pub fn dropped(self) {
-        self.0.dropped();
-    }
-
-    /// The request ended without saying anything about load: as
-    /// [`Permit::ignore`](super::Permit::ignore), the same as dropping it.
-    ///
-    /// ```
-    /// use std::sync::Arc;
-    /// use sluicegate::limit::{Limiter, LimiterConfig};
-    ///
-    /// let gate = Arc::new(Limiter::new(LimiterConfig::DEFAULT));
-    /// gate.try_acquire_owned().unwrap().ignore();
-    /// assert_eq!((gate.stats().ignored, gate.in_flight()), (1, 0));
-    /// ```
-    #[inline]
-    pub fn ignore(self) {
-        drop(self);
-    }
-
-    /// Units in flight right after this permit was admitted, its own
-    /// included.
-    ///
-    /// ```
-    /// use std::sync::Arc;
-    /// use sluicegate::limit::{Limiter, LimiterConfig};
-    ///
-    /// let gate = Arc::new(Limiter::new(LimiterConfig::DEFAULT));
-    /// let first = gate.try_acquire_owned().unwrap();
-    /// assert_eq!(gate.try_acquire_owned().unwrap().in_flight_at_admission(), 2);
-    /// # drop(first);
-    /// ```
-    pub fn in_flight_at_admission(&self) -> u32 {
-        self.0.in_flight_at_admission()
-    }
-
-    /// The limit in force when this permit was admitted.
-    ///
-    /// ```
-    /// use std::sync::Arc;
-    /// use sluicegate::limit::{Limiter, LimiterConfig};
-    ///
-    /// let gate = Arc::new(Limiter::new(LimiterConfig::DEFAULT));
-    /// assert_eq!(gate.try_acquire_owned().unwrap().limit_at_admission(), 8);
-    /// ```
-    pub fn limit_at_admission(&self) -> u32 {
-        self.0.limit_at_admission()
-    }
-
-    /// The units this permit holds: 1, or `n` from
-    /// [`try_acquire_owned_n_with`](Limiter::try_acquire_owned_n_with).
-    ///
-    /// ```
-    /// use std::sync::Arc;
-    /// use sluicegate::limit::{Limiter, LimiterConfig};
-    ///
-    /// let gate = Arc::new(Limiter::new(LimiterConfig::DEFAULT));
-    /// assert_eq!(gate.try_acquire_owned().unwrap().weight(), 1);
-    /// ```
-    pub fn weight(&self) -> u32 {
-        self.0.weight()
-    }
-}
-
-impl fmt::Debug for OwnedPermit {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.debug("OwnedPermit", f)
+        Permit::new(Arc::clone(self), grant)
     }
 }

@@ -1,9 +1,10 @@
 //! A [`Permit`]: the right to run one request, released exactly once with
-//! its outcome (one `fetch_add` on that outcome's counter). Its outcome code
-//! is [`Held`]'s, which [`OwnedPermit`](super::OwnedPermit) shares: the two
-//! differ only in how they hold the limiter.
+//! its outcome (one `fetch_add` on that outcome's counter). One type for
+//! every holder of the limiter: a borrow (`Permit<'a>`) or, with `std`, an
+//! `Arc` (`OwnedPermit`, an alias), so the outcome code exists once.
 
 use core::fmt;
+use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
 use core::ops::Deref;
 
@@ -26,23 +27,43 @@ pub(super) struct Grant {
     pub(super) weight: u32,
 }
 
-/// A permit's state and outcomes, whatever holds the limiter: `&Limiter`
-/// ([`Permit`]) or `Arc<Limiter>` ([`OwnedPermit`](super::OwnedPermit)).
-/// Each outcome consumes it, so its units are released exactly once;
-/// dropping it releases them as ignored.
-pub(super) struct Held<L: Deref<Target = Limiter>> {
+/// Permission to run one request; give it back with an outcome.
+///
+/// Ending it with [`success`](Permit::success), [`dropped`](Permit::dropped)
+/// or [`ignore`](Permit::ignore) consumes it, so it is released exactly once;
+/// dropping it without an outcome counts as `ignore`. A permit from
+/// [`Limiter::try_acquire_n`] holds [`weight`](Permit::weight) units and
+/// releases them all at once.
+///
+/// `L` is how the permit holds its limiter: a borrow, `&'a Limiter` (the
+/// default, from [`Limiter::try_acquire`]), which suits a `static`
+/// limiter; with the `std` feature, an `Arc<Limiter>` (`OwnedPermit`, from
+/// `Limiter::try_acquire_owned`), which moves into a spawned task. Both
+/// release the same way; an owned permit drops its `Arc` after.
+#[cfg_attr(
+    feature = "std",
+    doc = "See [`OwnedPermit`](super::OwnedPermit) and [`Limiter::try_acquire_owned`]."
+)]
+#[must_use = "dropping a permit at once releases it as `ignore`"]
+pub struct Permit<'a, L: Deref<Target = Limiter> = &'a Limiter> {
     limiter: L,
     grant: Grant,
+    /// The borrow `&'a Limiter` is; `'static` for an owned holder.
+    _holder: PhantomData<&'a Limiter>,
 }
 
-impl<L: Deref<Target = Limiter>> Held<L> {
+impl<L: Deref<Target = Limiter>> Permit<'_, L> {
     #[inline(always)]
     pub(super) fn new(limiter: L, grant: Grant) -> Self {
-        Self { limiter, grant }
+        Self {
+            limiter,
+            grant,
+            _holder: PhantomData,
+        }
     }
 
     /// The limiter and the grant, with nothing released: the caller releases
-    /// the grant (or holds it anew), then drops the limiter's holder.
+    /// the grant, then drops the holder.
     #[inline(always)]
     fn into_parts(self) -> (L, Grant) {
         let this = ManuallyDrop::new(self);
@@ -53,68 +74,6 @@ impl<L: Deref<Target = Limiter>> Held<L> {
         (limiter, this.grant)
     }
 
-    #[inline(always)]
-    pub(super) fn success(self, latency_ticks: u32) {
-        let (limiter, grant) = self.into_parts();
-        limiter.on_success(grant, latency_ticks);
-    }
-
-    #[inline(always)]
-    pub(super) fn dropped(self) {
-        let (limiter, grant) = self.into_parts();
-        limiter.on_dropped(grant);
-    }
-
-    #[inline(always)]
-    pub(super) fn in_flight_at_admission(&self) -> u32 {
-        in_flight_of(self.grant.at_admission) as u32
-    }
-
-    #[inline(always)]
-    pub(super) fn limit_at_admission(&self) -> u32 {
-        limit_of(self.grant.at_admission) as u32
-    }
-
-    #[inline(always)]
-    pub(super) fn weight(&self) -> u32 {
-        self.grant.weight
-    }
-
-    pub(super) fn debug(&self, name: &str, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let g = self.grant;
-        f.debug_struct(name)
-            .field("weight", &g.weight)
-            .field("priority", &g.priority)
-            .field("in_flight_at_admission", &in_flight_of(g.at_admission))
-            .field("limit_at_admission", &limit_of(g.at_admission))
-            .field("epoch", &epoch_of(g.at_admission))
-            .finish()
-    }
-}
-
-impl<L: Deref<Target = Limiter>> Drop for Held<L> {
-    #[inline]
-    fn drop(&mut self) {
-        self.limiter.on_ignore(self.grant);
-    }
-}
-
-/// Permission to run one request; give it back with an outcome.
-///
-/// Ending it with [`success`](Permit::success), [`dropped`](Permit::dropped)
-/// or [`ignore`](Permit::ignore) consumes it, so it is released exactly once;
-/// dropping it without an outcome counts as `ignore`. A permit from
-/// [`Limiter::try_acquire_n`] holds [`weight`](Permit::weight) units and
-/// releases them all at once.
-///
-/// It borrows its limiter, which suits a `static` one; with the `std`
-/// feature, `OwnedPermit` holds an `Arc<Limiter>` instead, so it can move
-/// into a spawned task.
-#[cfg_attr(feature = "std", doc = "See [`OwnedPermit`](super::OwnedPermit).")]
-#[must_use = "dropping a permit at once releases it as `ignore`"]
-pub struct Permit<'a>(pub(super) Held<&'a Limiter>);
-
-impl Permit<'_> {
     /// The request completed after `latency_ticks` ticks of the caller's
     /// clock (any unit, the same for every call; 0 counts as 1, and a
     /// latency above [`MAX_TICKS`](super::MAX_TICKS) counts as that; the
@@ -150,7 +109,8 @@ impl Permit<'_> {
     /// ```
     #[inline]
     pub fn success(self, latency_ticks: u32) {
-        self.0.success(latency_ticks);
+        let (limiter, grant) = self.into_parts();
+        limiter.on_success(grant, latency_ticks);
     }
 
     /// The request failed from overload (timeout, rejected downstream, queue
@@ -172,7 +132,8 @@ impl Permit<'_> {
     /// ```
     #[inline]
     pub fn dropped(self) {
-        self.0.dropped();
+        let (limiter, grant) = self.into_parts();
+        limiter.on_dropped(grant);
     }
 
     /// The request ended without saying anything about load (cancelled,
@@ -211,7 +172,7 @@ impl Permit<'_> {
     /// # drop((first, second, pair));
     /// ```
     pub fn in_flight_at_admission(&self) -> u32 {
-        self.0.in_flight_at_admission()
+        in_flight_of(self.grant.at_admission) as u32
     }
 
     /// The limit in force when this permit was admitted.
@@ -224,7 +185,7 @@ impl Permit<'_> {
     /// assert_eq!(permit.limit_at_admission(), 4);
     /// ```
     pub fn limit_at_admission(&self) -> u32 {
-        self.0.limit_at_admission()
+        limit_of(self.grant.at_admission) as u32
     }
 
     /// The units this permit holds: 1, or `n` from
@@ -238,12 +199,26 @@ impl Permit<'_> {
     /// assert_eq!(gate.try_acquire_n(3).unwrap().weight(), 3);
     /// ```
     pub fn weight(&self) -> u32 {
-        self.0.weight()
+        self.grant.weight
     }
 }
 
-impl fmt::Debug for Permit<'_> {
+impl<L: Deref<Target = Limiter>> Drop for Permit<'_, L> {
+    #[inline]
+    fn drop(&mut self) {
+        self.limiter.on_ignore(self.grant);
+    }
+}
+
+impl<L: Deref<Target = Limiter>> fmt::Debug for Permit<'_, L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        self.0.debug("Permit", f)
+        let g = self.grant;
+        f.debug_struct("Permit")
+            .field("weight", &g.weight)
+            .field("priority", &g.priority)
+            .field("in_flight_at_admission", &in_flight_of(g.at_admission))
+            .field("limit_at_admission", &limit_of(g.at_admission))
+            .field("epoch", &epoch_of(g.at_admission))
+            .finish()
     }
 }
