@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # clippy with -D warnings: the library on the host (each feature), the
-# benchmark package, the embedded targets (thumbv7em with defmt, thumbv6m
+# benchmark package, the tower layer package, the embedded targets (thumbv7em with defmt, thumbv6m
 # with and without portable-atomic), the fuzz workspace, and the loom models.
 #
 #   ci/clippy.sh
@@ -16,6 +16,7 @@ cargo clippy --all-targets --features portable-atomic -- -D warnings
 cargo clippy --all-targets --features async -- -D warnings
 cargo clippy --all-targets --features std,critical-section,defmt -- -D warnings
 cargo clippy -p sluicegate-bench --all-targets -- -D warnings
+cargo clippy -p sluicegate-tower --all-targets -- -D warnings
 
 # Embedded. thumbv6m has no compare-and-swap: without features the CAS-only
 # items are compiled out; with portable-atomic/critical-section they are back.

@@ -10,6 +10,7 @@ rustup --quiet target add thumbv6m-none-eabi
 
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --features defmt,critical-section
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --features defmt,critical-section,std
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -p sluicegate-tower
 
 # The module docs link to CAS-only items (`Overwrite`, `Peek`,
 # `push_overwrite`) that do not exist on thumbv6m without portable-atomic;

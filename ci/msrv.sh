@@ -22,3 +22,6 @@ cargo +"$MSRV" check --lib --features async,portable-atomic
 # The README's test command builds on the MSRV too (the peers' newer
 # editions stay in the benches package). --no-run: building is the claim.
 cargo +"$MSRV" test --no-run
+# Not checked here: the workspace's other members, `benches` (its peers need
+# 1.88) and `tower` (tokio, its runtime, needs 1.85); each declares its own
+# rust-version, and the library never depends on either.

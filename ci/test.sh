@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command: unit, integration and doc tests of the library
-# on the host, default features; then the `critical-section` feature's.
+# on the host, default features; then the `critical-section` feature's, the
+# waits', the tower layer's and the limiter scenario suite.
 #
 #   ci/test.sh
 set -euo pipefail
@@ -17,9 +18,12 @@ cargo test --features critical-section --doc
 cargo test --features async --lib --test wait --test close --test spsc --test mpmc
 cargo test --features async --doc
 cargo test --features async,critical-section --test wait_cs
-cargo test --features std,critical-section --lib --test wait --test wait_cs --test close --test everyday --test spsc \
+cargo test --features std,critical-section --lib --test wait --test wait_cs --test close --test everyday --test spsc --test limit_owned \
   --test mpmc --test mpmc_stress --test spsc_stress --test panic_safety --test auto_traits
 cargo test --features std,critical-section --doc
+# The tower layer (a workspace member of its own, not built by the plain
+# `cargo test` above): its tests, doc tests, and the example's build.
+cargo test -p sluicegate-tower
 # The limiter scenario suite's goals on the full-length scenarios (release:
 # they are skipped in the debug build above, where they take minutes).
 cargo test --release --test limit_scenarios

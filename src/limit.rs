@@ -91,9 +91,9 @@
 //! * [`Limiter::try_acquire_with`] is lock-free: it retries only when another
 //!   context changed the word or released a permit admitted after its read
 //!   (both progress), or when an LL/SC CAS failed spuriously. It sheds only
-//!   if the word did not change while it read the release counters, so the
-//!   count it judged was in force at an instant in between; a release it
-//!   could not yet see is ordered after the shed.
+//!   if the word did not change while it read the release counters, so in
+//!   flight was at least the count it judged at an instant in between; a
+//!   release it could not yet see is ordered after the shed.
 //! * Releasing a permit is wait-free: one `fetch_add` on its outcome's
 //!   counter, whatever the outcome (plus one `fetch_sub` for a class with a
 //!   reserve).
@@ -181,14 +181,20 @@ mod config;
 pub mod gradient;
 #[cfg(all(test, sluicegate_loom))]
 mod loom_tests;
+#[cfg(feature = "std")]
+mod owned;
 #[cfg(all(test, not(sluicegate_loom)))]
 mod pause_tests;
 mod permit;
 #[cfg(all(test, not(sluicegate_loom)))]
 mod tests;
+#[cfg(all(test, not(sluicegate_loom)))]
+mod weight_tests;
 mod word;
 
-pub use config::{ConfigError, Law, LimiterConfig, Priority, CLASSES, ONE};
+pub use config::{ConfigError, Law, LimiterConfig, Priority, CLASSES, MAX_TICKS, ONE};
+#[cfg(feature = "std")]
+pub use owned::OwnedPermit;
 pub use permit::Permit;
 pub use word::MAX_LIMIT;
 
@@ -196,15 +202,13 @@ use crate::sync::{const_fn, AtomicUsize, Ordering, Padded, SharedCounter};
 use adapt::Event;
 use aimd::Aimd;
 use gradient::Gradient;
+use permit::Grant;
 use word::*;
 
 /// Bits of fraction in latencies kept by the limiter (1/16 tick).
 const FRAC: u32 = 4;
 /// One tick in those units.
 const TICK: usize = 1 << FRAC;
-/// Latencies above this many ticks count as this many (2^28 − 1), so a
-/// latency in 1/16 tick fits 32 bits.
-const MAX_TICKS: u32 = u32::MAX >> FRAC;
 /// Fewest successes in a window.
 const WINDOW_MIN: usize = 16;
 /// Successes without a queue-free sample after which the limiter probes.
@@ -241,14 +245,18 @@ const RISEN: usize = 1;
 /// the fields are not read at one instant: a permit released during the call
 /// may still be counted in `in_flight` rather than in its outcome. With
 /// nothing released concurrently the snapshot is exact.
+///
+/// The permit counts are in units: a permit of weight `n`
+/// ([`Limiter::try_acquire_n`]) counts `n` in `in_flight`, `admitted` and
+/// its outcome's counter. `shed` counts requests, whatever their weight.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub struct LimiterStats {
     /// The current limit.
     pub limit: u32,
-    /// Permits currently in flight.
+    /// Permits currently in flight (units).
     pub in_flight: u32,
-    /// Permits granted.
+    /// Permits granted (units).
     pub admitted: usize,
     /// Permits that ended with [`Permit::success`].
     pub succeeded: usize,
@@ -518,8 +526,9 @@ impl Limiter {
         limit_of(self.hot.state.load(Ordering::Relaxed)) as u32
     }
 
-    /// Permits currently in flight (under concurrent use it may still count
-    /// permits released during the call).
+    /// Permits currently in flight, in units (a permit of weight `n` counts
+    /// `n`; under concurrent use it may still count permits released during
+    /// the call).
     ///
     /// ```
     /// use sluicegate::limit::{Limiter, LimiterConfig};
@@ -590,7 +599,9 @@ impl Limiter {
     /// threshold to drain, `mean × (in_flight − threshold + 1) / limit`
     /// (Little's law: `limit` permits of the queue-free mean latency free one
     /// every `mean / limit` ticks). `Some(0)` when the class would be
-    /// admitted; `None` before the first queue-free success.
+    /// admitted; `None` before the first queue-free success. A request of
+    /// `n` units ([`try_acquire_n`](Self::try_acquire_n)) waits for `n − 1`
+    /// more permits to drain: about `n − 1` times `mean / limit` longer.
     ///
     /// ```
     /// use sluicegate::limit::{Limiter, LimiterConfig, Priority};
@@ -603,6 +614,36 @@ impl Limiter {
     /// assert_eq!(gate.retry_after(Priority::Critical), Some(25));
     /// drop(held);
     /// assert_eq!(gate.retry_after(Priority::Critical), Some(0));
+    /// ```
+    ///
+    /// # As an HTTP `Retry-After` header
+    ///
+    /// The header takes whole seconds (`Retry-After: 3`). Convert from the
+    /// tick and round *up*, so a wait under a second asks for one rather
+    /// than for an immediate retry that would be shed again; before the
+    /// first queue-free success (`None`) send a guess or no header. With a
+    /// µs tick:
+    ///
+    /// ```
+    /// use sluicegate::limit::{Limiter, LimiterConfig, Priority};
+    ///
+    /// /// The `Retry-After` value for a refused request, from µs ticks.
+    /// fn retry_after_header(gate: &Limiter, priority: Priority) -> String {
+    ///     match gate.retry_after(priority) {
+    ///         Some(micros) => micros.div_ceil(1_000_000).max(1).to_string(),
+    ///         None => "1".to_string(), // nothing learnt yet
+    ///     }
+    /// }
+    ///
+    /// let gate = Limiter::new(LimiterConfig::DEFAULT); // a limit of 8
+    /// assert_eq!(retry_after_header(&gate, Priority::Critical), "1");
+    /// gate.try_acquire().unwrap().success(20_000_000); // a 20 s report, alone
+    /// let held: Vec<_> = (0..8).map(|_| gate.try_acquire().unwrap()).collect();
+    /// assert!(gate.try_acquire().is_none());
+    /// // One permit frees every 20 s / 8 = 2.5 s: ask for 3.
+    /// assert_eq!(gate.retry_after(Priority::Critical), Some(2_500_000));
+    /// assert_eq!(retry_after_header(&gate, Priority::Critical), "3");
+    /// # drop(held);
     /// ```
     pub fn retry_after(&self, priority: Priority) -> Option<u32> {
         let mean = self.track.mean.load(Ordering::Relaxed);
@@ -672,54 +713,62 @@ impl Limiter {
         }
     }
 
-    /// The class count of a permit of a class with a reserve goes down.
+    /// The class count of a permit of a class with a reserve goes down by
+    /// its weight.
     #[inline(always)]
-    fn leave_class(&self, priority: Priority) {
-        let class = priority as usize;
+    fn leave_class(&self, grant: Grant) {
+        let class = grant.priority as usize;
         // Critical (class 0) never has a reserve.
         if class != 0 && self.reserves[class] != 0 {
             // Relaxed: as in `try_acquire_with`.
-            self.cold.holding[class - 1].fetch_sub(1, Ordering::Relaxed);
+            self.cold.holding[class - 1].fetch_sub(grant.weight as usize, Ordering::Relaxed);
         }
     }
 
-    /// Gives one permit back as ignored: its only read-modify-write.
+    /// Gives a permit's units back as ignored: its only read-modify-write.
     #[inline]
-    fn on_ignore(&self, priority: Priority) {
-        self.leave_class(priority);
+    fn on_ignore(&self, grant: Grant) {
+        self.leave_class(grant);
         // Release: pairs with the Acquire loads of the counters in
         // admissions (semaphore semantics).
-        self.hot.released.ignored.add_release(1);
+        self.hot.released.ignored.add_release(grant.weight as usize);
     }
 
-    fn on_dropped(&self, at_admission: usize, priority: Priority) {
-        self.leave_class(priority);
+    fn on_dropped(&self, grant: Grant) {
+        self.leave_class(grant);
+        let w = grant.weight as usize;
         // Release: as in `on_ignore`.
-        self.hot.released.dropped.add_release(1);
-        self.adapt(Event::Dropped { at_admission });
+        self.hot.released.dropped.add_release(w);
+        self.adapt(Event::Dropped {
+            at_admission: grant.at_admission,
+            w,
+        });
     }
 
     #[inline]
-    fn on_success(&self, at_admission: usize, priority: Priority, ticks: u32) {
-        self.leave_class(priority);
+    fn on_success(&self, grant: Grant, ticks: u32) {
+        self.leave_class(grant);
         // In 1/16 tick; 0 ticks counts as 1 and the value fits 32 bits.
         let x = (ticks.clamp(1, MAX_TICKS) as usize) << FRAC;
-        // The permit's release, and its sequence number among successes (1
-        // for the first, wrapping). Release: as in `on_ignore`.
+        let w = grant.weight as usize;
+        // The permit's release, and the success count it brings the counter
+        // to (wrapping): the sequence number of its sample, `w` successes on
+        // from the last. Release: as in `on_ignore`.
         let n = self
             .hot
             .released
             .success
-            .fetch_add(1, Ordering::Release)
-            .wrapping_add(1);
-        if in_flight_of(at_admission) <= self.min_limit {
+            .fetch_add(w, Ordering::Release)
+            .wrapping_add(w);
+        if in_flight_of(grant.at_admission) <= self.min_limit {
             self.learn(x, n);
         }
         self.adapt(Event::Success {
-            at_admission,
-            priority,
+            at_admission: grant.at_admission,
+            priority: grant.priority,
             x,
             n,
+            w,
         });
     }
 

@@ -132,6 +132,16 @@ fn mpmc_cs_ring_needs_only_send_items() {
     assert_not!(Sync: mpmc::cs::Ring<R, 4>);
 }
 
+/// An owned permit moves into a spawned task or thread: `Send + 'static`.
+#[cfg(feature = "std")]
+#[test]
+fn owned_permit_is_send_and_static() {
+    fn is_static<T: 'static>() {}
+    is_send::<sluicegate::limit::OwnedPermit>();
+    is_sync::<sluicegate::limit::OwnedPermit>();
+    is_static::<sluicegate::limit::OwnedPermit>();
+}
+
 #[test]
 fn limiter_and_error_types() {
     is_send::<Limiter>();

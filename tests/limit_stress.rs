@@ -4,6 +4,8 @@
 //! never refused behind one), and every permit must come back and be
 //! counted exactly once. An observer thread takes `stats()` snapshots
 //! throughout: every counter only ever grows, and every snapshot adds up.
+//! The weighted storm asks for several units at once; there every count is
+//! in units.
 #![cfg(not(sluicegate_loom))]
 
 mod common;
@@ -51,8 +53,20 @@ struct Tally {
     snapshots: AtomicUsize,
 }
 
-/// Runs the storm; `hold_limit` is the bound `holders` must respect.
-fn storm(limiter: &Limiter, hold_limit: u32, adaptive: bool) -> Tally {
+/// Sets the flag when dropped, unwinding included.
+struct StopOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for StopOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Runs the storm; `hold_limit` is the bound `holders` must respect. Each
+/// request asks for 1 to `max_weight` units (`try_acquire_n_with`; the
+/// single-permit `try_acquire_with` when `max_weight` is 1), and every count
+/// is in units.
+fn storm(limiter: &Limiter, hold_limit: u32, adaptive: bool, max_weight: u32) -> Tally {
     let tally = Tally {
         min_limit_seen: AtomicU32::new(u32::MAX),
         ..Tally::default()
@@ -68,12 +82,23 @@ fn storm(limiter: &Limiter, hold_limit: u32, adaptive: bool) -> Tally {
             s.spawn(move || {
                 let mut rng =
                     Rng(0x9E37_79B9_7F4A_7C15 ^ (t as u64 + 1).wrapping_mul(0xA24B_AED4_963E_E407));
+                // A worker that fails an assertion stops the storm, so the
+                // observer and the others end and the failure is reported
+                // (rather than the observer waiting for a target the
+                // failed workers never reach).
+                let _stop_on_exit = StopOnDrop(stop);
                 barrier.wait();
                 while !stop.load(Ordering::Relaxed) {
                     let r = rng.next_u64();
                     let class = [Priority::Critical, Priority::Normal, Priority::Background]
                         [(r % 3) as usize];
-                    let Some(permit) = limiter.try_acquire_with(class) else {
+                    let w = 1 + ((r >> 40) % max_weight as u64) as u32;
+                    let permit = if max_weight == 1 {
+                        limiter.try_acquire_with(class)
+                    } else {
+                        limiter.try_acquire_n_with(class, w)
+                    };
+                    let Some(permit) = permit else {
                         tally.shed[(r % 3) as usize].fetch_add(1, Ordering::Relaxed);
                         // The count stays 0 on a correct limiter, so this
                         // never fires there; where a lower class takes the
@@ -104,11 +129,12 @@ fn storm(limiter: &Limiter, hold_limit: u32, adaptive: bool) -> Tally {
                         tally.lower_took_last.fetch_add(1, Ordering::Relaxed);
                         tally.lower_holding_last.fetch_add(1, Ordering::SeqCst);
                     }
-                    let held = tally.holders.fetch_add(1, Ordering::SeqCst) + 1;
+                    assert_eq!(permit.weight(), w);
+                    let held = tally.holders.fetch_add(w, Ordering::SeqCst) + w;
                     tally.peak.fetch_max(held, Ordering::Relaxed);
                     assert!(
                         held <= hold_limit,
-                        "{held} permits held under a bound of {hold_limit}"
+                        "{held} units held under a bound of {hold_limit}"
                     );
                     let limit = limiter.limit();
                     tally.min_limit_seen.fetch_min(limit, Ordering::Relaxed);
@@ -120,8 +146,9 @@ fn storm(limiter: &Limiter, hold_limit: u32, adaptive: bool) -> Tally {
                     if took_last {
                         tally.lower_holding_last.fetch_sub(1, Ordering::SeqCst);
                     }
-                    tally.holders.fetch_sub(1, Ordering::SeqCst);
-                    let n = tally.admitted.fetch_add(1, Ordering::Relaxed) + 1;
+                    tally.holders.fetch_sub(w, Ordering::SeqCst);
+                    let w = w as usize;
+                    let n = tally.admitted.fetch_add(w, Ordering::Relaxed) + w;
                     if n >= target {
                         stop.store(true, Ordering::Relaxed);
                     }
@@ -129,15 +156,15 @@ fn storm(limiter: &Limiter, hold_limit: u32, adaptive: bool) -> Tally {
                     // bursts of slow ones so the limit moves both ways.
                     match (r >> 8) % 64 {
                         0 => {
-                            tally.dropped.fetch_add(1, Ordering::Relaxed);
+                            tally.dropped.fetch_add(w, Ordering::Relaxed);
                             permit.dropped();
                         }
                         1..=4 => {
-                            tally.ignored.fetch_add(1, Ordering::Relaxed);
+                            tally.ignored.fetch_add(w, Ordering::Relaxed);
                             permit.ignore();
                         }
                         5..=8 => {
-                            tally.ignored.fetch_add(1, Ordering::Relaxed);
+                            tally.ignored.fetch_add(w, Ordering::Relaxed);
                             drop(permit);
                         }
                         // In the adaptive storm, runs of 1024 admissions
@@ -149,16 +176,16 @@ fn storm(limiter: &Limiter, hold_limit: u32, adaptive: bool) -> Tally {
                         // depends on the threads' interleaving, and a
                         // baseline learned from slow ones sees nothing slow.)
                         _ if adaptive && (n >> 10) % 4 == 3 => {
-                            tally.dropped.fetch_add(1, Ordering::Relaxed);
+                            tally.dropped.fetch_add(w, Ordering::Relaxed);
                             permit.dropped();
                         }
                         // Runs of slow successes, for the latency path.
                         _ if adaptive && (n >> 10) % 4 == 1 => {
-                            tally.succeeded.fetch_add(1, Ordering::Relaxed);
+                            tally.succeeded.fetch_add(w, Ordering::Relaxed);
                             permit.success(10_000);
                         }
                         _ => {
-                            tally.succeeded.fetch_add(1, Ordering::Relaxed);
+                            tally.succeeded.fetch_add(w, Ordering::Relaxed);
                             permit.success(100 + ((r >> 20) % 4) as u32);
                         }
                     }
@@ -239,7 +266,7 @@ fn limit_storm_fixed_limit_never_exceeded() {
         max_limit: LIMIT,
         ..LimiterConfig::DEFAULT
     });
-    let tally = storm(&limiter, LIMIT, false);
+    let tally = storm(&limiter, LIMIT, false, 1);
     check_accounting(&limiter, &tally);
     let peak = tally.peak.load(Ordering::Relaxed);
     std::println!(
@@ -263,7 +290,7 @@ fn limit_storm_adaptive_limit_accounts_every_permit() {
     };
     let limiter = Limiter::new(config);
     // While the limit moves, holders are bounded by the highest limit.
-    let tally = storm(&limiter, config.max_limit, true);
+    let tally = storm(&limiter, config.max_limit, true, 1);
     check_accounting(&limiter, &tally);
     let s = limiter.stats();
     std::println!(
@@ -283,4 +310,30 @@ fn limit_storm_adaptive_limit_accounts_every_permit() {
         assert!(s.decreases > 0);
         assert!(lo < hi, "limit never moved: {lo}..={hi}");
     }
+}
+
+/// Weighted requests of 1 to 4 units in every class under a fixed limit of
+/// 12: the units held, and the limiter's own in-flight count in the
+/// observer's snapshots, never exceed the limit; no lower class reaches
+/// the last permit; every unit comes back and is counted once.
+#[test]
+fn limit_storm_weighted_units_never_exceed_the_limit() {
+    const LIMIT: u32 = 12;
+    let limiter = Limiter::new(LimiterConfig {
+        min_limit: LIMIT,
+        initial_limit: LIMIT,
+        max_limit: LIMIT,
+        ..LimiterConfig::DEFAULT
+    });
+    let tally = storm(&limiter, LIMIT, false, 4);
+    check_accounting(&limiter, &tally);
+    let s = limiter.stats();
+    std::println!(
+        "peak units held {} / limit {LIMIT}, {} units admitted, shed {:?}, {} snapshots",
+        tally.peak.load(Ordering::Relaxed),
+        s.admitted,
+        s.shed,
+        tally.snapshots.load(Ordering::Relaxed)
+    );
+    assert_eq!(limiter.limit(), LIMIT);
 }

@@ -1,12 +1,14 @@
-//! The limiter (both laws), sequentially, against a model: admission
-//! exactly by the class threshold or reserve (never over the limit, a
-//! reserve never the last permit; in
+//! The limiter (both laws), sequentially, against a model: admission of one
+//! or of `n` units exactly by the class threshold or reserve applied to
+//! `in_flight + n` (never over the limit, a reserve never the last permit;
+//! a weight outside `1..=max_limit` refused; in
 //! shadow mode never over `max_limit`, the would-be refusals counted), the
 //! limit always within [min, max], each move of the limit one of the moves
 //! its law allows (a cut to `max(min, limit · backoff / 256)` or a probe to
 //! `min_limit`; growth by at most a quarter of the limit under AIMD, at most
 //! doubling under the gradient law; a probe's end back to the limit before
-//! it), no cut from a permit admitted before the last cut, ignored outcomes
+//! it), no cut from a permit admitted before the last cut, every count in
+//! units (a weighted permit counts its weight), ignored outcomes
 //! never moving anything, dropped and queued outcomes never touching the
 //! baseline, the baseline and mean (level shifts included) never outside
 //! the queue-free latencies seen, every counter exact and the snapshot
@@ -39,6 +41,7 @@ struct Config {
 #[derive(Arbitrary, Debug)]
 enum Op {
     Acquire(u8),
+    AcquireN { class: u8, n: u8 },
     Success { which: u8, ticks: u32 },
     Dropped(u8),
     Ignore(u8),
@@ -132,6 +135,10 @@ fuzz_target!(|input: Input| {
 
     // (permit, class, epochs at admission)
     let mut held: Vec<(Permit<'_>, usize, usize)> = Vec::new();
+    // Units held, by the model.
+    let units = |held: &[(Permit<'_>, usize, usize)]| -> usize {
+        held.iter().map(|h| h.0.weight() as usize).sum()
+    };
     let (mut admitted, mut dropped, mut ignored, mut succeeded) = (0usize, 0usize, 0usize, 0usize);
     let mut shed = [0usize; 3];
     let mut limit = config.initial_limit;
@@ -149,25 +156,52 @@ fuzz_target!(|input: Input| {
         let mut queue_free = false;
         let mut from_epoch = None;
         match *op {
-            Op::Acquire(p) => {
+            Op::Acquire(p) | Op::AcquireN { class: p, .. } => {
                 let class = p as usize % 3;
-                let in_class = held.iter().filter(|h| h.1 == class).count();
-                let open = held.len() < threshold(limit, class, shares[class])
-                    || (reserves[class] != 0
-                        && held.len() + 1 < limit as usize
-                        && in_class < reserved(limit, reserves[class]));
-                let shadow = !open && !config.enforce && held.len() < config.max_limit as usize;
-                match gate.try_acquire_with(CLASSES[class]) {
+                // The weight asked for: 1 for `try_acquire_with`; else mostly
+                // small, sometimes 0 or around `max_limit`.
+                let n = match *op {
+                    Op::AcquireN { n, .. } if n >= 240 => config
+                        .max_limit
+                        .wrapping_add((n - 240) as u32 % 3)
+                        .wrapping_sub(1),
+                    Op::AcquireN { n, .. } => n as u32 % 6,
+                    _ => 1,
+                };
+                let w = n as usize;
+                let in_flight = units(&held);
+                let in_class: usize = held
+                    .iter()
+                    .filter(|h| h.1 == class)
+                    .map(|h| h.0.weight() as usize)
+                    .sum();
+                let fits = (1..=config.max_limit as usize).contains(&w);
+                let open = fits
+                    && (in_flight + w <= threshold(limit, class, shares[class])
+                        || (reserves[class] != 0
+                            && in_flight + w < limit as usize
+                            && in_class + w <= reserved(limit, reserves[class])));
+                let shadow =
+                    fits && !open && !config.enforce && in_flight + w <= config.max_limit as usize;
+                let got = match *op {
+                    Op::AcquireN { .. } => gate.try_acquire_n_with(CLASSES[class], n),
+                    _ => gate.try_acquire_with(CLASSES[class]),
+                };
+                match got {
                     Some(permit) => {
                         assert!(open || shadow, "admitted over the class threshold");
                         if config.enforce {
-                            assert!(held.len() < limit as usize, "admitted over the limit");
+                            assert!(in_flight + w <= limit as usize, "admitted over the limit");
+                            if class != 0 {
+                                assert!(in_flight + w < limit as usize, "took the last permit");
+                            }
                         }
-                        assert!(held.len() < config.max_limit as usize);
+                        assert!(in_flight + w <= config.max_limit as usize);
+                        assert_eq!(permit.weight(), n);
                         assert_eq!(permit.limit_at_admission(), limit);
-                        assert_eq!(permit.in_flight_at_admission() as usize, held.len() + 1);
+                        assert_eq!(permit.in_flight_at_admission() as usize, in_flight + w);
                         held.push((permit, class, epochs));
-                        admitted += 1;
+                        admitted += w;
                         if shadow {
                             shed[class] += 1;
                         }
@@ -183,8 +217,8 @@ fuzz_target!(|input: Input| {
                 let (permit, _, epoch) = held.swap_remove(which as usize % held.len());
                 queue_free = permit.in_flight_at_admission() <= config.min_limit;
                 from_epoch = Some(epoch);
+                succeeded += permit.weight() as usize;
                 permit.success(ticks);
-                succeeded += 1;
                 if queue_free {
                     let t = ticks.clamp(1, u32::MAX >> 4);
                     let (lo, hi) = free_seen.map_or((t, t), |(lo, hi)| (lo.min(t), hi.max(t)));
@@ -197,8 +231,8 @@ fuzz_target!(|input: Input| {
             Op::Dropped(which) if !held.is_empty() => {
                 let (permit, _, epoch) = held.swap_remove(which as usize % held.len());
                 from_epoch = Some(epoch);
+                dropped += permit.weight() as usize;
                 permit.dropped();
-                dropped += 1;
                 assert_eq!(
                     (gate.baseline(), gate.stats().mean),
                     baseline_before,
@@ -207,12 +241,12 @@ fuzz_target!(|input: Input| {
             }
             Op::Ignore(which) | Op::Forget(which) if !held.is_empty() => {
                 let (permit, ..) = held.swap_remove(which as usize % held.len());
+                ignored += permit.weight() as usize;
                 if matches!(op, Op::Ignore(_)) {
                     permit.ignore();
                 } else {
                     drop(permit);
                 }
-                ignored += 1;
                 assert_eq!(gate.limit(), limit);
                 assert_eq!(
                     (gate.baseline(), gate.stats().mean),
@@ -276,8 +310,8 @@ fuzz_target!(|input: Input| {
         }
         limit = now;
         assert!((config.min_limit..=config.max_limit).contains(&limit));
-        assert_eq!(s.in_flight as usize, held.len());
-        assert_eq!(gate.in_flight() as usize, held.len());
+        assert_eq!(s.in_flight as usize, units(&held));
+        assert_eq!(gate.in_flight() as usize, units(&held));
         // Each of the three release counters starts at `count`, so the
         // admitted count starts at `3 · count` (all wrapping).
         assert_eq!(

@@ -18,11 +18,12 @@ pub(super) trait Control {
     /// The estimate the slow threshold is measured from: the queue-free
     /// `median` or `mean` (both 1/16 tick).
     fn base(median: usize, mean: usize) -> usize;
-    /// A success of latency `x` (1/16 tick), the `n`th (after the baseline
-    /// learnt from it if it was queue-free).
-    fn success(l: &Limiter, at_admission: usize, priority: Priority, x: usize, n: usize);
-    /// A drop: overload.
-    fn dropped(l: &Limiter, at_admission: usize);
+    /// A success of latency `x` (1/16 tick) of a permit of weight `w`,
+    /// which brought the success count to `n` (after the baseline learnt
+    /// from it if it was queue-free): one sample, `w` successes.
+    fn success(l: &Limiter, at_admission: usize, priority: Priority, x: usize, n: usize, w: usize);
+    /// A drop of a permit of weight `w`: overload.
+    fn dropped(l: &Limiter, at_admission: usize, w: usize);
     /// The limit moved to `limit` in a new epoch, by a cut (`cut`) or the
     /// end of a probe: a new window starts at success count `start`.
     fn restart(l: &Limiter, start: usize, limit: usize, cut: bool);
@@ -34,15 +35,17 @@ pub(super) trait Control {
 
 /// What the shared code hands the law in use (`Limiter::adapt`).
 pub(super) enum Event {
-    /// A permit's success: latency `x` (1/16 tick), the `n`th success.
+    /// A permit's success: latency `x` (1/16 tick), weight `w`, the success
+    /// count `n` after its release.
     Success {
         at_admission: usize,
         priority: Priority,
         x: usize,
         n: usize,
+        w: usize,
     },
-    /// A permit's drop.
-    Dropped { at_admission: usize },
+    /// A permit's drop, of weight `w`.
+    Dropped { at_admission: usize, w: usize },
     /// The baseline moved (queue-free median and mean, 1/16 tick): the slow
     /// threshold follows.
     Learnt { median: usize, mean: usize },
@@ -60,8 +63,9 @@ impl Limiter {
                 priority,
                 x,
                 n,
-            } => C::success(self, at_admission, priority, x, n),
-            Event::Dropped { at_admission } => C::dropped(self, at_admission),
+                w,
+            } => C::success(self, at_admission, priority, x, n, w),
+            Event::Dropped { at_admission, w } => C::dropped(self, at_admission, w),
             Event::Learnt { median, mean } => {
                 let above = self.target(C::base(median, mean), mean);
                 // Saturated to fit a 32-bit word (a latency that long is slow

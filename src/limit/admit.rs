@@ -3,6 +3,7 @@
 //! Why one CAS keeps in flight under the limit is in `word.rs`; the
 //! orderings are argued in the module docs ("Orderings").
 
+use super::permit::Grant;
 use super::word::*;
 use super::{Limiter, Permit, Priority};
 use crate::sync::{pause, pause_point, Ordering};
@@ -59,9 +60,105 @@ impl Limiter {
     /// ```
     #[inline(always)]
     pub fn try_acquire_with(&self, priority: Priority) -> Option<Permit<'_>> {
-        // The common case in one attempt, inlined; anything else (a race, a
-        // class at its threshold) in `acquire_slow`, a tail call that leaves
-        // this path free of register saves.
+        self.acquire(priority, 1, |grant| Permit::new(self, grant))
+    }
+
+    /// Admits a [`Priority::Critical`] request for `n` units at once if
+    /// `n` more in flight stay within the limit; else sheds it. See
+    /// [`try_acquire_n_with`](Self::try_acquire_n_with).
+    ///
+    /// ```
+    /// use sluicegate::limit::{Limiter, LimiterConfig};
+    ///
+    /// let gate = Limiter::new(LimiterConfig { min_limit: 4, initial_limit: 4, ..LimiterConfig::DEFAULT });
+    /// let one = gate.try_acquire().unwrap();
+    /// let three = gate.try_acquire_n(3).unwrap(); // 1 + 3 = 4: fits
+    /// assert_eq!(gate.in_flight(), 4);
+    /// assert!(gate.try_acquire().is_none());
+    /// drop(three); // gives all 3 back
+    /// assert!(gate.try_acquire_n(4).is_none()); // 1 + 4 > 4
+    /// assert_eq!(gate.in_flight(), 1);
+    /// # drop(one);
+    /// ```
+    #[inline]
+    pub fn try_acquire_n(&self, n: u32) -> Option<Permit<'_>> {
+        self.try_acquire_n_with(Priority::Critical, n)
+    }
+
+    /// Admits a request of class `priority` that needs `n` units of the
+    /// limit (a batch of `n` items, a request `n` times as costly), as Go's
+    /// `semaphore.Weighted` does with `TryAcquire(n)`: in one step, or not
+    /// at all. The permit holds the `n` units and gives them all back when
+    /// it ends ([`Permit::weight`] is `n`).
+    ///
+    /// The rules of [`try_acquire_with`](Self::try_acquire_with) with `n`
+    /// for 1: admitted if `in_flight + n` is at most the class's share of
+    /// the limit (the whole limit for Critical; never the last permit for
+    /// the other classes), or, for a class with a reserve, if it would then
+    /// hold at most its reserve and `in_flight + n` stays below the limit;
+    /// else shed (counted once in [`stats`](Self::stats)`().shed`). One CAS
+    /// on the admission word adds the `n` units, so in flight never exceeds
+    /// the limit. `n` outside `1..=max_limit` is never admitted (shed).
+    ///
+    /// A permit of weight `n` is `n` units in every count: in flight, the
+    /// admitted count, its outcome's counter in [`LimiterStats`](super::LimiterStats),
+    /// and AIMD's windows, which count successes (a slow one is `n` slow
+    /// successes, a drop `n` drops). Its latency is **one sample**: the
+    /// baseline learns it once (when `in_flight + n` at admission is at
+    /// most `min_limit`, so a permit heavier than `min_limit` never teaches
+    /// it), and the gradient law's window counts it once.
+    ///
+    /// ```
+    /// use sluicegate::limit::{Limiter, LimiterConfig, Priority};
+    ///
+    /// let gate = Limiter::new(LimiterConfig { min_limit: 8, initial_limit: 8, ..LimiterConfig::DEFAULT });
+    /// // Normal may fill 75 % of the limit: 6 units.
+    /// let batch = gate.try_acquire_n_with(Priority::Normal, 4).unwrap();
+    /// assert!(gate.try_acquire_n_with(Priority::Normal, 3).is_none()); // 4 + 3 > 6
+    /// let small = gate.try_acquire_n_with(Priority::Normal, 2).unwrap(); // 4 + 2 = 6
+    /// batch.success(250); // releases 4 units: one sample, four successes
+    /// let s = gate.stats();
+    /// assert_eq!((s.in_flight, s.succeeded, s.shed[1]), (2, 4, 1));
+    /// # drop(small);
+    /// ```
+    #[inline]
+    pub fn try_acquire_n_with(&self, priority: Priority, n: u32) -> Option<Permit<'_>> {
+        self.acquire_n(priority, n, |grant| Permit::new(self, grant))
+    }
+
+    /// `try_acquire_n_with`'s admission, the permit made by `make`: a
+    /// weight outside `1..=max_limit` (never admitted, and large enough to
+    /// overflow the checks) is shed here.
+    #[inline]
+    pub(super) fn acquire_n<P>(
+        &self,
+        priority: Priority,
+        n: u32,
+        make: impl FnOnce(Grant) -> P,
+    ) -> Option<P> {
+        let n = n as usize;
+        if n == 0 || n > self.max_limit {
+            self.cold.shed[priority as usize].add(1);
+            return None;
+        }
+        self.acquire(priority, n, make)
+    }
+
+    /// Admits `n` units (`1..=max_limit`) of class `priority`, the permit
+    /// made by `make` (a [`Permit`] or an owned one): the common case in
+    /// one attempt, inlined; anything else (a race, a class at its
+    /// threshold) in `acquire_slow`, a tail call that leaves this path free
+    /// of register saves. With `n` a constant 1 it compiles to the
+    /// single-permit check (`in_flight + 0 < threshold`), and each path
+    /// makes its permit where it admits, so the caller's release sees the
+    /// fast path's class and weight as constants.
+    #[inline(always)]
+    pub(super) fn acquire<P>(
+        &self,
+        priority: Priority,
+        n: usize,
+        make: impl FnOnce(Grant) -> P,
+    ) -> Option<P> {
         let class = priority as usize;
         // Acquire: synchronises with the last admission (its AcqRel CAS heads
         // a release sequence every later RMW of the word continues), so each
@@ -72,9 +169,12 @@ impl Limiter {
         // Acquire, each: pairs with the Release of each release.
         let released = total(self.hot.released.load());
         let in_flight = admitted_of(cur).wrapping_sub(released) & COUNT_MASK;
+        // `in_flight + n ≤ threshold`, written so that `n = 1` adds nothing.
         // (A count above `max_limit` means the counters saw a permit admitted
         // after `cur` was read: the slow path reads again.)
-        if in_flight < threshold(limit_of(cur), self.shares[class]) && in_flight <= self.max_limit {
+        if in_flight + (n - 1) < threshold(limit_of(cur), self.shares[class])
+            && in_flight <= self.max_limit
+        {
             pause_point(pause::LIMIT_ADMIT);
             // AcqRel: Release hands what we saw of the counters to the next
             // admission; Acquire gives semaphore semantics. The CAS compares
@@ -82,47 +182,62 @@ impl Limiter {
             if self
                 .hot
                 .state
-                .compare_exchange_weak(cur, bump_admitted(cur), Ordering::AcqRel, Ordering::Relaxed)
+                .compare_exchange_weak(
+                    cur,
+                    bump_admitted(cur, n),
+                    Ordering::AcqRel,
+                    Ordering::Relaxed,
+                )
                 .is_ok()
             {
-                return Some(self.admitted(class, priority, cur, in_flight, false));
+                return Some(make(
+                    self.admitted(class, priority, n, cur, in_flight, false),
+                ));
             }
         }
-        self.acquire_slow(priority, cur, in_flight)
+        self.acquire_slow(priority, n, cur, in_flight).map(make)
     }
 
-    /// The permit for an admission CAS that succeeded on `cur` with
-    /// `in_flight` before it.
+    /// The grant for an admission CAS of `n` units that succeeded on `cur`
+    /// with `in_flight` before it.
     #[inline(always)]
     fn admitted(
         &self,
         class: usize,
         priority: Priority,
+        n: usize,
         cur: usize,
         in_flight: usize,
         shadow: bool,
-    ) -> Permit<'_> {
+    ) -> Grant {
         // Critical (class 0) never has a reserve.
         if class != 0 && self.reserves[class] != 0 {
             // Relaxed: a fairness heuristic (see "Orderings").
-            self.cold.holding[class - 1].fetch_add(1, Ordering::Relaxed);
+            self.cold.holding[class - 1].fetch_add(n, Ordering::Relaxed);
         }
         if shadow {
             self.cold.shed[class].add(1);
         }
-        Permit {
-            limiter: self,
-            at_admission: (cur & !COUNT_MASK) | (in_flight + 1),
+        Grant {
+            at_admission: (cur & !COUNT_MASK) | (in_flight + n),
             priority,
+            // n ≤ max_limit ≤ MAX_LIMIT < 2^32.
+            weight: n as u32,
         }
     }
 
-    /// `try_acquire_with` after its first attempt failed: the full loop.
-    /// `cur` and `in_flight` are the first attempt's reads, judged again
-    /// here before anything is read anew.
+    /// `acquire` after its first attempt failed: the full loop. `cur` and
+    /// `in_flight` are the first attempt's reads, judged again here before
+    /// anything is read anew.
     #[cold]
     #[inline(never)]
-    fn acquire_slow(&self, priority: Priority, cur: usize, in_flight: usize) -> Option<Permit<'_>> {
+    fn acquire_slow(
+        &self,
+        priority: Priority,
+        n: usize,
+        cur: usize,
+        in_flight: usize,
+    ) -> Option<Grant> {
         let class = priority as usize;
         let share = self.shares[class];
         let mut first = Some((cur, in_flight));
@@ -143,8 +258,8 @@ impl Limiter {
                 continue;
             }
             let mut shadow = false;
-            if in_flight >= threshold(limit_of(cur), share) {
-                match self.beyond_threshold(class, cur, in_flight) {
+            if in_flight + n > threshold(limit_of(cur), share) {
+                match self.beyond_threshold(class, n, cur, in_flight) {
                     Beyond::Admit => {}
                     Beyond::Shadow => shadow = true,
                     Beyond::Shed => return None,
@@ -155,35 +270,41 @@ impl Limiter {
             if self
                 .hot
                 .state
-                .compare_exchange_weak(cur, bump_admitted(cur), Ordering::AcqRel, Ordering::Relaxed)
+                .compare_exchange_weak(
+                    cur,
+                    bump_admitted(cur, n),
+                    Ordering::AcqRel,
+                    Ordering::Relaxed,
+                )
                 .is_ok()
             {
-                return Some(self.admitted(class, priority, cur, in_flight, shadow));
+                return Some(self.admitted(class, priority, n, cur, in_flight, shadow));
             }
         }
     }
 
-    /// A request of `class` found `in_flight` at or above its threshold in
-    /// the word `cur`: admitted on its reserve, admitted in shadow mode,
-    /// shed (and counted), or the word moved (retry).
+    /// A request of `class` for `n` units found `in_flight + n` above its
+    /// threshold in the word `cur`: admitted on its reserve, admitted in
+    /// shadow mode, shed (and counted), or the word moved (retry).
     ///
-    /// A reserve admits only while one more permit leaves the last one
-    /// free: the CAS that follows compares the word `in_flight` was judged
-    /// in, so at the admission at most `in_flight + 1 < limit` are in
-    /// flight, and Critical can take the last permit.
-    fn beyond_threshold(&self, class: usize, cur: usize, in_flight: usize) -> Beyond {
+    /// A reserve admits only while `n` more leave the last permit free: the
+    /// CAS that follows compares the word `in_flight` was judged in, so at
+    /// the admission at most `in_flight + n < limit` are in flight, and
+    /// Critical can take the last permit.
+    fn beyond_threshold(&self, class: usize, n: usize, cur: usize, in_flight: usize) -> Beyond {
         let limit = limit_of(cur);
         let reserve = self.reserves[class];
         // Relaxed: a fairness heuristic (racing admissions may overshoot
         // the reserve by one each); the limit and the last permit are
         // checked against the word the CAS compares.
         if reserve != 0
-            && in_flight + 1 < limit
-            && self.cold.holding[class - 1].load(Ordering::Relaxed) < reserved(limit, reserve)
+            && in_flight + n < limit
+            && self.cold.holding[class - 1].load(Ordering::Relaxed) + n <= reserved(limit, reserve)
         {
             return Beyond::Admit;
         }
-        if !self.enforce && in_flight < self.max_limit {
+        // Never over `max_limit`, which keeps in flight from wrapping.
+        if !self.enforce && in_flight + n <= self.max_limit {
             return Beyond::Shadow;
         }
         // Shed only if the word did not move while the counters were read,
@@ -193,7 +314,7 @@ impl Limiter {
             return Beyond::Retry;
         }
         self.cold.shed[class].add(1);
-        if in_flight >= limit {
+        if in_flight + n > limit {
             self.cold.at_limit.add(1);
         }
         Beyond::Shed

@@ -107,7 +107,7 @@ impl Control for Aimd {
     /// Two loads when the success is neither slow nor the end of the window
     /// (the common case), the rest out of line.
     #[inline(always)]
-    fn success(l: &Limiter, at_admission: usize, priority: Priority, x: usize, n: usize) {
+    fn success(l: &Limiter, at_admission: usize, priority: Priority, x: usize, n: usize, w: usize) {
         let t = &*l.track;
         let above = t.slow_above.load(Ordering::Relaxed);
         let slow = above != 0 && x > above;
@@ -116,12 +116,12 @@ impl Control for Aimd {
         // after a cut.
         let reached = n.wrapping_sub(close) as isize >= 0;
         if slow || reached {
-            l.aimd_judge(at_admission, priority, slow, reached, n, close);
+            l.aimd_judge(at_admission, priority, slow, reached, n, close, w);
         }
     }
 
-    /// A drop: counts as a slow sample of its epoch.
-    fn dropped(l: &Limiter, at_admission: usize) {
+    /// A drop: counts as a slow sample of its epoch (`w` overload signals).
+    fn dropped(l: &Limiter, at_admission: usize, w: usize) {
         let now = l.hot.state.load(Ordering::Relaxed);
         let epoch = epoch_of(at_admission);
         if epoch_of(now) == epoch {
@@ -129,7 +129,7 @@ impl Control for Aimd {
             let close = Window::of(l).close_at.load(Ordering::Relaxed);
             let resume = l.track.resume.load(Ordering::Relaxed);
             let window = l.aimd_window(limit_of(now), resume);
-            l.count_overload(epoch, window, n.wrapping_sub(close.wrapping_sub(window)));
+            l.count_overload(epoch, window, n.wrapping_sub(close.wrapping_sub(window)), w);
         }
     }
 
@@ -164,7 +164,9 @@ impl Control for Aimd {
 }
 
 impl Limiter {
-    /// A success that is slow or reaches the window's end (`close`).
+    /// A success of weight `weight` that is slow or reaches the window's
+    /// end (`close`).
+    #[allow(clippy::too_many_arguments)]
     #[inline(never)]
     fn aimd_judge(
         &self,
@@ -174,6 +176,7 @@ impl Limiter {
         reached: bool,
         n: usize,
         close: usize,
+        weight: usize,
     ) {
         let t = &*self.track;
         let w = Window::of(self);
@@ -189,7 +192,7 @@ impl Limiter {
         let window = self.aimd_window(limit, resume);
         let slow_seen = if slow {
             let seen = n.wrapping_sub(close.wrapping_sub(window));
-            match self.count_overload(epoch, window, seen) {
+            match self.count_overload(epoch, window, seen, weight) {
                 Some(s) => s,
                 None => return,
             }
@@ -246,17 +249,18 @@ impl Limiter {
         }
     }
 
-    /// Counts an overload signal (a slow success or a drop) of the current
-    /// epoch `epoch`, `seen` successes into a window of `window` (`seen`
-    /// wraps below 0 right after a cut: nothing seen yet). Cuts, and returns
+    /// Counts the `w` overload signals of a slow success or a drop of
+    /// weight `w` in the current epoch `epoch`, `seen` successes into a
+    /// window of `window` (`seen` wraps below 0 right after a cut: nothing
+    /// seen yet). Cuts, and returns
     /// `None`, once the overload signals are more than half of the window,
     /// or more than half of it so far and more than `WINDOW_MIN / 2` (a
     /// window whose median is clearly over the target is judged before it
     /// ends, so a limit far too high comes down about once per round trip);
     /// else returns the count so far.
     #[inline]
-    fn count_overload(&self, epoch: usize, window: usize, seen: usize) -> Option<usize> {
-        let s = Window::of(self).slow.fetch_add(1, Ordering::Relaxed) + 1;
+    fn count_overload(&self, epoch: usize, window: usize, seen: usize, w: usize) -> Option<usize> {
+        let s = Window::of(self).slow.fetch_add(w, Ordering::Relaxed) + w;
         let seen = if (seen as isize) < 0 { 0 } else { seen };
         if 2 * s > window || (s > WINDOW_MIN / 2 && 2 * s > seen) {
             self.cut::<Aimd>(epoch, None);

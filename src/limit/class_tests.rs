@@ -7,14 +7,14 @@ use std::format;
 use std::vec::Vec;
 
 /// Limits the last-permit checks run at.
-fn every_limit() -> core::ops::RangeInclusive<u32> {
+pub(super) fn every_limit() -> core::ops::RangeInclusive<u32> {
     1..=if cfg!(miri) { 8 } else { 100 }
 }
 
 /// The reserves the last-permit checks run with, on a limit fixed at
 /// `limit`: the default's (Background 5 %), both classes' (10 % and 5 %),
 /// both at their class's share (the most allowed), and none.
-fn reserve_configs(limit: u32) -> [(&'static str, LimiterConfig); 4] {
+pub(super) fn reserve_configs(limit: u32) -> [(&'static str, LimiterConfig); 4] {
     let d = LimiterConfig {
         min_limit: limit,
         initial_limit: limit,
@@ -52,7 +52,7 @@ fn reserve_configs(limit: u32) -> [(&'static str, LimiterConfig); 4] {
 const LOWER: [Priority; 2] = [Priority::Normal, Priority::Background];
 
 /// The permits the limiter counts for Normal and Background.
-fn holding(l: &Limiter) -> [usize; 2] {
+pub(super) fn holding(l: &Limiter) -> [usize; 2] {
     [
         l.cold.holding[0].load(Ordering::Relaxed),
         l.cold.holding[1].load(Ordering::Relaxed),

@@ -1,13 +1,64 @@
 //! The limiter's configuration: priority classes, the control [`Law`],
-//! [`LimiterConfig`] with its presets, and what [`LimiterConfig::validate`]
-//! rejects ([`ConfigError`]).
+//! [`LimiterConfig`] with its presets, what [`LimiterConfig::validate`]
+//! rejects ([`ConfigError`]), and the latency tick's range ([`MAX_TICKS`]).
 
 use core::fmt;
 
-use super::MAX_LIMIT;
+use super::{FRAC, MAX_LIMIT};
 
 /// Fractions in the configuration are in units of 1/256.
 pub const ONE: u16 = 256;
+
+/// The longest latency the limiter tells apart, in ticks: 2^28 − 1
+/// (268 435 455). A latency given to
+/// [`Permit::success`](super::Permit::success) above it counts as
+/// `MAX_TICKS` (and 0 counts as 1); so does a `latency_floor` above it. The
+/// limiter keeps latencies in 1/16 tick in 32-bit words, hence the bound.
+///
+/// # Choosing the tick
+///
+/// Latencies are in ticks of any clock, the same one for every call. The
+/// tick has two bounds:
+///
+/// * **Fine enough.** A latency is a whole number of ticks, and a success is
+///   slow only when it is at least one tick over the baseline. A tick longer
+///   than a typical request makes most samples 0 or 1 (both count as 1), so
+///   queueing and service look alike: with a µs tick, a call that takes
+///   0.3 µs counts as 1 µs, and the limiter sees nothing slow until a call
+///   takes 3 µs, ten times as long. Take a tick no longer than the typical
+///   latency (the suite's `tick-1ms` scenarios run a 1 ms tick on a 1.2 ms
+///   operation), and finer where the clock allows: a tick 10 to 100 times
+///   shorter than a request resolves a 50 % tolerance well.
+/// * **Coarse enough.** The slowest latency that matters (the timeout)
+///   should stay under `MAX_TICKS` ticks, or every slower request looks
+///   alike: 268 s at 1 µs, 0.27 s at 1 ns, 4.3 s at 16 ns.
+///
+/// A µs tick (`Instant::elapsed().as_micros()`) suits requests from tens of
+/// µs to minutes; for sub-µs operations take a cycle counter or a ns clock,
+/// shifted right as far as the longest latency needs.
+///
+/// ```
+/// use sluicegate::limit::{Limiter, LimiterConfig, MAX_TICKS};
+/// use std::time::Duration;
+///
+/// assert_eq!(MAX_TICKS, (1 << 28) - 1);
+/// // A 1 µs tick on a 0.3 µs operation: the sample is 0, and counts as 1.
+/// let fast = Limiter::new(LimiterConfig::DEFAULT);
+/// let ticks = Duration::from_nanos(300).as_micros() as u32;
+/// fast.try_acquire().unwrap().success(ticks);
+/// assert_eq!(fast.baseline(), Some(1));
+/// // A 16 ns tick resolves it (and spans 4.3 s).
+/// let fine = Limiter::new(LimiterConfig::DEFAULT);
+/// let ticks = (Duration::from_nanos(300).as_nanos() >> 4) as u32;
+/// fine.try_acquire().unwrap().success(ticks);
+/// assert_eq!(fine.baseline(), Some(18));
+/// // Too long for the clock: counts as MAX_TICKS.
+/// let slow = Limiter::new(LimiterConfig::DEFAULT);
+/// let ticks = u32::try_from(Duration::from_secs(600).as_micros()).unwrap_or(u32::MAX);
+/// slow.try_acquire().unwrap().success(ticks);
+/// assert_eq!(slow.baseline(), Some(MAX_TICKS));
+/// ```
+pub const MAX_TICKS: u32 = u32::MAX >> FRAC;
 
 /// The priority class of a request.
 ///

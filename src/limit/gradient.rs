@@ -46,7 +46,7 @@ use super::{Limiter, Priority, WINDOW_MIN};
 use crate::sync::{AtomicUsize, Ordering};
 
 /// Bits of the window word that hold the sum.
-const SUM_BITS: u32 = if usize::BITS >= 64 { 40 } else { 22 };
+pub(super) const SUM_BITS: u32 = if usize::BITS >= 64 { 40 } else { 22 };
 /// One success in the count.
 const COUNT_ONE: usize = 1 << SUM_BITS;
 /// Largest ratio added by one success (16× the mean, in 1/64).
@@ -75,12 +75,20 @@ impl Control for Gradient {
         mean
     }
 
+    /// One sample whatever the weight: the window counts requests.
     #[inline(always)]
-    fn success(l: &Limiter, at_admission: usize, priority: Priority, x: usize, _n: usize) {
+    fn success(
+        l: &Limiter,
+        at_admission: usize,
+        priority: Priority,
+        x: usize,
+        _n: usize,
+        _w: usize,
+    ) {
         l.gradient_success(at_admission, priority, x);
     }
 
-    fn dropped(l: &Limiter, at_admission: usize) {
+    fn dropped(l: &Limiter, at_admission: usize, _w: usize) {
         l.cut::<Gradient>(epoch_of(at_admission), None);
     }
 

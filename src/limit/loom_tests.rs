@@ -1,7 +1,7 @@
 //! loom models of the limiter's admission word. Run with `ci/loom.sh limit`, or
 //! `RUSTFLAGS="--cfg sluicegate_loom" LOOM_MAX_PREEMPTIONS=2 cargo test --release --lib -- limit::loom_tests::`.
 
-use super::{Law, Limiter, LimiterConfig, Priority, SHIFT_RUN};
+use super::{Law, Limiter, LimiterConfig, Permit, Priority, SHIFT_RUN};
 use crate::sync::explores;
 use loom::sync::atomic::{AtomicUsize, Ordering};
 use loom::sync::Arc;
@@ -263,6 +263,64 @@ fn loom_limit_reserve_races_stay_under_the_limit() {
         let s = limiter.stats();
         assert_eq!(s.in_flight, 0);
         assert_eq!(s.admitted, s.succeeded + s.dropped + s.ignored);
+    });
+}
+
+/// A weighted admission (2 units) races a single one under a limit of 3
+/// with one unit held, while a third context releases that unit: the units
+/// held never exceed 3, the limiter's own in-flight count never does
+/// either, whoever is admitted is admitted with its whole weight, and every
+/// unit comes back. Without the release exactly one of the two racers fits;
+/// with it both may. With the weighted check made the single one's
+/// (`in_flight < threshold`, the weight left out), the weighted admission
+/// after the single one takes 4 units under a limit of 3 and fails the model.
+#[test]
+fn loom_limit_weighted_admission_races_a_single_one_at_the_limit() {
+    explores::model(|| {
+        // `max_limit` above the limit, so that a count over the limit is
+        // one the observers can still read (they retry a count above
+        // `max_limit` as one made of stale counters). No window closes here,
+        // so the limit stays 3.
+        let limiter = leak(config(3, 3, 8));
+        let held = limiter.try_acquire().unwrap();
+        // Units held as the test sees them (raised after an admission,
+        // lowered before a release, so never above the real count).
+        let units = Arc::new(AtomicUsize::new(1));
+        let hold = move |units: &AtomicUsize, p: Permit<'static>| {
+            let w = p.weight() as usize;
+            let now = units.fetch_add(w, Ordering::SeqCst) + w;
+            assert!(now <= 3, "{now} units held under a limit of 3");
+            assert!(
+                limiter.in_flight() <= 3,
+                "the limiter counts {} in flight",
+                limiter.in_flight()
+            );
+            assert!(p.in_flight_at_admission() <= 3);
+            units.fetch_sub(w, Ordering::SeqCst);
+            p.success(5);
+            w
+        };
+        let u = units.clone();
+        let weighted = thread::spawn(move || limiter.try_acquire_n(2).map(|p| hold(&u, p)));
+        let u = units.clone();
+        let release = thread::spawn(move || {
+            u.fetch_sub(1, Ordering::SeqCst);
+            held.ignore();
+        });
+        let single = limiter.try_acquire().map(|p| hold(&units, p));
+        let weighted = weighted.join().unwrap();
+        release.join().unwrap();
+        assert!(
+            weighted.is_some() || single.is_some(),
+            "both refused with room for either"
+        );
+        let s = limiter.stats();
+        let admitted = 1 + weighted.unwrap_or(0) + single.unwrap_or(0);
+        assert_eq!((s.in_flight, s.admitted), (0, admitted));
+        assert_eq!(
+            s.shed[0],
+            usize::from(weighted.is_none()) + usize::from(single.is_none())
+        );
     });
 }
 

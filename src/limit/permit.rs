@@ -1,44 +1,91 @@
 //! A [`Permit`]: the right to run one request, released exactly once with
-//! its outcome (one `fetch_add` on that outcome's counter).
+//! its outcome (one `fetch_add` on that outcome's counter). One type for
+//! every holder of the limiter: a borrow (`Permit<'a>`) or, with `std`, an
+//! `Arc` (`OwnedPermit`, an alias), so the outcome code exists once.
 
 use core::fmt;
+use core::marker::PhantomData;
 use core::mem::ManuallyDrop;
+use core::ops::Deref;
 
 use super::word::{epoch_of, in_flight_of, limit_of};
 use super::{Limiter, Priority};
+
+/// What a permit was admitted under: all that its release needs besides the
+/// limiter.
+#[derive(Clone, Copy)]
+pub(super) struct Grant {
+    /// Packed as the admission word is: the limit and epoch of the word
+    /// its CAS replaced, and in the count field the in-flight count at
+    /// admission (this permit's units included) where the admission word
+    /// keeps its admitted count. Read it with `in_flight_of`, `limit_of`
+    /// and `epoch_of`.
+    pub(super) at_admission: usize,
+    /// The class it was admitted in.
+    pub(super) priority: Priority,
+    /// The units it holds, `1..=max_limit` (1 but for `try_acquire_n`).
+    pub(super) weight: u32,
+}
 
 /// Permission to run one request; give it back with an outcome.
 ///
 /// Ending it with [`success`](Permit::success), [`dropped`](Permit::dropped)
 /// or [`ignore`](Permit::ignore) consumes it, so it is released exactly once;
-/// dropping it without an outcome counts as `ignore`.
+/// dropping it without an outcome counts as `ignore`. A permit from
+/// [`Limiter::try_acquire_n`] holds [`weight`](Permit::weight) units and
+/// releases them all at once.
+///
+/// `L` is how the permit holds its limiter: a borrow, `&'a Limiter` (the
+/// default, from [`Limiter::try_acquire`]), which suits a `static`
+/// limiter; with the `std` feature, an `Arc<Limiter>` (`OwnedPermit`, from
+/// `Limiter::try_acquire_owned`), which moves into a spawned task. Both
+/// release the same way; an owned permit drops its `Arc` after.
+#[cfg_attr(
+    feature = "std",
+    doc = "See [`OwnedPermit`](super::OwnedPermit) and [`Limiter::try_acquire_owned`]."
+)]
 #[must_use = "dropping a permit at once releases it as `ignore`"]
-pub struct Permit<'a> {
-    pub(super) limiter: &'a Limiter,
-    /// What this permit was admitted under, packed as the admission word
-    /// is: the limit and epoch of the word its CAS replaced, and in the
-    /// count field the in-flight count at admission (this permit included)
-    /// where the admission word keeps its admitted count. Read it with
-    /// `in_flight_of`, `limit_of` and `epoch_of`.
-    pub(super) at_admission: usize,
-    /// The class it was admitted in.
-    pub(super) priority: Priority,
+pub struct Permit<'a, L: Deref<Target = Limiter> = &'a Limiter> {
+    limiter: L,
+    grant: Grant,
+    /// The borrow `&'a Limiter` is; `'static` for an owned holder.
+    _holder: PhantomData<&'a Limiter>,
 }
 
-impl Permit<'_> {
+impl<L: Deref<Target = Limiter>> Permit<'_, L> {
+    #[inline(always)]
+    pub(super) fn new(limiter: L, grant: Grant) -> Self {
+        Self {
+            limiter,
+            grant,
+            _holder: PhantomData,
+        }
+    }
+
+    /// The limiter and the grant, with nothing released: the caller releases
+    /// the grant, then drops the holder.
+    #[inline(always)]
+    fn into_parts(self) -> (L, Grant) {
+        let this = ManuallyDrop::new(self);
+        // SAFETY: `this` is never dropped and its `limiter` is not touched
+        // after this read, so the holder moves out exactly once (`Drop`,
+        // which would release the grant, does not run).
+        let limiter = unsafe { core::ptr::read(&this.limiter) };
+        (limiter, this.grant)
+    }
+
     /// The request completed after `latency_ticks` ticks of the caller's
     /// clock (any unit, the same for every call; 0 counts as 1, and a
-    /// latency above 2^28 − 1 ticks counts as 2^28 − 1). Compute it with
-    /// `end.wrapping_sub(start)` on a wrapping counter. Pick a tick at most
-    /// about the typical latency (a tick as long as the operation still
-    /// works; finer is better) and long enough that the slowest latency
-    /// that matters stays under 2^28 − 1 ticks: 268 s at 1 µs, 0.27 s at
-    /// 1 ns.
+    /// latency above [`MAX_TICKS`](super::MAX_TICKS) counts as that; the
+    /// constant's docs say how to pick the tick). Compute it with
+    /// `end.wrapping_sub(start)` on a wrapping counter.
     ///
     /// A success admitted with at most `min_limit` in flight teaches the
     /// baseline; a window (`max(limit, 16)` successes) whose majority is
     /// slow cuts the limit, and one that is not grows it (AIMD; see
-    /// [`Law`](super::Law) for both laws):
+    /// [`Law`](super::Law) for both laws). A permit of
+    /// [`weight`](Self::weight) `n` is one latency sample that counts `n`
+    /// successes (see [`Limiter::try_acquire_n`]).
     ///
     /// ```
     /// use sluicegate::limit::{Limiter, LimiterConfig};
@@ -62,9 +109,8 @@ impl Permit<'_> {
     /// ```
     #[inline]
     pub fn success(self, latency_ticks: u32) {
-        let this = ManuallyDrop::new(self);
-        this.limiter
-            .on_success(this.at_admission, this.priority, latency_ticks);
+        let (limiter, grant) = self.into_parts();
+        limiter.on_success(grant, latency_ticks);
     }
 
     /// The request failed from overload (timeout, rejected downstream, queue
@@ -86,8 +132,8 @@ impl Permit<'_> {
     /// ```
     #[inline]
     pub fn dropped(self) {
-        let this = ManuallyDrop::new(self);
-        this.limiter.on_dropped(this.at_admission, this.priority);
+        let (limiter, grant) = self.into_parts();
+        limiter.on_dropped(grant);
     }
 
     /// The request ended without saying anything about load (cancelled,
@@ -107,7 +153,8 @@ impl Permit<'_> {
         drop(self);
     }
 
-    /// Permits in flight right after this one was admitted (including it).
+    /// Units in flight right after this permit was admitted, its own
+    /// included (one per permit, `n` for a permit of weight `n`).
     ///
     /// Also shows [`limit_at_admission`](Self::limit_at_admission):
     ///
@@ -120,10 +167,12 @@ impl Permit<'_> {
     /// assert_eq!(first.in_flight_at_admission(), 1);
     /// assert_eq!(second.in_flight_at_admission(), 2);
     /// assert_eq!(second.limit_at_admission(), 8);
-    /// # drop((first, second));
+    /// let pair = gate.try_acquire_n(2).unwrap();
+    /// assert_eq!(pair.in_flight_at_admission(), 4);
+    /// # drop((first, second, pair));
     /// ```
     pub fn in_flight_at_admission(&self) -> u32 {
-        in_flight_of(self.at_admission) as u32
+        in_flight_of(self.grant.at_admission) as u32
     }
 
     /// The limit in force when this permit was admitted.
@@ -136,23 +185,40 @@ impl Permit<'_> {
     /// assert_eq!(permit.limit_at_admission(), 4);
     /// ```
     pub fn limit_at_admission(&self) -> u32 {
-        limit_of(self.at_admission) as u32
+        limit_of(self.grant.at_admission) as u32
+    }
+
+    /// The units this permit holds: 1, or `n` from
+    /// [`Limiter::try_acquire_n`].
+    ///
+    /// ```
+    /// use sluicegate::limit::{Limiter, LimiterConfig};
+    ///
+    /// let gate = Limiter::new(LimiterConfig::DEFAULT);
+    /// assert_eq!(gate.try_acquire().unwrap().weight(), 1);
+    /// assert_eq!(gate.try_acquire_n(3).unwrap().weight(), 3);
+    /// ```
+    pub fn weight(&self) -> u32 {
+        self.grant.weight
     }
 }
 
-impl Drop for Permit<'_> {
+impl<L: Deref<Target = Limiter>> Drop for Permit<'_, L> {
     #[inline]
     fn drop(&mut self) {
-        self.limiter.on_ignore(self.priority);
+        self.limiter.on_ignore(self.grant);
     }
 }
 
-impl fmt::Debug for Permit<'_> {
+impl<L: Deref<Target = Limiter>> fmt::Debug for Permit<'_, L> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let g = self.grant;
         f.debug_struct("Permit")
-            .field("in_flight_at_admission", &in_flight_of(self.at_admission))
-            .field("limit_at_admission", &limit_of(self.at_admission))
-            .field("epoch", &epoch_of(self.at_admission))
+            .field("weight", &g.weight)
+            .field("priority", &g.priority)
+            .field("in_flight_at_admission", &in_flight_of(g.at_admission))
+            .field("limit_at_admission", &limit_of(g.at_admission))
+            .field("epoch", &epoch_of(g.at_admission))
             .finish()
     }
 }

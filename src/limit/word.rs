@@ -19,8 +19,8 @@
 //!
 //! | transition | operation | from → to | who |
 //! |------------|-----------|-----------|-----|
-//! | admit | CAS on the word | `admitted: a → a + 1` if `a − released < threshold(limit, class)` (on a reserve: `a − released + 1 < limit`); limit and epoch compared, unchanged | [`Limiter::try_acquire_with`](super::Limiter::try_acquire_with) |
-//! | release | `fetch_add(1)` on the counter of the permit's outcome | `released[o]: r → r + 1`, once per permit, after its admission | a permit's outcome or drop |
+//! | admit `n` units | CAS on the word | `admitted: a → a + n` if `a − released + n ≤ threshold(limit, class)` (on a reserve: `a − released + n < limit`); limit and epoch compared, unchanged | [`Limiter::try_acquire_with`](super::Limiter::try_acquire_with) (`n = 1`), [`Limiter::try_acquire_n_with`](super::Limiter::try_acquire_n_with) |
+//! | release | `fetch_add(n)` on the counter of the permit's outcome | `released[o]: r → r + n`, once per permit of `n` units, after its admission | a permit's outcome or drop |
 //! | grow | CAS on the word | `limit: L → L + 1` if `L < max_limit` and `epoch` is the permit's | a good success closing a window |
 //! | cut | CAS on the word | `limit: L → max(min, ⌊L·backoff/256⌋) < L`, `epoch: e → e + 1` if `epoch` is the permit's | an overload signal |
 //!
@@ -30,20 +30,20 @@
 //!
 //! ## Why admission is one step
 //!
-//! Admission reads the word, then the three release counters, checks
-//! `admitted − released` against the class's threshold of the word's `limit`,
-//! and CASes the word to `admitted + 1`. The CAS compares the *whole* word it
+//! Admission of `n` units reads the word, then the three release counters,
+//! checks `admitted − released + n` against the class's threshold of the
+//! word's `limit`, and CASes the word to `admitted + n`. The CAS compares the *whole* word it
 //! checked: if the limit, the epoch or the admitted count changed in between,
 //! it fails and the check is redone. A successful CAS means the word read was
 //! still the latest, so every release counted in `released` belongs to a permit counted in that
 //! word (a release of a permit admitted later would have changed the word
 //! first), and releases not yet seen only make in flight look *higher*.
-//! Hence at the instant of admission, in flight `≤ admitted − released_read
-//! < threshold ≤ limit` — all against the limit in force in that same word.
-//! A class's threshold is below the limit unless the class is Critical, and
-//! an admission on a reserve checks `admitted − released + 1 < limit`, so by
-//! the same argument no other class is admitted to the last permit (shadow
-//! mode, which refuses nothing below `max_limit`, aside).
+//! Hence right after the admission, in flight is at most
+//! `admitted − released_read + n ≤ threshold ≤ limit`, all against the
+//! limit in force in that same word. A class's threshold is below the limit unless the class is
+//! Critical, and an admission on a reserve checks `admitted − released + n
+//! < limit`, so by the same argument no other class is admitted to the last
+//! permit (shadow mode, which refuses nothing up to `max_limit`, aside).
 //! In flight never exceeds the limit in force at admission, whatever the
 //! concurrency; there is no check-then-increment window (the bug of Netflix
 //! concurrency-limits #140/#234 and Envoy PR #42133) and no optimistic
@@ -74,16 +74,18 @@
 //! line: they are read on every success but written rarely.
 //!
 //! An admission reads the three counters one after another, not at one
-//! instant. Each counter is monotonic and their sum grows in steps of one,
-//! so a sum read at instants `t1 < t2 < t3` lies between the true sums at
-//! `t1` and at `t3`; an integer that moves in unit steps passes through
-//! every value in between, so the sum read *was* the true sum at some
-//! instant between the first load and the last. Everything that holds for
-//! one `released` counter read at one instant therefore holds for the sum:
-//! a shed, taken only if the word did not change around the loads, was
-//! justified at that instant; and a counter read early only undercounts
-//! releases, which makes in flight look higher, never lower, so an admission
-//! still never exceeds the limit.
+//! instant. Each counter only grows, so a sum read at instants
+//! `t1 < t2 < t3` lies between the true sums at `t1` and at `t3`, and with
+//! the word unchanged around the loads the in-flight count judged from it
+//! is at most the true count at `t1`. So a shed, taken only if the word did
+//! not change around the loads, was justified at `t1`: in flight was at
+//! least the count judged, against the word's limit. And a counter read
+//! early only undercounts releases, which makes in flight look higher,
+//! never lower, so an admission still never exceeds the limit. (Releases
+//! of one unit move the sum in steps of one, so the sum read was then the
+//! true sum at some instant between `t1` and `t3`; a weighted permit's
+//! release moves it by its weight at once, which the argument above does
+//! not need.)
 //!
 //! The epoch has 8 bits on 32-bit targets: a permit held across exactly a
 //! multiple of 256 cuts could cut once more. The limit is at most
@@ -122,10 +124,10 @@ pub(super) const fn in_flight_of(word: usize) -> usize {
     word & COUNT_MASK
 }
 
-/// The word with its admitted count one higher, wrapping inside its field.
+/// The word with its admitted count `n` higher, wrapping inside its field.
 #[inline(always)]
-pub(super) const fn bump_admitted(word: usize) -> usize {
-    (word & !COUNT_MASK) | (word.wrapping_add(1) & COUNT_MASK)
+pub(super) const fn bump_admitted(word: usize, n: usize) -> usize {
+    (word & !COUNT_MASK) | (word.wrapping_add(n) & COUNT_MASK)
 }
 
 #[inline(always)]
