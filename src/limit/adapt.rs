@@ -194,14 +194,19 @@ impl Limiter {
         }
     }
 
-    /// The baseline rose at the `n`th success: it is to be checked. (Plain
-    /// stores, as for the other adaptation words: a racing probe may clear
-    /// it, a lost step that the probe's own samples make good.)
+    /// The baseline rose at the `n`th success: it is to be checked. Against
+    /// a racing probe's swap a rise is either taken by that probe, whose
+    /// samples come after it, or left for the next check, never cleared
+    /// unchecked. (A CAS, not a store: both are right, but loom 0.7 lets a
+    /// store fall between the read and the write of a racing swap,
+    /// tokio-rs/loom#254, and its loom model would report that.)
     #[cold]
-    fn rose(&self, n: usize) {
+    pub(super) fn rose(&self, n: usize) {
         let t = &*self.track;
         t.risen_at.store(n, Ordering::Relaxed);
-        t.risen.store(RISEN, Ordering::Relaxed);
+        let _ = t
+            .risen
+            .compare_exchange(0, RISEN, Ordering::Relaxed, Ordering::Relaxed);
     }
 
     /// Records that the `n`th success was queue-free, for a grown-up
@@ -290,14 +295,14 @@ impl Limiter {
     }
 
     /// Probes: cuts the limit to `min_limit` in a new epoch so that
-    /// queue-free samples arrive again; it checks any rise so far (one
-    /// after this point is left for the next check).
-    pub(super) fn probe<C: Control>(&self, epoch: usize, n: usize, limit: usize) {
+    /// queue-free samples arrive again. Returns whether it took a rise to
+    /// check (one after its swap is left for the next check).
+    pub(super) fn probe<C: Control>(&self, epoch: usize, n: usize, limit: usize) -> bool {
         // The next probe no sooner than `PROBE_AFTER` successes from now,
         // unless the baseline rises again.
         let t = &*self.track;
         t.last_free.store(n, Ordering::Relaxed);
-        t.risen.store(0, Ordering::Relaxed);
+        let checks = t.risen.swap(0, Ordering::Relaxed) == RISEN;
         if self.cut::<C>(epoch, Some(self.min_limit)) {
             self.cold.probes.add(1);
             // After `probe_samples()` successes of the probe's epoch, back to
@@ -305,6 +310,7 @@ impl Limiter {
             t.resume.store(limit, Ordering::Relaxed);
             C::probing(self);
         }
+        checks
     }
 
     /// Sets the limit to `to` in a new epoch, or (`None`) cuts it by

@@ -213,7 +213,7 @@ impl Limiter {
         }
         let s = w.slow.swap(0, Ordering::Relaxed).max(slow_seen);
         if self.probe_due(n) {
-            self.probe::<Aimd>(epoch, n, limit);
+            let _ = self.probe::<Aimd>(epoch, n, limit);
             return;
         }
         if slow || 2 * s > window || self.app_limited(at_admission, priority, limit) {

@@ -146,7 +146,7 @@ impl Limiter {
         }
         let n = self.hot.released.success.load(Ordering::Relaxed);
         if self.probe_due(n) {
-            self.probe::<Gradient>(epoch, n, limit);
+            let _ = self.probe::<Gradient>(epoch, n, limit);
             return;
         }
         if resume > limit {

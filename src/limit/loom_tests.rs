@@ -480,3 +480,31 @@ fn loom_limit_level_shift_racing_a_step() {
         );
     });
 }
+
+/// A rise racing the probe that would check an earlier one: the probe
+/// takes the rise with one swap, so a rise is either taken by the probe
+/// (whose samples come after it) or left, `RISEN`, for the next check;
+/// never cleared unchecked (a stall's rise could then stay for good under
+/// closed-loop load).
+#[test]
+fn loom_limit_rise_racing_a_probe() {
+    use super::aimd::Aimd;
+    use super::word::epoch_of;
+    use super::RISEN;
+    explores::model(|| {
+        let limiter = leak(config(1, 4, 8));
+        let t = &*limiter.track;
+        let epoch = epoch_of(limiter.hot.state.load(Ordering::Relaxed));
+        let riser = thread::spawn(move || limiter.rose(7));
+        let prober = thread::spawn(move || limiter.probe::<Aimd>(epoch, 0, 4));
+        riser.join().unwrap();
+        let took = prober.join().unwrap();
+        let left = t.risen.load(Ordering::Relaxed) == RISEN;
+        assert!(
+            took != left,
+            "the rise was {}",
+            if took { "taken twice" } else { "lost" }
+        );
+        assert_eq!(limiter.stats().probes, 1);
+    });
+}
