@@ -183,14 +183,6 @@ impl Limiter {
             t.last_free.store(n, Ordering::Relaxed);
         } else {
             self.fresh(n);
-            if t.risen.load(Ordering::Relaxed) == RISEN
-                && n.wrapping_sub(t.risen_at.load(Ordering::Relaxed)) > CHECK_AFTER
-            {
-                // Queue-free samples kept coming for `CHECK_AFTER`
-                // successes after the rise: had it been a stall's, they
-                // would have undone it. Confirmed.
-                t.risen.store(0, Ordering::Relaxed);
-            }
         }
     }
 
@@ -218,6 +210,23 @@ impl Limiter {
         let last_free = &self.track.last_free;
         if n.wrapping_sub(last_free.load(Ordering::Relaxed)) >= FRESH_EVERY {
             last_free.store(n, Ordering::Relaxed);
+            self.confirm(n);
+        }
+    }
+
+    /// A queue-free sample, the `n`th success, `CHECK_AFTER` successes (to
+    /// `FRESH_EVERY`) after the baseline rose: queue-free samples kept
+    /// coming, and had the rise been a stall's they would have undone it.
+    /// Confirmed: no check is due.
+    #[cold]
+    fn confirm(&self, n: usize) {
+        let t = &*self.track;
+        if t.risen.load(Ordering::Relaxed) == RISEN
+            && n.wrapping_sub(t.risen_at.load(Ordering::Relaxed)) > CHECK_AFTER
+        {
+            let _ = t
+                .risen
+                .compare_exchange(RISEN, 0, Ordering::Relaxed, Ordering::Relaxed);
         }
     }
 

@@ -394,7 +394,7 @@ fn a_rise_that_queue_free_samples_confirm_is_not_probed() {
     for c in [config(2, 6, 6), gradient(2, 6, 6)] {
         let l = Limiter::try_new(c).unwrap();
         mature(&l, 10);
-        succeed_beside(&l, 0, SHIFT_RUN + CHECK_AFTER + 1, 90);
+        succeed_beside(&l, 0, SHIFT_RUN + CHECK_AFTER + FRESH_EVERY + 1, 90);
         assert_eq!(l.baseline(), Some(90));
         let before = l.stats();
         succeed_beside(&l, 2, 4 * CHECK_AFTER, 90);

@@ -61,10 +61,11 @@ pub(super) fn refuse_at_the_limit(l: &Limiter) {
     drop(held);
 }
 
-/// Feeds `YOUNG` queue-free successes of `ticks`, then `CHECK_AFTER` more
-/// that confirm it: a grown-up baseline no check is due for.
+/// Feeds `YOUNG` queue-free successes of `ticks`, then enough more to
+/// confirm it (`CHECK_AFTER`, judged to `FRESH_EVERY`): a grown-up baseline
+/// no check is due for.
 pub(super) fn mature(l: &Limiter, ticks: u32) {
-    succeed_beside(l, 0, YOUNG + CHECK_AFTER + 1, ticks);
+    succeed_beside(l, 0, YOUNG + CHECK_AFTER + FRESH_EVERY + 1, ticks);
     assert_eq!(l.track.risen.load(Ordering::Relaxed), 0, "confirmed");
 }
 
