@@ -1,0 +1,161 @@
+//! The parity and void bitmaps: one bit per slot in 32-bit words, runs
+//! read with one load per word and flipped or marked with one RMW per word.
+
+use super::*;
+
+const_fn! {
+    /// `W` zeroed bitmap words.
+    pub(super) fn words<const W: usize>() -> [AtomicU32; W] {
+        #[cfg(not(sluicegate_loom))]
+        {
+            [const { AtomicU32::new(0) }; W]
+        }
+        #[cfg(sluicegate_loom)]
+        {
+            core::array::from_fn(|_| AtomicU32::new(0))
+        }
+    }
+}
+
+/// How many positions from counter word `from`, at most `max` (`>= 1`),
+/// have their bit in `map` equal to their lap's parity plus `plus` (0: free
+/// in `consumed`; 1: published in `published`). One acquire load per
+/// 32-slot word the run touches.
+#[inline(always)]
+pub(super) fn run<const N: usize, const W: usize>(
+    map: &[AtomicU32; W],
+    from: usize,
+    max: usize,
+    plus: usize,
+) -> usize {
+    let (got, room) = run_in_word::<N, W>(map, from >> SHIFT, plus);
+    // (`max == 1` first: a single operation's run never needs the next
+    // word, which the compiler cannot see from `room >= 1`.)
+    if max == 1 || got < room || max <= room {
+        return got.min(max);
+    }
+    run_on::<N, W>(map, (from >> SHIFT).wrapping_add(room), max - room, plus) + room
+}
+
+/// The run from position `q` up to the end of its bitmap word (or of the
+/// lap, in a ring of fewer than 32 slots): its length, and that room.
+#[inline(always)]
+pub(super) fn run_in_word<const N: usize, const W: usize>(
+    map: &[AtomicU32; W],
+    q: usize,
+    plus: usize,
+) -> (usize, usize) {
+    let s = q & (N - 1);
+    let bit = s % 32;
+    // All ones where a bit must be 1 for the position to count.
+    let want = 0u32.wrapping_sub(((q >> N.trailing_zeros()).wrapping_add(plus) & 1) as u32);
+    // Acquire: the slot hand-off (module docs).
+    let word = map[s / 32].load(Ordering::Acquire);
+    // Ones where the bit is as wanted, from `bit` up: the run is their
+    // trailing ones.
+    let ok = !(word ^ want) >> bit;
+    // The end of the word is the end of the lap for `N >= 32` (a multiple
+    // of 32), and may not be for smaller rings.
+    let room = if N >= 32 { 32 - bit } else { N - s };
+    ((!ok).trailing_zeros() as usize, room)
+}
+
+/// [`run`] past the first word: whole words from position `q`.
+#[inline(never)]
+pub(super) fn run_on<const N: usize, const W: usize>(
+    map: &[AtomicU32; W],
+    mut q: usize,
+    max: usize,
+    plus: usize,
+) -> usize {
+    let mut n = 0;
+    loop {
+        let (got, room) = run_in_word::<N, W>(map, q, plus);
+        let span = (max - n).min(room);
+        if got < span {
+            return n + got;
+        }
+        n += span;
+        if n == max {
+            return max;
+        }
+        q = q.wrapping_add(span);
+    }
+}
+
+/// How many positions from counter word `from` (at most `N`) have their
+/// bit set in `map` (the voids).
+pub(super) fn void_run<const N: usize, const W: usize>(map: &[AtomicU32; W], from: usize) -> usize {
+    let mut q = from >> SHIFT;
+    let mut n = 0;
+    while n < N {
+        let s = q & (N - 1);
+        let bit = s % 32;
+        // Acquire: see `skip_voids`.
+        let ones = map[s / 32].load(Ordering::Acquire) >> bit;
+        let room = if N >= 32 { 32 - bit } else { N - s };
+        let span = (N - n).min(room);
+        let got = (!ones).trailing_zeros() as usize;
+        if got < span {
+            return n + got;
+        }
+        n += span;
+        q = q.wrapping_add(span);
+    }
+    N
+}
+
+/// Sets (`set`) or clears the bits in `map` of the `n` positions (`>= 1`)
+/// from counter word `from`, one release read-modify-write per word.
+pub(super) fn mark<const N: usize, const W: usize>(
+    map: &[AtomicU32; W],
+    from: usize,
+    n: usize,
+    set: bool,
+) {
+    let mut q = from >> SHIFT;
+    let mut left = n;
+    while left > 0 {
+        let s = q & (N - 1);
+        let bit = s % 32;
+        let room = if N >= 32 { 32 - bit } else { N - s };
+        let span = left.min(room);
+        let mask = (u32::MAX >> (32 - span)) << bit;
+        // Release: the slots' owner is done with them.
+        if set {
+            map[s / 32].fetch_or(mask, Ordering::Release);
+        } else {
+            map[s / 32].fetch_and(!mask, Ordering::Release);
+        }
+        q = q.wrapping_add(span);
+        left -= span;
+    }
+}
+
+/// Clears the void bits of the `n` positions from counter word `from`.
+pub(super) fn clear<const N: usize, const W: usize>(map: &[AtomicU32; W], from: usize, n: usize) {
+    mark::<N, W>(map, from, n, false);
+}
+
+/// Flips the bits in `map` of the `n` positions (`>= 1`) from counter word
+/// `from`: one release `fetch_xor` per word (two where the run wraps inside
+/// the one word of a ring of fewer than 32 slots).
+#[inline(always)]
+pub(super) fn flip<const N: usize, const W: usize>(map: &[AtomicU32; W], from: usize, n: usize) {
+    let mut q = from >> SHIFT;
+    let mut left = n;
+    loop {
+        let s = q & (N - 1);
+        let bit = s % 32;
+        let room = if N >= 32 { 32 - bit } else { N - s };
+        let span = left.min(room);
+        let mask = (u32::MAX >> (32 - span)) << bit;
+        // Release: the slot hand-off (module docs).
+        map[s / 32].fetch_xor(mask, Ordering::Release);
+        if span == left {
+            return;
+        }
+        q = q.wrapping_add(span);
+        left -= span;
+    }
+}

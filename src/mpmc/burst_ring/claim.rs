@@ -1,0 +1,263 @@
+//! Claims: a run of positions from `prod` for pushes, from `cons` for
+//! pops, one CAS when it wins; the out-of-line loops for what blocks a
+//! claim (a flag, a void, an operation in progress).
+
+use super::*;
+
+impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
+    /// Claims a run of free positions from `prod`: at least `min` and at
+    /// most `max` (`1 <= min <= max`). Returns the first position's counter
+    /// word and the run's length, or why not. The first attempt is inlined;
+    /// anything else (a lost race, a refusal) is the out-of-line loop, so
+    /// that the hot path keeps few registers.
+    #[inline(always)]
+    pub(super) fn claim_push(&self, min: usize, max: usize) -> Result<(usize, usize), Stop> {
+        match self.try_claim_push(min, max) {
+            Some(claim) => Ok(claim),
+            None => self.claim_push_slow(min, max),
+        }
+    }
+
+    /// [`claim_push`](Self::claim_push)'s first attempt: `None` if the run
+    /// is too short, a flag is set or the CAS lost a race.
+    #[inline(always)]
+    pub(super) fn try_claim_push(&self, min: usize, max: usize) -> Option<(usize, usize)> {
+        let max = max.min(N);
+        // SeqCst: acquire for the parity argument; sequentially consistent
+        // as the other loads of the full test (module docs).
+        let h = self.prod.load(Ordering::SeqCst);
+        if h & FLAGS != 0 {
+            return None;
+        }
+        let n = run::<N, W>(&self.consumed, h, max, 0);
+        if n < min {
+            return None;
+        }
+        pause_point(pause::BURST_PUSH_CHECKED);
+        let to = h.wrapping_add(n * ONE);
+        self.prod
+            .compare_exchange(h, to, Ordering::SeqCst, Ordering::SeqCst)
+            .ok()?;
+        self.debug_check_claim(to);
+        Some((h, n))
+    }
+
+    /// [`claim_push`](Self::claim_push)'s loop.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn claim_push_slow(&self, min: usize, max: usize) -> Result<(usize, usize), Stop> {
+        let max = max.min(N);
+        let mut h = self.prod.load(Ordering::SeqCst);
+        loop {
+            if h & FLAGS != 0 {
+                return Err(flagged(h));
+            }
+            let n = run::<N, W>(&self.consumed, h, max, 0);
+            if n < min {
+                match self.push_blocked(h, h.wrapping_add(n * ONE)) {
+                    Blocked::Retry(now) => {
+                        h = now;
+                        continue;
+                    }
+                    Blocked::Stop(stop) => return Err(stop),
+                }
+            }
+            pause_point(pause::BURST_PUSH_CHECKED);
+            match self.prod.compare_exchange_weak(
+                h,
+                h.wrapping_add(n * ONE),
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            ) {
+                Ok(_) => {
+                    self.debug_check_claim(h.wrapping_add(n * ONE));
+                    return Ok((h, n));
+                }
+                Err(now) => h = now,
+            }
+        }
+    }
+
+    /// Claims a run of published positions from `cons`, as
+    /// [`claim_push`](Self::claim_push) does from `prod`.
+    #[inline(always)]
+    pub(super) fn claim_pop(&self, min: usize, max: usize) -> Result<(usize, usize), Stop> {
+        match self.try_claim_pop(min, max) {
+            Some(claim) => Ok(claim),
+            None => self.claim_pop_slow(min, max),
+        }
+    }
+
+    /// [`claim_pop`](Self::claim_pop)'s first attempt.
+    #[inline(always)]
+    pub(super) fn try_claim_pop(&self, min: usize, max: usize) -> Option<(usize, usize)> {
+        let max = max.min(N);
+        // SeqCst: as in `try_claim_push`.
+        let c = self.cons.load(Ordering::SeqCst);
+        let n = run::<N, W>(&self.published, c, max, 1);
+        if n < min {
+            return None;
+        }
+        pause_point(pause::BURST_POP_CHECKED);
+        let to = c.wrapping_add(n * ONE);
+        self.cons
+            .compare_exchange(c, to, Ordering::SeqCst, Ordering::SeqCst)
+            .ok()?;
+        self.sample_peak(c, n);
+        Some((c, n))
+    }
+
+    /// [`claim_pop`](Self::claim_pop)'s loop.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn claim_pop_slow(&self, min: usize, max: usize) -> Result<(usize, usize), Stop> {
+        let max = max.min(N);
+        let mut c = self.cons.load(Ordering::SeqCst);
+        loop {
+            let n = run::<N, W>(&self.published, c, max, 1);
+            if n < min {
+                match self.pop_blocked(c, c.wrapping_add(n * ONE)) {
+                    Blocked::Retry(now) => {
+                        c = now;
+                        continue;
+                    }
+                    Blocked::Stop(stop) => return Err(stop),
+                }
+            }
+            pause_point(pause::BURST_POP_CHECKED);
+            match self.cons.compare_exchange_weak(
+                c,
+                c.wrapping_add(n * ONE),
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            ) {
+                Ok(_) => {
+                    self.sample_peak(c, n);
+                    return Ok((c, n));
+                }
+                Err(now) => c = now,
+            }
+        }
+    }
+
+    /// A push that loaded `prod == h` found position `q` (`h <= q`) not
+    /// free: full, busy, or look again (module docs, "Full, empty and busy
+    /// are exact").
+    #[cold]
+    #[inline(never)]
+    pub(super) fn push_blocked(&self, h: usize, q: usize) -> Blocked {
+        let c = self.cons.load(Ordering::SeqCst);
+        let now = self.prod.load(Ordering::SeqCst);
+        if now != h {
+            return Blocked::Retry(now);
+        }
+        if gap(q, c) >= N {
+            return Blocked::Stop(Stop::Full);
+        }
+        // A pop claimed `q - N`; if it has flipped it meanwhile, look again.
+        if run::<N, W>(&self.consumed, q, 1, 0) == 1 {
+            return Blocked::Retry(h);
+        }
+        Blocked::Stop(Stop::Busy)
+    }
+
+    /// A pop that loaded `cons == c` found position `q` (`c <= q`) not
+    /// published: empty, closed, busy, or look again.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn pop_blocked(&self, c: usize, q: usize) -> Blocked {
+        let p = self.prod.load(Ordering::SeqCst);
+        let now = self.cons.load(Ordering::SeqCst);
+        if now != c {
+            return Blocked::Retry(now);
+        }
+        if gap(p & !FLAGS, q) == 0 {
+            // No push claimed `q`.
+            if p & CLOSED == 0 || q != c {
+                return Blocked::Stop(Stop::Empty);
+            }
+            // Closed and drained, unless an eviction has taken `q - N` and
+            // is yet to publish its item at `q` (or a pop of `q - N` has
+            // not finished).
+            return Blocked::Stop(if run::<N, W>(&self.consumed, q, 1, 0) == 1 {
+                Stop::Closed
+            } else {
+                Stop::Busy
+            });
+        }
+        if run::<N, W>(&self.published, q, 1, 1) == 1 {
+            return Blocked::Retry(c);
+        }
+        // A void at the front is skipped, and the pop tries again.
+        if q == c && self.skip_voids(c) {
+            return Blocked::Retry(self.cons.load(Ordering::SeqCst));
+        }
+        Blocked::Stop(Stop::Busy)
+    }
+
+    /// If position `c` (a counter word that was `cons`) is a void, claims
+    /// the run of voids from it as a pop would and passes them (flipping
+    /// their published and consumed bits, so the laps stay even). Returns
+    /// whether `cons` moved (by us or by another context).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn skip_voids(&self, c: usize) -> bool {
+        // Acquire: pairs with the dropped chunk's release (it is done with
+        // the slots). A set bit is this lap's: the next lap's push cannot
+        // claim the slot before the skip flips its consumed bit.
+        let v = void_run::<N, W>(&self.void, c);
+        if v == 0 {
+            return false;
+        }
+        let to = c.wrapping_add(v * ONE);
+        if self
+            .cons
+            .compare_exchange(c, to, Ordering::SeqCst, Ordering::SeqCst)
+            .is_ok()
+        {
+            // Cleared before the consumed flip, which lets the next lap's
+            // push claim the slot (and perhaps void it again).
+            clear::<N, W>(&self.void, c, v);
+            flip::<N, W>(&self.published, c, v);
+            flip::<N, W>(&self.consumed, c, v);
+        }
+        true
+    }
+
+    /// Debug builds: after a claim by a push up to counter word `to`, no
+    /// more than `N` positions are claimed by pushes and not by pops.
+    #[inline(always)]
+    pub(super) fn debug_check_claim(&self, to: usize) {
+        #[cfg(debug_assertions)]
+        {
+            // `cons` only grows: a later load can only show fewer.
+            let c = self.cons.load(Ordering::SeqCst);
+            assert!(
+                gap(to, c) <= N,
+                "BurstRing: {} positions claimed past `cons`",
+                gap(to, c)
+            );
+        }
+        let _ = to;
+    }
+}
+
+/// What a push that loaded `prod` with a flag set answers: closed, or busy
+/// while an eviction holds the next position.
+#[cold]
+#[inline(never)]
+pub(super) fn flagged(prod: usize) -> Stop {
+    if prod & CLOSED != 0 {
+        Stop::Closed
+    } else {
+        Stop::Busy
+    }
+}
+
+/// What a blocked claim does next.
+pub(super) enum Blocked {
+    /// A counter moved (or the bit flipped): claim again from this word.
+    Retry(usize),
+    /// Answer this.
+    Stop(Stop),
+}
