@@ -276,7 +276,8 @@ impl<const N: usize> sealed::Pool<N> for FreeMask {
     }
 
     fn free_hint(&self) -> usize {
-        self.0.load(Ordering::SeqCst).count_ones() as usize
+        // Relaxed: a snapshot for the observers, ordered with nothing.
+        self.0.load(Ordering::Relaxed).count_ones() as usize
     }
 }
 
@@ -481,6 +482,7 @@ impl<const N: usize, const W: usize> sealed::Pool<N> for FreeBits<W> {
     }
 
     fn free_hint(&self) -> usize {
-        self.free.load(Ordering::SeqCst).min(N)
+        // Relaxed: a snapshot for the observers, ordered with nothing.
+        self.free.load(Ordering::Relaxed).min(N)
     }
 }

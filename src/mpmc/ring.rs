@@ -308,13 +308,20 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
     pub(super) fn note_peak(&self, seen: usize) {
         // Relaxed: a statistic, ordered with nothing.
         if seen > self.peak.load(Ordering::Relaxed) {
-            let seen = if self.is_closed() {
-                seen.min(self.held())
-            } else {
-                seen
-            };
-            self.peak.fetch_max(seen.min(N), Ordering::Relaxed);
+            self.raise_peak(seen);
         }
+    }
+
+    /// [`note_peak`](Self::note_peak)'s rare part, out of the pops' line.
+    #[cold]
+    fn raise_peak(&self, seen: usize) {
+        let seen = if self.is_closed() {
+            seen.min(self.held())
+        } else {
+            seen
+        };
+        // Relaxed: as in `note_peak`.
+        self.peak.fetch_max(seen.min(N), Ordering::Relaxed);
     }
 
     /// Counts `k` slots a close kept out of both index rings.

@@ -297,10 +297,10 @@ pub fn settling(row: &Row, seeds: u64) -> Goal {
                 let unloaded = d.service.mean_us();
                 let mut worst_limit = 0.0f64;
                 let mut worst_p50 = 0u64;
-                for w in &r.windows[1..] {
-                    let (x, y) = (d.windows.iter().find(|v| v.label == w.label).unwrap(), w);
-                    worst_limit = worst_limit.max(r.limit_stats(x.from_us, x.to_us).0);
-                    worst_p50 = worst_p50.max(y.p50_us);
+                // The reports' windows are the scenario's, in order.
+                for (w, measured) in d.windows[1..].iter().zip(&r.windows[1..]) {
+                    worst_limit = worst_limit.max(r.limit_stats(w.from_us, w.to_us).0);
+                    worst_p50 = worst_p50.max(measured.p50_us);
                 }
                 let (_, _, highest) = r.limit_stats(d.windows[0].from_us, d.windows[0].to_us);
                 let good = r.main().goodput_pct;
