@@ -20,10 +20,10 @@ fn per_producer() -> usize {
 }
 
 /// How many `Full` answers a `try_push` producer takes for one item before
-/// it gives the item up. Unbounded on real threads; under Miri, whose
-/// weak-memory emulation can let a spinning thread read a stale index ring
-/// for a long stretch of some schedules, a retry loop of eight threads over
-/// one slot could otherwise run for many minutes.
+/// it gives the item up. Unbounded on real threads. Under Miri some
+/// schedules (seeds) of eight threads retrying over one slot ran for more
+/// than a quarter of an hour, against ten seconds for most; the bound keeps
+/// every schedule's work finite.
 fn max_tries() -> usize {
     if cfg!(miri) {
         256
