@@ -22,12 +22,12 @@ MIRI_TESTS=(--test spsc --test spsc_stress --test mpmc --test mpmc_stress --test
 timeout 1200 cargo +nightly miri test --lib
 timeout 1200 cargo +nightly miri test "${MIRI_TESTS[@]}"
 timeout 900 cargo +nightly miri test --test burst_ring --test burst_ring_stress
-timeout 900 cargo +nightly miri test --features critical-section --test mpmc_cs --test mpmc_cs_stress --test close --test everyday --test panic_safety --test stats
+timeout 900 cargo +nightly miri test --features critical-section --test mpmc_cs --test mpmc_cs_stress --test close --test everyday --test panic_safety --test stats --test expire
 # i686: Miri builds its own sysroot for it from rust-src, no rustup target needed.
 timeout 900 cargo +nightly miri test --target i686-unknown-linux-gnu --test spsc --test stats --test spsc_flag \
   --test burst_ring
 # The waits: futures under pollster and LocalPool, parked blocking calls.
-timeout 900 cargo +nightly miri test --features std --test wait --test close --test limit_owned
+timeout 900 cargo +nightly miri test --features std --test wait --test close --test limit_owned --test expire
 timeout 900 cargo +nightly miri test --features std,critical-section --test wait_cs
 # Many interleavings of the overwrite stress test (Miri's scheduler and weak
 # memory emulation are seeded; seeds 3, 6 and 19 found an ordering bug once).

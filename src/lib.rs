@@ -23,6 +23,7 @@ compile_error!(
     "sluicegate: the `async` feature needs compare-and-swap; on thumbv6m enable `portable-atomic` too"
 );
 
+pub mod expire;
 mod outcome;
 #[cfg(not(feature = "std"))]
 mod spin;

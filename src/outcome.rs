@@ -172,6 +172,10 @@ pub struct RingStats {
     /// the next position was held by another operation in progress. Only
     /// the burst ring gives this answer; 0 on every other ring.
     pub busy: usize,
+    /// Items a `try_pop_fresh`-style pop discarded because they had expired
+    /// (dropped, or handed to the caller's closure; see
+    /// [`expire`](crate::expire)).
+    pub expired: usize,
     /// The high-water mark: the most items the ring has held, in `0..=N`.
     /// Kept off the push path, so how exact it is depends on the ring (each
     /// ring's `stats` says precisely): on the SPSC ring a length the ring
@@ -212,6 +216,7 @@ impl RingStats {
             rejected: self.rejected.wrapping_sub(earlier.rejected),
             overwritten: self.overwritten.wrapping_sub(earlier.overwritten),
             busy: self.busy.wrapping_sub(earlier.busy),
+            expired: self.expired.wrapping_sub(earlier.expired),
             peak: self.peak,
         }
     }

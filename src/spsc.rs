@@ -173,10 +173,10 @@
 //!
 //! # Memory
 //!
-//! `N` slots of `T`, plus five words: `head`, `tail`, the two counters of
+//! `N` slots of `T`, plus six words: `head`, `tail`, the three counters of
 //! [`RingStats`] and its `peak`, plus which handles are alive (a word where
 //! compare-and-swap exists, two bytes without). On bare-metal Arm nothing is
-//! padded: a `Ring<u32, 8>` takes 56 bytes on thumbv6m and thumbv7em.
+//! padded: a `Ring<u32, 8>` takes 60 bytes on thumbv6m and thumbv7em.
 //! On hosts `head` and the producer's words (`tail`, the counters and
 //! `peak`) each take a 128-byte line, so the same ring takes 384 bytes on
 //! x86-64.
@@ -192,6 +192,7 @@
 mod batch;
 mod chunk;
 pub mod flag;
+mod fresh;
 mod handles;
 #[cfg(all(test, sluicegate_loom))]
 mod loom_tests;
@@ -296,6 +297,10 @@ struct ProducerSide {
     tail: LoadStoreUsize,
     rejected: SoloCounter,
     overwritten: SoloCounter,
+    /// Items the consumer's `*_fresh` pops discarded (see
+    /// [`crate::expire`]). Stored only by the consumer, and only when it
+    /// discards: the producer never reads it.
+    expired: SoloCounter,
     /// The most items the consumer found when it looked at `tail` (see
     /// [`Ring::stats`]). Stored only by the consumer (and by a split), and
     /// only when it grows; the consumer loads it right after `tail`, from
@@ -377,6 +382,7 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
                     tail: LoadStoreUsize::new(stored),
                     rejected: SoloCounter::new(),
                     overwritten: SoloCounter::new(),
+                    expired: SoloCounter::new(),
                     peak: LoadStoreUsize::new(0),
                 }),
                 waiters: wait::RingWaiters::new(),
@@ -479,13 +485,14 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     /// let (mut tx, _rx) = RING.try_split().unwrap();
     /// tx.push_burst(&[1, 2, 3]); // 3 does not fit: rejected
     /// let _ = tx.push_overwrite(4); // evicts 1
-    /// assert_eq!(RING.stats(), RingStats { rejected: 1, overwritten: 1, busy: 0, peak: 2 });
+    /// assert_eq!(RING.stats(), RingStats { rejected: 1, overwritten: 1, busy: 0, expired: 0, peak: 2 });
     /// ```
     pub fn stats(&self) -> RingStats {
         RingStats {
             rejected: self.producer.rejected.get(),
             overwritten: self.producer.overwritten.get(),
             busy: 0,
+            expired: self.producer.expired.get(),
             peak: self.producer.peak.load(Ordering::Relaxed).max(self.len()),
         }
     }

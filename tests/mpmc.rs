@@ -36,6 +36,7 @@ fn fifo_reject_and_counters() {
             rejected: 2,
             overwritten: 0,
             busy: 0,
+            expired: 0,
             peak: 4
         }
     );

@@ -92,12 +92,14 @@ fn since_keeps_the_later_peak() {
         rejected: 5,
         overwritten: 0,
         busy: 0,
+        expired: usize::MAX,
         peak: 3,
     };
     let later = RingStats {
         rejected: 7,
         overwritten: 1,
         busy: 0,
+        expired: 2,
         peak: 9,
     };
     assert_eq!(
@@ -106,6 +108,7 @@ fn since_keeps_the_later_peak() {
             rejected: 2,
             overwritten: 1,
             busy: 0,
+            expired: 3,
             peak: 9
         }
     );

@@ -62,6 +62,16 @@ const ROWS: &[Row] = &[
         check: Check::Expired,
     },
     Row {
+        name: "2c ring 16, expire",
+        policy: Policy::Reject,
+        check: Check::Fresh,
+    },
+    Row {
+        name: "2d ring 16, block+exp",
+        policy: Policy::Block,
+        check: Check::Fresh,
+    },
+    Row {
         name: "3 ring 16, drop oldest",
         policy: Policy::DropOldest,
         check: Check::Expired,
@@ -533,6 +543,7 @@ fn summary(base: &Scenario, sweep: &[Vec<Window>], slow: &[Run], hard: &[(Scenar
     let unb_budget = &two[row_of("1 unbounded, budget chk")];
     let rej = &two[row_of("2 ring 16, reject")];
     let blk = &two[row_of("2b ring 16, block")];
+    let blk_exp = &two[row_of("2d ring 16, block+exp")];
     let dro = &two[row_of("3 ring 16, drop oldest")];
     let s4 = &two[row_of("4 static limit 4")];
     let aimd = &two[row_index(Policy::Aimd)];
@@ -570,10 +581,19 @@ fn summary(base: &Scenario, sweep: &[Vec<Window>], slow: &[Run], hard: &[(Scenar
     ));
     bullet(&format!(
         "- Blocking the sender moves the queue upstream: {:.0} % good-put, p99 {} and {} \
-         senders waiting at the peak, with open-loop clients that do not slow down.",
+         senders waiting at the peak, with open-loop clients that do not slow down; {:.0} % \
+         of what it serves is wasted, requests that waited upstream past their deadline. \
+         Popping with `try_pop_fresh_with`, which discards (and counts) what can no longer \
+         be served in time, recovers {:.0} % good-put with p99 {} and {:.0} % wasted. A ring \
+         of {} that rejects holds no request long enough to expire at any load here.",
         gp(blk),
         dur(blk.p99_ms),
-        blk.peak_queue
+        blk.peak_queue,
+        blk.wasted_pct(),
+        gp(blk_exp),
+        dur(blk_exp.p99_ms),
+        blk_exp.wasted_pct(),
+        sim::RING
     ));
     let slow_row = |name: &str| {
         let i = SLOW_ROWS.iter().position(|r| r.name == name).expect("row");

@@ -12,12 +12,14 @@ use crate::sim::{Run, Scenario, Window, MS, SECOND};
 use crate::Row;
 
 /// One colour per policy name (every panel), distinguishable on white.
-const COLOURS: [(&str, RGBColor); 12] = [
+const COLOURS: [(&str, RGBColor); 14] = [
     ("1 unbounded, no check", RGBColor(120, 120, 120)),
     ("1 unbounded", RGBColor(0, 0, 0)),
     ("1 unbounded, budget chk", RGBColor(150, 90, 40)),
     ("2 ring 16, reject", RGBColor(31, 119, 180)),
     ("2b ring 16, block", RGBColor(23, 190, 207)),
+    ("2c ring 16, expire", RGBColor(0, 90, 140)),
+    ("2d ring 16, block+exp", RGBColor(100, 200, 160)),
     ("3 ring 16, drop oldest", RGBColor(44, 160, 44)),
     ("4 static limit 4", RGBColor(255, 127, 14)),
     ("4 static limit 16", RGBColor(188, 189, 34)),

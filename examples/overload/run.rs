@@ -52,6 +52,9 @@ pub struct Run {
     pub series: Vec<Sample>,
     pub peak_queue: usize,
     pub peak_bytes: usize,
+    /// Requests the ring's fresh pop discarded (`RingStats::expired`;
+    /// policy 2c).
+    pub expired: usize,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -81,6 +81,10 @@ pub enum Check {
     /// Skips a request that cannot finish before its deadline (remaining time
     /// below the worker's running estimate of the service time).
     Budget,
+    /// The same test made by the ring: the workers pop with
+    /// `try_pop_fresh_with`, which discards such requests at the pop and
+    /// counts them in `RingStats::expired` (ring policies only).
+    Fresh,
 }
 
 /// What happens to a request at the server's door.
@@ -363,6 +367,7 @@ pub fn run(sc: &Scenario) -> Run {
         series: sim.series,
         peak_queue: sim.peak_queue,
         peak_bytes: sim.peak_bytes,
+        expired: ring.stats().expired,
     }
 }
 
@@ -555,10 +560,30 @@ impl<'a> Sim<'a> {
         match &mut self.door {
             Door::Unbounded(q) | Door::Gate(_, q) => q.pop_front(),
             Door::Ring(ring) => {
-                let a = ring.try_pop();
-                if a.is_some() {
-                    // A slot freed: one blocked sender (a random one, as
-                    // spinning waiters race) gets it.
+                let ring = *ring;
+                let mut freed = 0;
+                let a = if self.sc.check == Check::Fresh {
+                    let (now, estimate, attempts) = (self.now, self.estimate, &self.attempts);
+                    let mut late = Vec::new();
+                    let a = ring.try_pop_fresh_with(
+                        |&a: &u32| {
+                            let at = &attempts[a as usize];
+                            at.at == Where::Queued && now + estimate > at.deadline
+                        },
+                        |a| late.push(a),
+                    );
+                    freed += late.len();
+                    for a in late {
+                        self.attempts[a as usize].at = Where::Gone;
+                    }
+                    a
+                } else {
+                    ring.try_pop()
+                };
+                freed += usize::from(a.is_some());
+                // Each freed slot: one blocked sender (a random one, as
+                // spinning waiters race) gets it.
+                for _ in 0..freed {
                     while !self.blocked.is_empty() {
                         let i = self.rng.below(self.blocked.len() as u64) as usize;
                         let b = self.blocked.swap_remove(i);
@@ -589,6 +614,7 @@ impl<'a> Sim<'a> {
                 Check::None => false,
                 Check::Expired => now >= at.deadline,
                 Check::Budget => now + estimate > at.deadline,
+                Check::Fresh => false, // the ring's pop tested it
             };
             if skip {
                 at.at = Where::Gone;

@@ -285,6 +285,8 @@ pub struct BurstRing<T: Copy, const N: usize, const W: usize> {
     /// evicting flag; module docs, "One evictor"), so a load and a store.
     overwritten: SoloCounter,
     busy: SharedCounter,
+    /// Items the `*_fresh` pops discarded (see [`crate::expire`]).
+    expired: SharedCounter,
     /// The largest length a pop sampled (see [`BurstRing::stats`]).
     peak: AtomicUsize,
 }
@@ -356,6 +358,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
                 rejected: SharedCounter::new(),
                 overwritten: SoloCounter::new(),
                 busy: SharedCounter::new(),
+                expired: SharedCounter::new(),
                 peak: AtomicUsize::new(0),
             }
         }
@@ -544,7 +547,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     ///     sluicegate::mpmc::burst_ring::BurstRing::new();
     /// ring.push_burst(&[1, 2, 3]);
     /// let _ = ring.push_overwrite(4);
-    /// assert_eq!(ring.stats(), RingStats { rejected: 1, overwritten: 1, busy: 0, peak: 2 });
+    /// assert_eq!(ring.stats(), RingStats { rejected: 1, overwritten: 1, busy: 0, expired: 0, peak: 2 });
     /// ```
     pub fn stats(&self) -> RingStats {
         let (rejected, overwritten) = (self.rejected.get(), self.overwritten.get());
@@ -552,6 +555,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
             rejected,
             overwritten,
             busy: self.busy.get(),
+            expired: self.expired.get(),
             peak: if rejected != 0 || overwritten != 0 {
                 N
             } else {
@@ -559,6 +563,12 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
                 self.peak.load(Ordering::Relaxed).max(self.len())
             },
         }
+    }
+
+    /// Counts `k` items a `*_fresh` pop discarded.
+    #[cold]
+    pub(super) fn note_expired(&self, k: usize) {
+        self.expired.add(k);
     }
 }
 

@@ -21,7 +21,7 @@
 //! assert_eq!(EVENTS.try_push(9).unwrap_err().into_inner(), 9); // full: rejected
 //! assert_eq!(EVENTS.push_overwrite(4), Overwritten::Evicted(0)); // full: the oldest goes
 //! assert_eq!(EVENTS.try_pop(), Some(1));
-//! assert_eq!(EVENTS.stats(), RingStats { rejected: 1, overwritten: 1, busy: 0, peak: 4 });
+//! assert_eq!(EVENTS.stats(), RingStats { rejected: 1, overwritten: 1, busy: 0, expired: 0, peak: 4 });
 //! ```
 //!
 //! The binary chooses the critical-section implementation, never this crate:
@@ -92,9 +92,10 @@
 //!
 //! # Memory
 //!
-//! `N` slots of `T` plus five words (`head`, `len` with the closed flag in
-//! its top bit, `peak`, `rejected`, `overwritten`), nothing padded: a
-//! `Ring<u32, 8>` takes 52 bytes on thumbv6m and thumbv7em, 72 on x86-64
+//! `N` slots of `T` plus six words (`head`, `len` with the closed flag in
+//! its top bit, `peak`, `rejected`, `overwritten`, `expired`), nothing
+//! padded: a `Ring<u32, 8>` takes 56 bytes on thumbv6m and thumbv7em, 80 on
+//! x86-64
 //! (`tests/ram.rs` pins these). The `async` feature adds two mask words
 //! and eight `Option<Waker>` cells (two words each): 72 bytes on 32-bit
 //! targets, 144 on 64-bit ones.
@@ -147,6 +148,8 @@ struct State<T, const N: usize> {
     peak: usize,
     rejected: usize,
     overwritten: usize,
+    /// Items the `*_fresh` pops discarded (see [`crate::expire`]).
+    expired: usize,
     /// Per side (`Side as usize`: tasks waiting for an item, for room): bit
     /// `i` set: waker cell `i` of that side is owned by a waiting future
     /// (`src/mpmc/cs/wait.rs`). Before the slots, where Thumb-1 loads reach
@@ -317,6 +320,7 @@ impl<T, const N: usize> State<T, N> {
             rejected: self.rejected,
             overwritten: self.overwritten,
             busy: 0,
+            expired: self.expired,
             peak: if self.rejected != 0 || self.overwritten != 0 {
                 N // a refused push or an eviction found `N` items
             } else {
@@ -346,6 +350,7 @@ impl<T, const N: usize> Ring<T, N> {
                 len: 0,
                 rejected: 0,
                 overwritten: 0,
+                expired: 0,
                 peak: 0,
                 #[cfg(feature = "async")]
                 wait_masks: [0; 2],
@@ -363,6 +368,12 @@ impl<T, const N: usize> Ring<T, N> {
         let s = self.state.get_mut().get_mut();
         s.rejected = rejected;
         s.overwritten = overwritten;
+    }
+
+    /// Counts `k` items a `*_fresh` pop discarded.
+    #[cold]
+    pub(super) fn note_expired(&self, k: usize) {
+        self.with(|s| s.expired = s.expired.wrapping_add(k));
     }
 
     /// Runs `f` on the state inside one critical section.
@@ -559,7 +570,7 @@ impl<T, const N: usize> Ring<T, N> {
     /// let _ = ring.try_push(3); // rejected
     /// let _ = ring.push_overwrite(4); // evicts 1
     /// ring.clear();
-    /// assert_eq!(ring.stats(), RingStats { rejected: 1, overwritten: 1, busy: 0, peak: 2 });
+    /// assert_eq!(ring.stats(), RingStats { rejected: 1, overwritten: 1, busy: 0, expired: 0, peak: 2 });
     /// ```
     pub fn stats(&self) -> RingStats {
         self.with(|s| s.stats())

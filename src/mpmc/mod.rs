@@ -58,7 +58,7 @@
 //! assert_eq!(EVENTS.try_push(9).unwrap_err().into_inner(), 9); // full: rejected
 //! assert_eq!(EVENTS.push_overwrite(4), Overwritten::Evicted(0)); // full: the oldest goes
 //! assert_eq!(EVENTS.try_pop(), Some(1));
-//! assert_eq!(EVENTS.stats(), RingStats { rejected: 1, overwritten: 1, busy: 0, peak: 4 });
+//! assert_eq!(EVENTS.stats(), RingStats { rejected: 1, overwritten: 1, busy: 0, expired: 0, peak: 4 });
 //! ```
 //!
 //! # Algorithm
@@ -214,11 +214,12 @@
 //! counters with one word, [`FreeBits`] with `N` bits and one word): `N`
 //! slots of `T`, plus `2 × 2N` words of entries, plus six index
 //! counters (`head`, `tail` and `threshold` of each index ring; each on its
-//! own 128-byte line on hosts, unpadded on bare-metal Arm), plus the three
-//! statistics words `rejected`, `overwritten` and `peak` and the `state`
-//! word (closed, evictions started), never padded. On thumbv7em a
-//! `Ring<u32, 8>` takes 200 bytes: 32 of slots, 128 of entries and 40 of
-//! counters; on x86-64 the padding brings it to 1152.
+//! own 128-byte line on hosts, unpadded on bare-metal Arm), plus the four
+//! statistics words `rejected`, `overwritten`, `expired` and `peak`, the
+//! `state` word (closed, evictions started) and the `retired` word (slots a
+//! close kept out), never padded. On thumbv7em a `Ring<u32, 8>` takes 208
+//! bytes: 32 of slots, 128 of entries and 48 of counters; on x86-64 the
+//! padding brings it to 1152.
 //!
 //! Where the RAM cannot go lower without giving up a guarantee: for 1024 ×
 //! `u32` on a Cortex-M4 the ring takes 20 520 bytes, and `aq` alone (`2N`
@@ -274,6 +275,7 @@ pub mod burst_ring;
 #[cfg(feature = "critical-section")]
 #[cfg_attr(docsrs, doc(cfg(feature = "critical-section")))]
 pub mod cs;
+mod fresh;
 #[cfg(sluicegate_cas)]
 mod lifecycle;
 #[cfg(all(test, sluicegate_loom))]

@@ -32,6 +32,8 @@ pub struct Ring<T, const N: usize, F: FreePool<N> = FreeIndices<N>> {
     pub(super) slots: [Slot<T>; N],
     pub(super) rejected: SharedCounter,
     pub(super) overwritten: SharedCounter,
+    /// Items the `*_fresh` pops discarded (see [`crate::expire`]).
+    pub(super) expired: SharedCounter,
     /// [`CLOSED`] once [`Ring::close`] ran, plus [`EVICTING`] times the
     /// number of evictions started and not given up (wrapping). An eviction
     /// is in progress from its announcement here until it adds 1 to
@@ -117,6 +119,7 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
                 slots: slots::<T, N>(),
                 rejected: SharedCounter::new(),
                 overwritten: SharedCounter::new(),
+                expired: SharedCounter::new(),
                 state: AtomicUsize::new(0),
                 peak: AtomicUsize::new(0),
                 retired: AtomicUsize::new(0),
@@ -324,6 +327,12 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
         self.peak.fetch_max(seen.min(N), Ordering::Relaxed);
     }
 
+    /// Counts `k` items a `*_fresh` pop discarded.
+    #[cold]
+    pub(super) fn note_expired(&self, k: usize) {
+        self.expired.add(k);
+    }
+
     /// Counts `k` slots a close kept out of both index rings.
     #[cold]
     pub(super) fn retire(&self, k: usize) {
@@ -457,13 +466,14 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
     /// let _ = ring.try_push(7); // rejected
     /// let _ = ring.push_overwrite(8); // evicts 2
     /// ring.clear();
-    /// assert_eq!(ring.stats(), RingStats { rejected: 1, overwritten: 1, busy: 0, peak: 4 });
+    /// assert_eq!(ring.stats(), RingStats { rejected: 1, overwritten: 1, busy: 0, expired: 0, peak: 4 });
     /// ```
     pub fn stats(&self) -> RingStats {
         RingStats {
             rejected: self.rejected.get(),
             overwritten: self.overwritten.get(),
             busy: 0,
+            expired: self.expired.get(),
             peak: if self.overwritten.get() != 0 || self.rejected.get() != 0 {
                 N
             } else {
