@@ -187,6 +187,7 @@ mod owned;
 #[cfg(all(test, not(sluicegate_loom)))]
 mod pause_tests;
 mod permit;
+mod pressure;
 #[cfg(all(test, not(sluicegate_loom)))]
 mod tests;
 #[cfg(all(test, not(sluicegate_loom)))]
@@ -198,6 +199,7 @@ pub use observe::LimiterStats;
 #[cfg(feature = "std")]
 pub use owned::OwnedPermit;
 pub use permit::Permit;
+pub use pressure::Pressure;
 pub use word::MAX_LIMIT;
 
 use crate::sync::{const_fn, AtomicUsize, Ordering, Padded, SharedCounter};
