@@ -147,18 +147,18 @@ struct State<T, const N: usize> {
     peak: usize,
     rejected: usize,
     overwritten: usize,
-    /// Per side (`Side as usize`: tasks waiting for an item, for room): bit
-    /// `i` set: waker cell `i` of that side is owned by a waiting future
-    /// (`src/mpmc/cs/wait.rs`). Before the slots, where Thumb-1 loads reach
-    /// it from the ring's address: every push and pop tests it.
+    /// Per side (`Side as usize`: tasks waiting for an item, for room): the
+    /// number of waiters linked in `lists` (`src/mpmc/cs/wait.rs`). Before
+    /// the slots, where Thumb-1 loads reach it from the ring's address:
+    /// every push and pop tests it.
     #[cfg(feature = "async")]
-    wait_masks: [usize; 2],
+    waiting: wait::Counts,
     /// Slot `(head + k) % N` is initialised exactly for `k` in
     /// `0..len & !CLOSED`.
     slots: [MaybeUninit<T>; N],
-    /// The waker cells, touched only when a task waits.
+    /// The waiting nodes, touched only when a task waits.
     #[cfg(feature = "async")]
-    wakers: wait::Cells,
+    lists: wait::Lists,
 }
 
 /// The bit of `State::len` (and `State::peak`) that says the ring is closed: the top bit, so
@@ -348,10 +348,10 @@ impl<T, const N: usize> Ring<T, N> {
                 overwritten: 0,
                 peak: 0,
                 #[cfg(feature = "async")]
-                wait_masks: [0; 2],
+                waiting: wait::counts(),
                 slots: [const { MaybeUninit::uninit() }; N],
                 #[cfg(feature = "async")]
-                wakers: wait::Cells::new(),
+                lists: wait::Lists::new(),
             })),
         }
     }
