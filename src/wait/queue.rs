@@ -63,6 +63,11 @@ pub(crate) struct WaitList {
     lock: AtomicUsize,
     /// Only under the lock.
     list: UnsafeCell<RawList>,
+    /// Under loom, a waiter that finds the lock held sleeps here until an
+    /// unlock, instead of spinning: loom's bounded search cannot switch
+    /// away from a spinning thread once its preemptions are spent.
+    #[cfg(sluicegate_loom)]
+    sleep: (loom::sync::Mutex<()>, loom::sync::Condvar, AtomicUsize),
 }
 
 // SAFETY: the list is reached only by the holder of `lock` (Acquire on
@@ -77,6 +82,12 @@ impl WaitList {
                 waiting: LoadStoreUsize::new(0),
                 lock: AtomicUsize::new(0),
                 list: UnsafeCell::new(RawList::new()),
+                #[cfg(sluicegate_loom)]
+                sleep: (
+                    loom::sync::Mutex::new(()),
+                    loom::sync::Condvar::new(),
+                    AtomicUsize::new(0),
+                ),
             }
         }
     }
@@ -171,7 +182,7 @@ impl WaitList {
             };
             match self
                 .lock
-                .compare_exchange_weak(s, new, order, Ordering::Relaxed)
+                .compare_exchange(s, new, order, Ordering::Relaxed)
             {
                 Ok(_) => return s & LOCKED == 0,
                 Err(actual) => s = actual,
@@ -180,30 +191,53 @@ impl WaitList {
     }
 
     /// Takes the lock, waiting for it (waiters only).
+    #[cfg(not(sluicegate_loom))]
     fn lock(&self) {
-        #[cfg(not(sluicegate_loom))]
         let backoff = crossbeam_utils::Backoff::new();
-        loop {
-            // Unlocked is 0: the unlocking swap clears the posted requests.
-            if self
-                .lock
-                .compare_exchange_weak(0, LOCKED, Ordering::Acquire, Ordering::Relaxed)
-                .is_ok()
-            {
-                return;
-            }
-            #[cfg(sluicegate_loom)]
-            loom::thread::yield_now();
-            #[cfg(not(sluicegate_loom))]
+        // Unlocked is 0: the unlocking swap clears the posted requests.
+        while self
+            .lock
+            .compare_exchange(0, LOCKED, Ordering::Acquire, Ordering::Relaxed)
+            .is_err()
+        {
             backoff.snooze();
         }
+    }
+
+    /// Takes the lock, sleeping until an unlock while it is held.
+    #[cfg(sluicegate_loom)]
+    fn lock(&self) {
+        // A read-modify-write, which reads the latest value (a failed CAS
+        // may read an older one under loom's model); setting LOCKED on a
+        // held word changes nothing.
+        let take = || self.lock.fetch_or(LOCKED, Ordering::SeqCst) & LOCKED == 0;
+        if take() {
+            return;
+        }
+        let (m, cv, sleepers) = &self.sleep;
+        let mut g = m.lock().unwrap();
+        // SeqCst with the unlock's swap and load: either it sees us
+        // counted, or our next try sees the lock free.
+        sleepers.fetch_add(1, Ordering::SeqCst);
+        while !take() {
+            g = cv.wait(g).unwrap();
+        }
+        sleepers.fetch_sub(1, Ordering::SeqCst);
     }
 
     /// Frees the lock; returns the requests posted while it was held, which
     /// the caller must serve (after waking what it took out).
     fn unlock(&self) -> (usize, bool) {
         // AcqRel: releases the list; acquires the posting notifiers' writes.
+        #[cfg(not(sluicegate_loom))]
         let s = self.lock.swap(0, Ordering::AcqRel);
+        #[cfg(sluicegate_loom)]
+        let s = self.lock.swap(0, Ordering::SeqCst);
+        #[cfg(sluicegate_loom)]
+        if self.sleep.2.load(Ordering::SeqCst) != 0 {
+            let _g = self.sleep.0.lock().unwrap();
+            self.sleep.1.notify_all();
+        }
         (s / ONE, s & ALL != 0)
     }
 

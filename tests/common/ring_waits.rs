@@ -308,9 +308,10 @@ fn async_dropped_linked_futures_then_notify() {
 fn async_leaked_future_stays_linked() {
     let ring: Ring<u32, 2> = Ring::new();
     let (leaked, waker) = counting();
-    let p = Box::leak(Box::new(ring.pop()));
-    // SAFETY: the future is leaked: never moved nor dropped.
-    let mut p = unsafe { Pin::new_unchecked(p) };
+    let mut forgotten = std::mem::ManuallyDrop::new(ring.pop());
+    // SAFETY: never moved and never dropped; its memory (this frame) stays
+    // valid until the function returns, after the ring is gone.
+    let mut p = unsafe { Pin::new_unchecked(&mut *forgotten) };
     assert!(poll_pin(p.as_mut(), &waker).is_pending());
     let (count, w) = counting();
     let mut mine = pin!(ring.pop());
