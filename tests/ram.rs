@@ -112,7 +112,11 @@ fn async_adds() {
     let got = measured();
     let size = |name: &str, n: usize| got.iter().find(|r| r.0 == name && r.1 == n).unwrap().2;
     for n in [8, 128, 1024] {
-        eprintln!("ram x86_64 async {n}: spsc {} mpmc {}", size("spsc::Ring", n), size("mpmc::Ring", n));
+        eprintln!(
+            "ram x86_64 async {n}: spsc {} mpmc {}",
+            size("spsc::Ring", n),
+            size("mpmc::Ring", n)
+        );
     }
     assert_eq!(size("spsc::Ring", 8), 384 + 128);
     assert_eq!(size("mpmc::Ring", 8), 1152 + 128);

@@ -81,8 +81,8 @@
 //!
 //! With the `async` feature, `Ring::push` and `Ring::pop` are futures
 //! that wait for room or for an item, with the names, results and limits of
-//! [`mpmc::Ring`](super::Ring)'s (four sleeping waiters per side, more
-//! poll). Any push or pop on any context wakes them (an interrupt handler's
+//! [`mpmc::Ring`](super::Ring)'s (any number of sleeping waiters per
+//! side, none polling; a push wakes one popper). Any push or pop on any context wakes them (an interrupt handler's
 //! plain `try_push` included, and `push_overwrite`, the bursts, `drain` and
 //! `clear`), and the close ends every wait. The waiters are kept in the
 //! ring's state and checked inside the critical section each operation

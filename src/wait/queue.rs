@@ -180,10 +180,7 @@ impl WaitList {
             } else {
                 (s + req, Ordering::AcqRel)
             };
-            match self
-                .lock
-                .compare_exchange(s, new, order, Ordering::Relaxed)
-            {
+            match self.lock.compare_exchange(s, new, order, Ordering::Relaxed) {
                 Ok(_) => return s & LOCKED == 0,
                 Err(actual) => s = actual,
             }
