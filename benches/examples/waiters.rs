@@ -93,7 +93,7 @@ fn idle_blocking() {
         }
         let got = waiters
             .into_iter()
-            .filter(|w| w.join().unwrap().is_some())
+            .filter_map(|w| w.join().unwrap())
             .count();
         let cpu = (cpu1 - cpu0) as f64 / 1e9;
         println!(

@@ -80,17 +80,24 @@ impl Toy {
         None
     }
 
+    /// Pushes `n` items at once (a burst): wakes up to `n` poppers.
+    fn push_burst(&self, n: usize) {
+        let before = self.items.fetch_add(n, Ordering::AcqRel);
+        assert!(before + n <= self.cap);
+        self.lists[Side::Item as usize].notify(n);
+    }
+
+    /// Pops `n` items at once (a burst): wakes up to `n` pushers.
+    fn pop_burst(&self, n: usize) {
+        let before = self.items.fetch_sub(n, Ordering::AcqRel);
+        assert!(before >= n);
+        self.lists[Side::Room as usize].notify(n);
+    }
+
     fn close(&self) {
         self.closed.store(true, Ordering::Release);
         self.lists[Side::Item as usize].notify_all();
         self.lists[Side::Room as usize].notify_all();
-    }
-
-    /// Pops, retrying (a thread that is not a waiter).
-    fn pop_spinning(&self) {
-        while self.try_pop() != Some(true) {
-            thread::yield_now();
-        }
     }
 
     fn pop(&'static self) -> Wait {
@@ -139,7 +146,8 @@ impl Drop for Wait {
 }
 
 /// Three tasks wait in `pop` on an empty ring; a producer pushes three
-/// items: each waiter gets one, none sleeps for ever.
+/// items in one burst (a wake of three): each waiter gets one, none sleeps
+/// for ever.
 ///
 /// Caught: the waiter's `SeqCst` fence after linking removed (`poll`); the
 /// lock's unlock made a plain store of 0 instead of the swap that hands the
@@ -151,11 +159,7 @@ fn loom_list_pop3_woken_by_push3() {
         let waiters: Vec<_> = (0..2)
             .map(|_| thread::spawn(move || block_on(toy.pop())))
             .collect();
-        let producer = thread::spawn(move || {
-            for _ in 0..3 {
-                assert_eq!(toy.try_push(), Some(true));
-            }
-        });
+        let producer = thread::spawn(move || toy.push_burst(3));
         assert!(block_on(toy.pop()));
         for w in waiters {
             assert!(w.join().unwrap());
@@ -165,29 +169,33 @@ fn loom_list_pop3_woken_by_push3() {
     });
 }
 
-/// A ring of one, full; three tasks wait in `push`; a consumer pops four
-/// items: each push gets in.
+/// A ring of three, full; three tasks wait in `push`; a consumer pops two
+/// items in one burst, then one more: each push gets in.
 ///
 /// Caught: a woken waiter that finds the ring full again (another waiter's
 /// own try took the room first) left unlinked instead of linked again
 /// (`link` skipped for a woken node).
+///
+/// Preemption bound 1: at 2 this model runs for over ten minutes.
 #[test]
 fn loom_list_push3_woken_by_pop3() {
-    explores::model(|| {
-        let toy = Toy::new(1, 1);
+    let mut bounded = loom::model::Builder::new();
+    bounded.preemption_bound = Some(1);
+    explores::check(bounded, || {
+        let toy = Toy::new(3, 3);
         let waiters: Vec<_> = (0..2)
             .map(|_| thread::spawn(move || block_on(toy.push())))
             .collect();
         let consumer = thread::spawn(move || {
-            for _ in 0..4 {
-                toy.pop_spinning();
-            }
+            toy.pop_burst(2);
+            toy.pop_burst(1);
         });
         assert!(block_on(toy.push()));
         for w in waiters {
             assert!(w.join().unwrap());
         }
         consumer.join().unwrap();
+        assert_eq!(toy.items.load(Ordering::Relaxed), 3);
     });
 }
 
