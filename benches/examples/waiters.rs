@@ -167,17 +167,14 @@ fn blocking_8p8c() {
         );
         ours.0.push(r);
         ours.1.push(c);
+        // The consumers end on a sentinel each (the producers' closure still
+        // borrows the sender when the close runs).
         let (tx, rx) = crossbeam_channel::bounded::<u64>(4);
-        let tx = std::sync::Mutex::new(Some(tx));
-        let sender = tx.lock().unwrap().clone().unwrap();
         let (r, c) = run_8p8c(
-            |v| sender.send(v).unwrap(),
-            || rx.recv().ok(),
-            || {
-                tx.lock().unwrap().take();
-            },
+            |v| tx.send(v).unwrap(),
+            || rx.recv().ok().filter(|&v| v != u64::MAX),
+            || (0..C).for_each(|_| tx.send(u64::MAX).unwrap()),
         );
-        drop(sender);
         theirs.0.push(r);
         theirs.1.push(c);
     }
