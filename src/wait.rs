@@ -1,30 +1,36 @@
-//! Waiting for an item or for room: the waker registrations behind the
+//! Waiting for an item or for room: the waiter registrations behind the
 //! `async` `push`/`pop` of the rings (feature `async`), and the thread
 //! parking of their `push_blocking`/`pop_blocking` (feature `std`).
 //!
 //! # Model
 //!
-//! Every ring that can be waited on holds one [`Waiters`]: per side, `K`
-//! waker cells and a *mask* word whose bit `i` says that cell `i` belongs to
-//! a waiting task. One side is the tasks waiting for an **item** (in `pop`),
-//! the other those waiting for **room** (in `push`).
-//! An SPSC ring has `K = 1` (one waiter per side, guaranteed by `&mut`); an
-//! MPMC ring has `K = 4`: up to four tasks per side sleep in a cell, and a
-//! fifth one finds every cell taken and **polls** instead (it wakes itself
-//! and returns `Pending`, so its executor polls it again; a blocked thread
-//! sleeps 50 µs to 1 ms between tries). That is the documented fallback of
-//! a fixed, allocation-free registration: correct for any number of
-//! waiters, efficient for up to `K` per side. A pending future that is
-//! leaked (`mem::forget`) keeps its MPMC cell for good; an SPSC handle's next
-//! future takes its cell over.
+//! One side of a ring is the tasks waiting for an **item** (in `pop`), the
+//! other those waiting for **room** (in `push`).
+//!
+//! - An SPSC ring has one waiter per side (the handles' `&mut`), so each
+//!   side has one waker cell ([`Waiters`], below).
+//! - An MPMC ring has any number per side: each waiter owns a [`Node`]
+//!   (in the pinned future, or in a blocking call's stack frame) that it
+//!   links into its side's intrusive list while it waits (`list.rs`; the
+//!   list of `mpmc::Ring` with its lock is `queue.rs`, the one of
+//!   `mpmc::cs::Ring` lives in its critical section). Nothing is
+//!   allocated and nobody polls: a push wakes **one** waiting popper (the
+//!   longest waiting), a pop one waiting pusher, a burst of `k` up to `k`,
+//!   and a close every waiter. A waiter that leaves (its future dropped)
+//!   with a wake-one it did not use passes it to the next one. A pending
+//!   future that is leaked (`mem::forget` of a pinned future) stays linked
+//!   for good: its memory is never freed, so this is sound, but it keeps
+//!   the notifiers on their slow path and may swallow one wake-one.
+//!
+//! [`Node`]: list::Node
 //!
 //! # Protocol
 //!
 //! A waiter (the future's `poll`) does:
 //!
 //! 1. try the operation; done if it succeeds (or the ring is closed);
-//! 2. own a cell (a CAS that sets its bit in the mask, kept until the
-//!    future completes or is dropped) and register its waker there;
+//! 2. register: link its node (MPMC, under the list's lock) or store its
+//!    waker in its cell (SPSC); either raises the side's gate word;
 //! 3. `fence(SeqCst)`;
 //! 4. try the operation again (and check for close); if it still cannot
 //!    proceed, return `Pending`.
@@ -34,23 +40,27 @@
 //! drop) does, after its own atomic write:
 //!
 //! 1. `fence(SeqCst)`;
-//! 2. load the mask of the side it may unblock (`Relaxed`); only if it is
-//!    not zero, wake the cells of its bits.
+//! 2. load the gate of the side it may unblock (`Relaxed`); only if it is
+//!    not zero, wake (MPMC: take the first waiter out of the list and wake
+//!    it; SPSC: wake the cell).
 //!
 //! **Why no wake-up is lost.** The two `SeqCst` fences are ordered one way
 //! or the other in the single total order of `SeqCst` operations. If the
-//! waiter's fence comes first, the notifier's mask load (after its fence)
-//! sees the bit set before the waiter's fence, and its wake (a
-//! read-modify-write on the cell's state) sees the waker registered before
-//! it, or finds the registration in progress and leaves the wake to the
-//! registrant (below). If the notifier's fence comes first, the waiter's
-//! second try (after its fence) sees the notifier's write: the item, the
-//! free slot, the close flag or the dropped handle. Acquire/release alone
-//! would not do: each side stores, then loads what the other stores
-//! (Dekker's pattern), which needs the store-load order only `SeqCst`
-//! fences give.
+//! waiter's fence comes first, the notifier's gate load (after its fence)
+//! sees the registration made before the waiter's fence, and its wake
+//! finds the waiter, or an earlier one that is still waiting (a waiter
+//! leaves the list only when it completes, or is dropped and then passes on
+//! a wake it received; one that is woken and finds nothing links itself
+//! again, at the head, and tries again). If the notifier's fence comes
+//! first, the waiter's second try (after its fence) sees the notifier's
+//! write: the item, the free slot, the close flag or the dropped handle.
+//! Acquire/release alone would not do: each side stores, then loads what
+//! the other stores (Dekker's pattern), which needs the store-load order
+//! only `SeqCst` fences give. A wake-one that reaches a waiter whose own
+//! try already succeeded (it raced that try) is passed on as well, so each
+//! wake-one ends in a try that starts after it.
 //!
-//! **Cost when nobody waits.** One fence and one load of the mask, plus a
+//! **Cost when nobody waits.** One fence and one load of the gate, plus a
 //! test and a branch, on each operation that can wake someone: measured +4
 //! instructions per push or pop on x86-64 (callgrind), +2 on the Cortex-M3
 //! and +4 on the M0 for the SPSC ring, more where the SCQ ring's push
@@ -58,7 +68,7 @@
 //! is one instruction (`lock or` on x86-64, `dmb` on Arm), but on multi-core
 //! hosts it is not free in time (it drains the store buffer).
 //!
-//! # Waker cells
+//! # Waker cells (SPSC)
 //!
 //! A cell is the `AtomicWaker` state machine (as in `futures`' and
 //! `atomic-waker`'s), written here on the crate's own atomics so that loom
@@ -79,19 +89,25 @@
 //!
 //! # Progress
 //!
-//! Registering, waking and notifying are lock-free (bounded, apart from the
-//! CAS that claims a cell, which retries only when another waiter claimed or
-//! released one meanwhile). The futures complete when the other side makes
-//! progress or the ring closes.
+//! Notifying never waits, from any context (the MPMC list's lock hands a
+//! notifier's request to its holder instead, `queue.rs`); registering
+//! waits only for another waiter's few pointer moves under that lock. The
+//! futures complete when the other side makes progress or the ring closes.
 //!
-//! One unflattering case, shared with every `AtomicWaker`: a registration
-//! that meets a wake in progress wakes its own task instead of storing the
-//! waker. If that task's executor runs at a *higher* priority than the
-//! preempted context in the middle of that wake (a task of an interrupt-level
-//! executor woken by a thread-mode push, with the item then taken by another
-//! consumer), it re-polls until that context runs again, which on one core it
-//! cannot: the wait spins instead of sleeping. Wakes from interrupt handlers
-//! (the usual direction) finish before the task runs and cannot cause it.
+//! One unflattering case, shared with every `AtomicWaker`: an SPSC
+//! registration that meets a wake in progress wakes its own task instead of
+//! storing the waker. If that task's executor runs at a *higher* priority
+//! than the preempted context in the middle of that wake, it re-polls until
+//! that context runs again, which on one core it cannot: the wait spins
+//! instead of sleeping. The MPMC list has the analogous case for a waiter
+//! that preempts another waiter holding the list's lock (`queue.rs`). Wakes
+//! from interrupt handlers (the usual direction) cause neither.
+//!
+//! # References
+//!
+//! The intrusive list, wake-one with the wake passed on by a dropped waiter,
+//! and wake-all in batches follow tokio's `sync::Notify` and
+//! `batch_semaphore` and maitake-sync's `WaitQueue`.
 
 use core::task::Waker;
 
@@ -190,15 +206,13 @@ impl WakerCell {
     }
 }
 
-/// Which cell a waiting future owns.
+/// Whether a waiting SPSC future owns its side's cell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Registration {
-    /// None yet (or any more).
+    /// Not (yet, or any more).
     None,
-    /// Cell `i`; its bit in the mask is set.
-    Cell(usize),
-    /// Every cell of its side was taken: the future polls.
-    Polling,
+    /// It does; the side's gate bit is set.
+    Cell,
 }
 
 /// The side a waiter waits on.
@@ -210,34 +224,28 @@ pub(crate) enum Side {
     Room = 1,
 }
 
-/// A ring's waiters: `K` cells per side and, per side, the mask of owned
-/// cells.
-pub(crate) struct Waiters<const K: usize> {
-    /// Per side (index `Side as usize`): bit `i` set: cell `i` of that side
-    /// is owned by a waiting future. Every read-modify-write goes through
+/// An SPSC ring's waiters: one cell per side and, per side, a gate word
+/// that is 1 while the cell is owned.
+pub(crate) struct Waiters {
+    /// Per side (index `Side as usize`): 1 while the side's cell is owned
+    /// by a waiting future. Every read-modify-write goes through
     /// `rmw_view`; the notifiers' loads are plain (see `notify`).
     masks: [LoadStoreUsize; 2],
-    cells: [[WakerCell; K]; 2],
+    cells: [WakerCell; 2],
 }
 
-impl<const K: usize> Waiters<K> {
-    const ALL: usize = (1 << K) - 1;
-
+impl Waiters {
     crate::sync::const_fn! {
         pub(crate) fn new() -> Self {
-            const { assert!(K > 0 && K < usize::BITS as usize) };
             Self {
                 masks: [LoadStoreUsize::new(0), LoadStoreUsize::new(0)],
-                #[cfg(not(sluicegate_loom))]
-                cells: [const { [const { WakerCell::new() }; K] }; 2],
-                #[cfg(sluicegate_loom)]
-                cells: core::array::from_fn(|_| core::array::from_fn(|_| WakerCell::new())),
+                cells: [WakerCell::new(), WakerCell::new()],
             }
         }
     }
 
-    /// After a write that lets waiters of `side` proceed: wakes them if
-    /// there are any. One fence, one load and a branch when there are none.
+    /// After a write that lets the waiter of `side` proceed: wakes it if
+    /// there is one. One fence, one load and a branch when there is none.
     #[inline(always)]
     pub(crate) fn notify(&self, side: Side) {
         // SeqCst: the store-load order of the protocol (module docs).
@@ -256,49 +264,40 @@ impl<const K: usize> Waiters<K> {
         }
     }
 
-    /// Wakes every waiter (a close, or a handle's drop), after a fence.
+    /// Wakes both waiters (a handle's drop), after a fence.
     pub(crate) fn notify_all(&self) {
         fence(Ordering::SeqCst);
-        self.wake(Side::Item);
-        self.wake(Side::Room);
+        self.cells[Side::Item as usize].wake();
+        self.cells[Side::Room as usize].wake();
     }
 
     // Out of line and argument-free: the notifying operation carries one
-    // call, not the loop.
+    // call.
     #[cold]
     #[inline(never)]
     fn wake_items(&self) {
-        self.wake(Side::Item);
+        self.cells[Side::Item as usize].wake();
     }
 
     #[cold]
     #[inline(never)]
     fn wake_room(&self) {
-        self.wake(Side::Room);
+        self.cells[Side::Room as usize].wake();
     }
 
-    fn wake(&self, side: Side) {
-        let mut bits = self.masks[side as usize].load(Ordering::Relaxed);
-        while bits != 0 {
-            let i = bits.trailing_zeros() as usize;
-            bits &= bits - 1;
-            self.cells[side as usize][i].wake();
-        }
-    }
-
-    /// Steps 2 and 3 of the protocol for a waiter of `side` with `waker`:
-    /// owns a cell (unless it does already) and registers there, or wakes
-    /// the task at once if every cell is taken; then the fence. The caller
-    /// tries again after this and returns `Pending` only if it still must
-    /// wait.
+    /// Steps 2 and 3 of the protocol for the waiter of `side` with
+    /// `waker`: owns the side's cell and registers there; then the fence.
+    /// The caller tries again after this and returns `Pending` only if it
+    /// still must wait.
     pub(crate) fn arm(&self, side: Side, reg: &mut Registration, waker: &Waker) {
-        if !matches!(reg, Registration::Cell(_)) {
-            *reg = self.claim(side);
+        if *reg == Registration::None {
+            // One waiter per side by contract (the handles' `&mut`): a set
+            // bit can only be a future that was leaked (`mem::forget`) and
+            // will never be polled again, so the cell is ours.
+            rmw_view(&self.masks[side as usize]).fetch_or(1, Ordering::Acquire);
+            *reg = Registration::Cell;
         }
-        match *reg {
-            Registration::Cell(i) => self.cells[side as usize][i].register(waker),
-            _ => waker.wake_by_ref(),
-        }
+        self.cells[side as usize].register(waker);
         // SeqCst: the store-load order of the protocol (module docs).
         fence(Ordering::SeqCst);
     }
@@ -307,56 +306,36 @@ impl<const K: usize> Waiters<K> {
     /// dropped).
     #[inline]
     pub(crate) fn disarm(&self, side: Side, reg: &mut Registration) {
-        if let Registration::Cell(i) = *reg {
+        if *reg == Registration::Cell {
             // Drops our waker (unless a wake took it meanwhile).
-            drop(self.cells[side as usize][i].take());
+            drop(self.cells[side as usize].take());
             // Release: the next owner's register (Acquire CAS on the cell's
             // state) sees the cell emptied.
-            rmw_view(&self.masks[side as usize]).fetch_and(!(1 << i), Ordering::Release);
+            rmw_view(&self.masks[side as usize]).fetch_and(0, Ordering::Release);
         }
         *reg = Registration::None;
     }
-
-    fn claim(&self, side: Side) -> Registration {
-        let mask = rmw_view(&self.masks[side as usize]);
-        if K == 1 {
-            // One waiter per side by contract (the SPSC handles' `&mut`): a
-            // set bit can only be a future that was leaked (`mem::forget`)
-            // and will never be polled again, so its cell is ours.
-            mask.fetch_or(1, Ordering::Acquire);
-            return Registration::Cell(0);
-        }
-        let mut m = mask.load(Ordering::Relaxed);
-        loop {
-            let free = !m & Self::ALL;
-            if free == 0 {
-                return Registration::Polling;
-            }
-            let bit = free & free.wrapping_neg();
-            match mask.compare_exchange(m, m | bit, Ordering::Acquire, Ordering::Relaxed) {
-                Ok(_) => return Registration::Cell(bit.trailing_zeros() as usize),
-                Err(actual) => m = actual,
-            }
-        }
-    }
 }
+
+pub(crate) mod list;
+pub(crate) mod queue;
 
 /// Parking a thread on a ring's waiters (feature `std`); without `std` the
 /// blocking calls spin instead (`src/spin.rs`).
 #[cfg(feature = "std")]
 pub(crate) mod park {
+    use super::list::Wake;
     use core::future::Future;
-    use core::pin::pin;
+    use core::pin::{pin, Pin};
     use core::task::{Context, Poll, Waker};
-    use core::time::Duration;
     use std::sync::Arc;
-    use std::task::Wake;
+    use std::task::Wake as StdWake;
     use std::thread::{self, Thread};
 
     /// A waker that unparks the thread that made it.
     struct Unpark(Thread);
 
-    impl Wake for Unpark {
+    impl StdWake for Unpark {
         fn wake(self: Arc<Self>) {
             self.0.unpark();
         }
@@ -365,41 +344,51 @@ pub(crate) mod park {
         }
     }
 
-    /// A future that can say whether it found every waker cell taken.
-    pub(crate) trait Waiting: Future {
-        /// Whether its last `Pending` came from the polling fallback.
-        fn polling(&self) -> bool;
-    }
-
-    /// Polls `fut` to completion on this thread, parked between polls (or,
-    /// in the polling fallback, sleeping 50 µs doubling to 1 ms).
-    pub(crate) fn block_on<F: Waiting>(fut: F) -> F::Output {
+    /// Polls `fut` (an SPSC future: its side's one cell) to completion on
+    /// this thread, parked between polls.
+    pub(crate) fn block_on<F: Future>(fut: F) -> F::Output {
         let mut fut = pin!(fut);
         let waker = Waker::from(Arc::new(Unpark(thread::current())));
         let mut cx = Context::from_waker(&waker);
-        let mut nap = Duration::from_micros(50);
         loop {
             if let Poll::Ready(out) = fut.as_mut().poll(&mut cx) {
                 return out;
             }
-            if fut.polling() {
-                thread::sleep(nap);
-                nap = (nap * 2).min(Duration::from_millis(1));
-            } else {
-                // A spurious return only costs one more poll.
-                thread::park();
+            // A spurious return only costs one more poll.
+            thread::park();
+        }
+    }
+
+    /// A future whose waiter may be the polling thread itself (an MPMC
+    /// future: its node's target is then the thread, not a waker).
+    pub(crate) trait Parkable: Future {
+        /// One poll, woken as `wake` says.
+        fn poll_as(self: Pin<&mut Self>, wake: Wake<'_>) -> Poll<Self::Output>;
+    }
+
+    /// Polls `fut` to completion on this thread, parked between polls; its
+    /// node, in this frame, wakes the thread directly (no waker, no
+    /// allocation).
+    pub(crate) fn wait<F: Parkable>(fut: F) -> F::Output {
+        let mut fut = pin!(fut);
+        loop {
+            if let Poll::Ready(out) = fut.as_mut().poll_as(Wake::Thread) {
+                return out;
             }
+            // A spurious return only costs one more poll.
+            thread::park();
         }
     }
 }
 
 /// The async face of an MPMC ring, the same on [`crate::mpmc::Ring`] and
 /// `mpmc::cs::Ring`: the `push`/`pop` constructors, the futures `Push` and
-/// `Pop` (a ring reference, the item, a [`Registration`]) and their `Unpin`,
+/// `Pop` (a ring reference, the item, a waiter node) and their `Future`,
 /// `Debug` and parking impls. `$path` is the ring's module as users write
-/// it, for the doc examples. The invoking module has `Ring` and
-/// `Registration` in scope and writes the futures' `Future` and `Drop`
-/// impls, which follow its own protocol.
+/// it, for the doc examples. The invoking module has `Ring`, `Node`,
+/// `Wake` and `Closed` in scope and writes the futures' inherent
+/// `poll_as` (one poll, woken as a `Wake` says) and their `Drop`, which
+/// follow its own protocol.
 #[cfg(feature = "async")]
 macro_rules! mpmc_wait_futures {
     ($path:literal $(, $F:ident)?) => {
@@ -408,10 +397,11 @@ macro_rules! mpmc_wait_futures {
             /// Resolves to `Ok(())` once the item is in, or to
             /// `Err(Closed(item))` once the ring is closed. Any pop (on any
             /// context, an interrupt handler's `try_pop` included) or the
-            /// close wakes it; any number of tasks may wait (four per side
-            /// sleep, more poll; see the module docs). A wait is not counted
-            /// as a rejection; dropping the future drops the item. Feature
-            /// `async`.
+            /// close wakes it; any number of tasks may wait, none of them
+            /// polling (a pop wakes the one that waited longest). A wait is
+            /// not counted as a rejection; dropping the future drops the
+            /// item. The future is `!Unpin`: `.await` pins it; to poll it by
+            /// hand, pin it first (`core::pin::pin!`). Feature `async`.
             ///
             /// ```
             #[doc = concat!("use ", $path, "::Ring;")]
@@ -444,14 +434,16 @@ macro_rules! mpmc_wait_futures {
                 Push {
                     ring: self,
                     item: Some(item),
-                    reg: Registration::None,
+                    node: Node::new(),
                 }
             }
 
             /// Pops the oldest item, waiting (asynchronously) until there is
             /// one; resolves to `None` once the ring is closed and drained.
-            /// Any push (an interrupt handler's `try_push` included) or the
-            /// close wakes it. Feature `async`.
+            /// Any push (an interrupt handler's `try_push` included) wakes
+            /// one waiting pop, the one that waited longest; the close wakes
+            /// them all. Any number of tasks may wait; the future is
+            /// `!Unpin` (see [`push`](Self::push)). Feature `async`.
             ///
             /// ```
             #[doc = concat!("use ", $path, "::Ring;")]
@@ -469,7 +461,7 @@ macro_rules! mpmc_wait_futures {
             pub fn pop(&self) -> Pop<'_, T, N $(, $F)?> {
                 Pop {
                     ring: self,
-                    reg: Registration::None,
+                    node: Node::new(),
                 }
             }
         }
@@ -477,7 +469,9 @@ macro_rules! mpmc_wait_futures {
         /// The future of [`Ring::push`]. Feature `async`.
         ///
         /// Holds the item until it is in; dropped before that, it drops the
-        /// item and gives up its waker cell.
+        /// item and leaves the waiter list (passing on a wake it did not
+        /// use). `!Unpin`: while it waits, the ring's waiter list holds the
+        /// address of the node inside it.
         ///
         /// ```
         #[doc = concat!("use ", $path, "::{Push, Ring};")]
@@ -492,10 +486,14 @@ macro_rules! mpmc_wait_futures {
             ring: &'r Ring<T, N $(, $F)?>,
             /// The item, until it is pushed or handed back.
             item: Option<T>,
-            reg: Registration,
+            /// Linked into the ring's list of pushes while it waits.
+            node: Node,
         }
 
         /// The future of [`Ring::pop`]. Feature `async`.
+        ///
+        /// `!Unpin`, as [`Push`]; dropped while it waits, it leaves the
+        /// waiter list and passes on a wake it did not use.
         ///
         /// ```
         #[doc = concat!("use ", $path, "::{Pop, Ring};")]
@@ -509,11 +507,31 @@ macro_rules! mpmc_wait_futures {
         #[must_use = "futures do nothing unless polled"]
         pub struct Pop<'r, T, const N: usize $(, $F: FreePool<N> = FreeIndices<N>)?> {
             ring: &'r Ring<T, N $(, $F)?>,
-            reg: Registration,
+            /// Linked into the ring's list of pops while it waits.
+            node: Node,
         }
 
-        // Never pinned in place: the item is moved by value.
-        impl<T, const N: usize $(, $F: FreePool<N>)?> Unpin for Push<'_, T, N $(, $F)?> {}
+        impl<T, const N: usize $(, $F: FreePool<N>)?> core::future::Future for Push<'_, T, N $(, $F)?> {
+            type Output = Result<(), Closed<T>>;
+
+            fn poll(
+                self: core::pin::Pin<&mut Self>,
+                cx: &mut core::task::Context<'_>,
+            ) -> core::task::Poll<Self::Output> {
+                self.poll_as(Wake::Task(cx.waker()))
+            }
+        }
+
+        impl<T, const N: usize $(, $F: FreePool<N>)?> core::future::Future for Pop<'_, T, N $(, $F)?> {
+            type Output = Option<T>;
+
+            fn poll(
+                self: core::pin::Pin<&mut Self>,
+                cx: &mut core::task::Context<'_>,
+            ) -> core::task::Poll<Self::Output> {
+                self.poll_as(Wake::Task(cx.waker()))
+            }
+        }
 
         impl<T, const N: usize $(, $F: FreePool<N>)?> core::fmt::Debug for Push<'_, T, N $(, $F)?> {
             fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -530,16 +548,22 @@ macro_rules! mpmc_wait_futures {
         }
 
         #[cfg(feature = "std")]
-        impl<T, const N: usize $(, $F: FreePool<N>)?> crate::wait::park::Waiting for Push<'_, T, N $(, $F)?> {
-            fn polling(&self) -> bool {
-                self.reg == Registration::Polling
+        impl<T, const N: usize $(, $F: FreePool<N>)?> crate::wait::park::Parkable for Push<'_, T, N $(, $F)?> {
+            fn poll_as(
+                self: core::pin::Pin<&mut Self>,
+                wake: Wake<'_>,
+            ) -> core::task::Poll<Self::Output> {
+                Push::poll_as(self, wake)
             }
         }
 
         #[cfg(feature = "std")]
-        impl<T, const N: usize $(, $F: FreePool<N>)?> crate::wait::park::Waiting for Pop<'_, T, N $(, $F)?> {
-            fn polling(&self) -> bool {
-                self.reg == Registration::Polling
+        impl<T, const N: usize $(, $F: FreePool<N>)?> crate::wait::park::Parkable for Pop<'_, T, N $(, $F)?> {
+            fn poll_as(
+                self: core::pin::Pin<&mut Self>,
+                wake: Wake<'_>,
+            ) -> core::task::Poll<Self::Output> {
+                Pop::poll_as(self, wake)
             }
         }
     };

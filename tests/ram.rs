@@ -9,7 +9,6 @@ use core::mem::size_of;
 use sluicegate::limit::Limiter;
 use sluicegate::{mpmc, spsc};
 
-#[cfg_attr(feature = "async", allow(dead_code))]
 fn measured() -> Vec<(&'static str, usize, usize)> {
     let mut rows = Vec::new();
     macro_rules! rows {
@@ -61,8 +60,10 @@ fn measured() -> Vec<(&'static str, usize, usize)> {
 }
 
 // With the `async` feature every ring but `mpmc::BurstRing` also holds its
-// waker cells: on x86-64 one more 128-byte line for an SPSC ring (two cells),
-// two more for an MPMC ring (eight cells), which the rows below leave out.
+// waiters, which the rows below leave out (`async_adds` pins them): on
+// x86-64 one more 128-byte line for an SPSC ring (a waker cell per side) and
+// for an `mpmc::Ring` (a waiter list per side: count, lock word, head and
+// tail), and 48 bytes for an `mpmc::cs::Ring` (a count and a list per side).
 #[test]
 #[cfg(all(target_arch = "x86_64", not(feature = "async")))]
 fn ram_on_x86_64_is_what_the_readme_says() {
@@ -102,4 +103,25 @@ fn ram_on_x86_64_is_what_the_readme_says() {
             assert!(got.contains(row), "{row:?} not in {got:?}");
         }
     }
+}
+
+/// What the `async` feature adds to each ring (x86-64): the waiters.
+#[test]
+#[cfg(all(target_arch = "x86_64", feature = "async"))]
+fn async_adds() {
+    let got = measured();
+    let size = |name: &str, n: usize| got.iter().find(|r| r.0 == name && r.1 == n).unwrap().2;
+    for n in [8, 128, 1024] {
+        eprintln!(
+            "ram x86_64 async {n}: spsc {} mpmc {}",
+            size("spsc::Ring", n),
+            size("mpmc::Ring", n)
+        );
+    }
+    assert_eq!(size("spsc::Ring", 8), 384 + 128);
+    assert_eq!(size("mpmc::Ring", 8), 1152 + 128);
+    assert_eq!(size("mpmc::Ring", 128), 5504 + 128);
+    assert_eq!(size("mpmc::SmallRing", 8), 768 + 128);
+    #[cfg(feature = "critical-section")]
+    assert_eq!(size("mpmc::cs::Ring", 8), 72 + 48);
 }

@@ -63,7 +63,7 @@ impl<T: Copy, const N: usize, F: FreePool<N>> Ring<T, N, F> {
             pause_point(pause::MPMC_BURST_WRITTEN);
             let done = self.aq.enqueue_many(&idx[..got], Some(&self.state));
             if done > 0 {
-                self.wake_poppers();
+                self.wake_poppers_n(done);
             }
             pushed += done;
             if done < got {
@@ -114,7 +114,7 @@ impl<T: Copy, const N: usize, F: FreePool<N>> Ring<T, N, F> {
             pause_point(pause::MPMC_BURST_READ);
             self.fq.give_many(&idx[..got]);
             if got > 0 {
-                self.wake_pushers();
+                self.wake_pushers_n(got);
             }
             popped += got;
         }

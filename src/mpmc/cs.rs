@@ -81,8 +81,8 @@
 //!
 //! With the `async` feature, `Ring::push` and `Ring::pop` are futures
 //! that wait for room or for an item, with the names, results and limits of
-//! [`mpmc::Ring`](super::Ring)'s (four sleeping waiters per side, more
-//! poll). Any push or pop on any context wakes them (an interrupt handler's
+//! [`mpmc::Ring`](super::Ring)'s (any number of sleeping waiters per
+//! side, none polling; a push wakes one popper). Any push or pop on any context wakes them (an interrupt handler's
 //! plain `try_push` included, and `push_overwrite`, the bursts, `drain` and
 //! `clear`), and the close ends every wait. The waiters are kept in the
 //! ring's state and checked inside the critical section each operation
@@ -150,18 +150,18 @@ struct State<T, const N: usize> {
     overwritten: usize,
     /// Items the `*_fresh` pops discarded (see [`crate::expire`]).
     expired: usize,
-    /// Per side (`Side as usize`: tasks waiting for an item, for room): bit
-    /// `i` set: waker cell `i` of that side is owned by a waiting future
-    /// (`src/mpmc/cs/wait.rs`). Before the slots, where Thumb-1 loads reach
-    /// it from the ring's address: every push and pop tests it.
+    /// Per side (`Side as usize`: tasks waiting for an item, for room): the
+    /// number of waiters linked in `lists` (`src/mpmc/cs/wait.rs`). Before
+    /// the slots, where Thumb-1 loads reach it from the ring's address:
+    /// every push and pop tests it.
     #[cfg(feature = "async")]
-    wait_masks: [usize; 2],
+    waiting: wait::Counts,
     /// Slot `(head + k) % N` is initialised exactly for `k` in
     /// `0..len & !CLOSED`.
     slots: [MaybeUninit<T>; N],
-    /// The waker cells, touched only when a task waits.
+    /// The waiting nodes, touched only when a task waits.
     #[cfg(feature = "async")]
-    wakers: wait::Cells,
+    lists: wait::Lists,
 }
 
 /// The bit of `State::len` (and `State::peak`) that says the ring is closed: the top bit, so
@@ -353,10 +353,10 @@ impl<T, const N: usize> Ring<T, N> {
                 expired: 0,
                 peak: 0,
                 #[cfg(feature = "async")]
-                wait_masks: [0; 2],
+                waiting: wait::counts(),
                 slots: [const { MaybeUninit::uninit() }; N],
                 #[cfg(feature = "async")]
-                wakers: wait::Cells::new(),
+                lists: wait::Lists::new(),
             })),
         }
     }

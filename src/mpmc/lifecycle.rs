@@ -190,9 +190,9 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
     /// Pushes `item`, waiting for a free slot: pressure travels upstream
     /// instead of being rejected. Hands the item back in [`Closed`] if the ring
     /// is closed before it finds room. With the `std` feature the thread
-    /// **sleeps** (parked) until a pop or the close wakes it (up to four
-    /// threads or tasks per side sleep; more poll, sleeping 50 µs to 1 ms
-    /// between tries). Without `std` it **spins** with
+    /// **sleeps** (parked) until a pop or the close wakes it (any number of
+    /// threads and tasks sleep per side; a pop wakes one). Without `std` it
+    /// **spins** with
     /// [`crossbeam_utils::Backoff`] and burns its core while it waits. A wait
     /// is not counted as a rejection.
     ///
@@ -215,7 +215,7 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
         #[cfg(feature = "std")]
         {
             match self.push_if_room(item) {
-                Err(NoRoom(item)) => crate::wait::park::block_on(self.push(item)),
+                Err(NoRoom(item)) => crate::wait::park::wait(self.push(item)),
                 Ok(done) => done,
             }
         }
@@ -243,7 +243,7 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
         {
             match self.pop_or_finished() {
                 Some(out) => out,
-                None => crate::wait::park::block_on(self.pop()),
+                None => crate::wait::park::wait(self.pop()),
             }
         }
         #[cfg(not(feature = "std"))]

@@ -124,7 +124,7 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
                 peak: AtomicUsize::new(0),
                 retired: AtomicUsize::new(0),
                 #[cfg(feature = "async")]
-                waiters: crate::sync::Padded::new(wait::RingWaiters::new()),
+                waiters: crate::sync::Padded::new(crate::wait::queue::sides()),
             }
         }
     }
@@ -229,9 +229,9 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
             // change in `state`'s order matters (before or after the close).
             if self.state.fetch_add(EVICTING, Ordering::Relaxed) & CLOSED != 0 {
                 self.state.fetch_sub(EVICTING, Ordering::Relaxed);
-                // A pop that saw this eviction announced answered "empty"
-                // and may wait for it to end.
-                self.wake_poppers();
+                // The pops that saw this eviction announced answered
+                // "empty" and may wait for it to end.
+                self.wake_all_poppers();
                 return Overwritten::Rejected(item);
             }
             if let Some(i) = self.aq.dequeue() {
@@ -254,12 +254,12 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
                 self.overwritten.add_release(1);
                 // The item is back, and on a closed ring a pop waiting for
                 // this eviction to end may now answer "closed and drained".
-                self.wake_poppers();
+                self.wake_all_poppers();
                 return Overwritten::Evicted(old);
             }
             // Nothing to evict: the eviction did not happen.
             self.state.fetch_sub(EVICTING, Ordering::Relaxed);
-            self.wake_poppers();
+            self.wake_all_poppers();
         }
         if !self.is_closed() {
             self.rejected.add(1);

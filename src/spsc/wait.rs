@@ -62,7 +62,7 @@ mod imp {
     };
 
     /// One waker cell per side, on a cache line of its own.
-    pub(crate) struct RingWaiters(Padded<Waiters<1>>);
+    pub(crate) struct RingWaiters(Padded<Waiters>);
 
     impl RingWaiters {
         crate::sync::const_fn! {
@@ -73,9 +73,9 @@ mod imp {
     }
 
     impl Deref for RingWaiters {
-        type Target = Waiters<1>;
+        type Target = Waiters;
         #[inline(always)]
-        fn deref(&self) -> &Waiters<1> {
+        fn deref(&self) -> &Waiters {
             &self.0
         }
     }
@@ -266,21 +266,6 @@ mod imp {
     impl<T, const N: usize, P: Policy> core::fmt::Debug for Pop<'_, '_, T, N, P> {
         fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
             f.debug_struct("Pop").finish_non_exhaustive()
-        }
-    }
-
-    // Never polling: each side's one cell is always there for its one waiter.
-    #[cfg(feature = "std")]
-    impl<T, const N: usize, P: Policy> crate::wait::park::Waiting for Push<'_, '_, T, N, P> {
-        fn polling(&self) -> bool {
-            false
-        }
-    }
-
-    #[cfg(feature = "std")]
-    impl<T, const N: usize, P: Policy> crate::wait::park::Waiting for Pop<'_, '_, T, N, P> {
-        fn polling(&self) -> bool {
-            false
         }
     }
 }

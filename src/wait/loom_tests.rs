@@ -217,3 +217,6 @@ fn loom_wait_mpmc_pop_woken_by_eviction_end_after_close() {
         assert_eq!(seen, vec![1, 2]);
     });
 }
+
+/// The MPMC waiter list with three waiters, on a stand-in ring.
+mod list;

@@ -12,6 +12,7 @@ use futures::executor::LocalPool;
 use futures::task::LocalSpawnExt;
 use sluicegate::{Closed, Overwritten, TryPopError};
 use std::future::Future;
+use std::pin::{pin, Pin};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::task::{Context, Poll, Wake, Waker};
@@ -33,8 +34,14 @@ pub fn counting() -> (Arc<Count>, Waker) {
     (c.clone(), Waker::from(c))
 }
 
+#[allow(dead_code)] // the SPSC tests' (their futures are `Unpin`)
 pub fn poll_with<F: Future + Unpin>(fut: &mut F, waker: &Waker) -> Poll<F::Output> {
-    std::pin::Pin::new(fut).poll(&mut Context::from_waker(waker))
+    poll_pin(Pin::new(fut), waker)
+}
+
+/// Polls a pinned future once with `waker` (the MPMC futures are `!Unpin`).
+pub fn poll_pin<F: Future>(fut: Pin<&mut F>, waker: &Waker) -> Poll<F::Output> {
+    fut.poll(&mut Context::from_waker(waker))
 }
 
 /// Pops with `pop().await` until it answers `None` (closed and drained).
@@ -99,13 +106,12 @@ fn async_pop_woken_by_interrupt_style_try_push() {
 }
 
 /// Many tasks on one thread: consumers and producers both wait on a ring of
-/// two (six producers: more than the four cells, so two poll), then the
-/// close ends the consumers. Four consumers, one per cell: a fifth would
-/// poll on the empty ring at the end, and `run_until_stalled` never stalls.
+/// two, then the close ends the consumers. `run_until_stalled` stalls only
+/// if no waiting task polls itself.
 #[test]
 fn async_local_pool_many_tasks() {
     const TASKS: u32 = 6;
-    const CONSUMERS: u32 = 4;
+    const CONSUMERS: u32 = 8;
     let per = ITEMS / 20;
     static RING: Ring<u32, 2> = Ring::new();
     static GOT: Mutex<Vec<u32>> = Mutex::new(Vec::new());
@@ -171,8 +177,7 @@ fn async_threads_exact_accounting_then_close() {
     assert!(pollster::block_on(ring.push(1)).is_err());
 }
 
-/// Six pushes wait on a full ring (four in cells, two polling); the close
-/// hands every item back.
+/// Six pushes wait on a full ring; the close hands every item back.
 #[test]
 fn async_push_waiters_woken_by_close() {
     let ring: Ring<u32, 1> = Ring::new();
@@ -197,67 +202,130 @@ fn async_push_waiters_woken_by_close() {
 fn async_pop_woken_by_close() {
     let ring: Ring<u32, 2> = Ring::new();
     let (count, waker) = counting();
-    let mut pop = ring.pop();
-    assert!(poll_with(&mut pop, &waker).is_pending());
+    let mut pop = pin!(ring.pop());
+    assert!(poll_pin(pop.as_mut(), &waker).is_pending());
     ring.close();
     assert_eq!(count.0.load(Ordering::Relaxed), 1);
-    assert_eq!(poll_with(&mut pop, &waker), Poll::Ready(None));
+    assert_eq!(poll_pin(pop.as_mut(), &waker), Poll::Ready(None));
 }
 
-/// Pending futures dropped (more than the four cells, twice) give their
-/// cells back: four new waiters then sleep in cells and are woken.
+/// Pending futures dropped leave the list: new waiters then sleep and a
+/// push wakes exactly one of them, the one that waited longest.
 #[test]
-fn async_cancelled_waiters_release_their_cells() {
+fn async_cancelled_waiters_leave_the_list() {
     let ring: Ring<u32, 1> = Ring::new();
     let (_, waker) = counting();
     for _ in 0..2 {
-        let mut pops: Vec<_> = (0..6).map(|_| ring.pop()).collect();
+        let mut pops: Vec<_> = (0..6).map(|_| Box::pin(ring.pop())).collect();
         for p in &mut pops {
-            assert!(poll_with(p, &waker).is_pending());
+            assert!(poll_pin(p.as_mut(), &waker).is_pending());
         }
     }
-    // Cells free: a pending pop sleeps (no self-wake) and a push wakes it.
-    let (count, waker) = counting();
-    let mut pops: Vec<_> = (0..4).map(|_| ring.pop()).collect();
-    for p in &mut pops {
-        assert!(poll_with(p, &waker).is_pending());
+    let counts: Vec<_> = (0..6).map(|_| counting()).collect();
+    let mut pops: Vec<_> = (0..6).map(|_| Box::pin(ring.pop())).collect();
+    for (p, (_, w)) in pops.iter_mut().zip(&counts) {
+        assert!(poll_pin(p.as_mut(), w).is_pending());
     }
-    assert_eq!(count.0.load(Ordering::Relaxed), 0, "four sleep in cells");
+    let woken = || -> Vec<usize> {
+        counts
+            .iter()
+            .map(|(c, _)| c.0.load(Ordering::Relaxed))
+            .collect()
+    };
+    assert_eq!(woken(), [0; 6], "all six sleep");
     ring.try_push(7).unwrap();
-    assert_eq!(count.0.load(Ordering::Relaxed), 4, "the push woke all four");
-    let got: Vec<_> = pops
-        .iter_mut()
-        .map(|p| poll_with(p, &waker))
-        .filter(|p| p.is_ready())
-        .collect();
-    assert_eq!(got, [Poll::Ready(Some(7))]);
+    assert_eq!(woken(), [1, 0, 0, 0, 0, 0], "the push woke the first only");
+    assert_eq!(
+        poll_pin(pops[0].as_mut(), &counts[0].1),
+        Poll::Ready(Some(7))
+    );
 }
 
-/// A leaked pending future (`mem::forget`) keeps its cell; with all four
-/// leaked, a fifth waiter polls (wakes itself) and still completes, and a
-/// push with nobody left to wake still goes through.
+/// A woken future dropped before it polls passes its wake to the next
+/// waiter: the item is not stranded.
 #[test]
-fn async_leaked_futures_keep_their_cells() {
+fn async_dropped_woken_future_passes_the_wake_on() {
+    let ring: Ring<u32, 2> = Ring::new();
+    let (a, wa) = counting();
+    let (b, wb) = counting();
+    let mut first = Box::pin(ring.pop());
+    let mut second = Box::pin(ring.pop());
+    assert!(poll_pin(first.as_mut(), &wa).is_pending());
+    assert!(poll_pin(second.as_mut(), &wb).is_pending());
+    ring.try_push(1).unwrap();
+    assert_eq!(
+        (a.0.load(Ordering::Relaxed), b.0.load(Ordering::Relaxed)),
+        (1, 0)
+    );
+    drop(first);
+    assert_eq!(b.0.load(Ordering::Relaxed), 1, "passed on");
+    assert_eq!(poll_pin(second.as_mut(), &wb), Poll::Ready(Some(1)));
+}
+
+/// Linked futures of both sides dropped in every state (waiting, woken,
+/// woken and dropped), then pushes, pops and a close run over the lists:
+/// nothing touches a dropped node (Miri checks the memory).
+#[test]
+fn async_dropped_linked_futures_then_notify() {
+    let ring: Ring<u32, 2> = Ring::new();
+    let (_, waker) = counting();
+    for round in 0..3 {
+        let mut pops: Vec<_> = (0..5).map(|_| Box::pin(ring.pop())).collect();
+        for p in &mut pops {
+            assert!(poll_pin(p.as_mut(), &waker).is_pending());
+        }
+        if round > 0 {
+            ring.try_push(round).unwrap(); // wakes the first
+        }
+        // Drop from the middle, the head and the tail.
+        drop(pops.remove(2));
+        drop(pops.remove(0));
+        drop(pops.pop());
+        ring.try_push(10).unwrap();
+        ring.try_push(11).unwrap_or_default();
+        drop(pops);
+        while ring.try_pop().is_some() {}
+    }
+    ring.push_iter([1, 2]);
+    let mut pushes: Vec<_> = (0..4).map(|i| Box::pin(ring.push(i))).collect();
+    for p in &mut pushes {
+        assert!(poll_pin(p.as_mut(), &waker).is_pending());
+    }
+    drop(pushes.remove(1));
+    assert_eq!(ring.try_pop(), Some(1));
+    drop(pushes.remove(0));
+    ring.close();
+    drop(pushes);
+    assert_eq!(ring.try_pop(), Some(2));
+    let mut pop = pin!(ring.pop());
+    assert_eq!(poll_pin(pop.as_mut(), &waker), Poll::Ready(None));
+}
+
+/// A leaked pinned future (never dropped) stays linked for good: it takes
+/// one push's wake, which it never uses; the next push wakes the next
+/// waiter, and the close wakes every one.
+#[test]
+fn async_leaked_future_stays_linked() {
     let ring: Ring<u32, 2> = Ring::new();
     let (leaked, waker) = counting();
-    for _ in 0..4 {
-        let mut p = ring.pop();
-        assert!(poll_with(&mut p, &waker).is_pending());
-        std::mem::forget(p);
-    }
-    let (count, fifth) = counting();
-    let mut p = ring.pop();
-    assert!(poll_with(&mut p, &fifth).is_pending());
-    assert_eq!(count.0.load(Ordering::Relaxed), 1, "no cell: it polls");
+    let mut forgotten = std::mem::ManuallyDrop::new(ring.pop());
+    // SAFETY: never moved and never dropped; its memory (this frame) stays
+    // valid until the function returns, after the ring is gone.
+    let mut p = unsafe { Pin::new_unchecked(&mut *forgotten) };
+    assert!(poll_pin(p.as_mut(), &waker).is_pending());
+    let (count, w) = counting();
+    let mut mine = pin!(ring.pop());
+    assert!(poll_pin(mine.as_mut(), &w).is_pending());
     ring.try_push(5).unwrap();
     assert_eq!(
         leaked.0.load(Ordering::Relaxed),
-        4,
-        "the leaked cells' wakers"
+        1,
+        "the leaked node's wake"
     );
-    assert_eq!(poll_with(&mut p, &fifth), Poll::Ready(Some(5)));
-    ring.try_push(6).unwrap(); // wakers taken: nothing to wake
-    assert_eq!(ring.try_pop(), Some(6));
+    assert_eq!(count.0.load(Ordering::Relaxed), 0);
+    ring.try_push(6).unwrap();
+    assert_eq!(count.0.load(Ordering::Relaxed), 1);
+    assert_eq!(poll_pin(mine.as_mut(), &w), Poll::Ready(Some(5)));
 }
 
 /// A future polled again with another waker wakes the new one only.
@@ -266,14 +334,102 @@ fn async_repoll_replaces_the_waker() {
     let ring: Ring<u32, 2> = Ring::new();
     let (a, wa) = counting();
     let (b, wb) = counting();
-    let mut pop = ring.pop();
-    assert!(poll_with(&mut pop, &wa).is_pending());
-    assert!(poll_with(&mut pop, &wb).is_pending());
-    assert!(poll_with(&mut pop, &wb).is_pending()); // same waker: kept
+    let mut pop = pin!(ring.pop());
+    assert!(poll_pin(pop.as_mut(), &wa).is_pending());
+    assert!(poll_pin(pop.as_mut(), &wb).is_pending());
+    assert!(poll_pin(pop.as_mut(), &wb).is_pending()); // same waker: kept
     ring.try_push(1).unwrap();
     assert_eq!(a.0.load(Ordering::Relaxed), 0);
     assert_eq!(b.0.load(Ordering::Relaxed), 1);
-    assert_eq!(poll_with(&mut pop, &wb), Poll::Ready(Some(1)));
+    assert_eq!(poll_pin(pop.as_mut(), &wb), Poll::Ready(Some(1)));
+}
+
+/// 64 tasks on one thread wait in `pop` on an idle ring; 64 pushes wake
+/// each exactly once, and every item is delivered once.
+#[test]
+fn async_64_waiters_woken_once_each() {
+    const TASKS: usize = 64;
+    let ring: Ring<u32, 64> = Ring::new();
+    let counts: Vec<_> = (0..TASKS).map(|_| counting()).collect();
+    let mut pops: Vec<_> = (0..TASKS).map(|_| Box::pin(ring.pop())).collect();
+    for (p, (_, w)) in pops.iter_mut().zip(&counts) {
+        assert!(poll_pin(p.as_mut(), w).is_pending());
+    }
+    for i in 0..TASKS as u32 {
+        ring.try_push(i).unwrap();
+    }
+    let woken: Vec<usize> = counts
+        .iter()
+        .map(|(c, _)| c.0.load(Ordering::Relaxed))
+        .collect();
+    assert_eq!(woken, vec![1; TASKS], "each woken exactly once");
+    let mut got: Vec<u32> = pops
+        .iter_mut()
+        .zip(&counts)
+        .map(|(p, (_, w))| match poll_pin(p.as_mut(), w) {
+            Poll::Ready(Some(v)) => v,
+            other => panic!("{other:?}"),
+        })
+        .collect();
+    got.sort_unstable();
+    assert_eq!(got, (0..TASKS as u32).collect::<Vec<_>>());
+    let woken: Vec<usize> = counts
+        .iter()
+        .map(|(c, _)| c.0.load(Ordering::Relaxed))
+        .collect();
+    assert_eq!(woken, vec![1; TASKS], "and never again");
+}
+
+/// The same with 64 tasks on `futures`' `LocalPool`, then a close.
+#[test]
+fn async_local_pool_64_poppers() {
+    const TASKS: u32 = 64;
+    static RING: Ring<u32, 8> = Ring::new();
+    static GOT: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+    let polls = Arc::new(AtomicUsize::new(0));
+    let mut pool = LocalPool::new();
+    let spawner = pool.spawner();
+    for _ in 0..TASKS {
+        let polls = polls.clone();
+        spawner
+            .spawn_local(async move {
+                let v = CountPolls(pin!(RING.pop()), &polls).await;
+                GOT.lock().unwrap().extend(v);
+            })
+            .unwrap();
+    }
+    pool.run_until_stalled();
+    assert_eq!(
+        polls.load(Ordering::Relaxed),
+        TASKS as usize,
+        "each polled once, then asleep"
+    );
+    for i in 0..TASKS {
+        RING.try_push(i).unwrap_or_else(|_| {
+            pool.run_until_stalled();
+            RING.try_push(i).unwrap()
+        });
+    }
+    pool.run_until_stalled();
+    assert_eq!(
+        polls.load(Ordering::Relaxed),
+        2 * TASKS as usize,
+        "each woken once"
+    );
+    let mut all = std::mem::take(&mut *GOT.lock().unwrap());
+    all.sort_unstable();
+    assert_eq!(all, (0..TASKS).collect::<Vec<_>>());
+}
+
+/// Counts the polls of the future it wraps.
+struct CountPolls<'a, F>(Pin<&'a mut F>, &'a AtomicUsize);
+
+impl<F: Future> Future for CountPolls<'_, F> {
+    type Output = F::Output;
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        self.1.fetch_add(1, Ordering::Relaxed);
+        self.0.as_mut().poll(cx)
+    }
 }
 
 /// Every operation that makes progress wakes the other side: pushes
@@ -299,23 +455,23 @@ fn async_every_operation_wakes() {
     for (name, op) in pushes {
         let ring: Ring<u32, 2> = Ring::new();
         let (count, waker) = counting();
-        let mut pop = ring.pop();
-        assert!(poll_with(&mut pop, &waker).is_pending());
+        let mut pop = pin!(ring.pop());
+        assert!(poll_pin(pop.as_mut(), &waker).is_pending());
         op(&ring);
         assert_eq!(count.0.load(Ordering::Relaxed), 1, "{name} wakes a pop");
-        assert_eq!(poll_with(&mut pop, &waker), Poll::Ready(Some(1)));
+        assert_eq!(poll_pin(pop.as_mut(), &waker), Poll::Ready(Some(1)));
     }
     // An evicting push_overwrite: a pop pending on an empty ring, then the
     // ring filled with the pop not yet polled again, then an eviction.
     {
         let ring: Ring<u32, 1> = Ring::new();
         let (count, waker) = counting();
-        let mut pop = ring.pop();
-        assert!(poll_with(&mut pop, &waker).is_pending());
+        let mut pop = pin!(ring.pop());
+        assert!(poll_pin(pop.as_mut(), &waker).is_pending());
         ring.try_push(1).unwrap();
         assert_eq!(ring.push_overwrite(2), Overwritten::Evicted(1));
         assert!(count.0.load(Ordering::Relaxed) >= 1);
-        assert_eq!(poll_with(&mut pop, &waker), Poll::Ready(Some(2)));
+        assert_eq!(poll_pin(pop.as_mut(), &waker), Poll::Ready(Some(2)));
     }
     let pops: [(&str, Op); 6] = [
         ("try_pop", |r| assert_eq!(r.try_pop(), Some(0))),
@@ -333,8 +489,8 @@ fn async_every_operation_wakes() {
         let ring: Ring<u32, 2> = Ring::new();
         ring.push_iter([0, 1]);
         let (count, waker) = counting();
-        let mut push = ring.push(9);
-        assert!(poll_with(&mut push, &waker).is_pending());
+        let mut push = pin!(ring.push(9));
+        assert!(poll_pin(push.as_mut(), &waker).is_pending());
         assert_eq!(ring.stats().rejected, 0, "a wait is not a rejection");
         // Refused operations wake nobody.
         assert!(ring.try_push(5).is_err());
@@ -342,7 +498,7 @@ fn async_every_operation_wakes() {
         assert_eq!(count.0.load(Ordering::Relaxed), 0);
         op(&ring);
         assert_eq!(count.0.load(Ordering::Relaxed), 1, "{name} wakes a push");
-        assert_eq!(poll_with(&mut push, &waker), Poll::Ready(Ok(())));
+        assert_eq!(poll_pin(push.as_mut(), &waker), Poll::Ready(Ok(())));
     }
 }
 
@@ -418,6 +574,36 @@ fn blocking_waits_park_and_end_on_close() {
     check_accounting(&outs, 2, per);
     assert_eq!(ring.stats().rejected, 0, "a wait is not a rejection");
     assert_eq!(ring.push_blocking(1), Err(Closed(1)));
+}
+
+/// 64 threads park in `pop_blocking` on an idle ring; 64 pushes deliver
+/// every item once, and the close ends a second round.
+#[cfg(feature = "std")]
+#[test]
+fn blocking_64_threads_parked() {
+    let threads: u32 = if cfg!(miri) { 8 } else { 64 };
+    let ring: Ring<u32, 4> = Ring::new();
+    thread::scope(|s| {
+        let waiters: Vec<_> = (0..threads)
+            .map(|_| s.spawn(|| ring.pop_blocking()))
+            .collect();
+        for i in 0..threads {
+            ring.push_blocking(i).unwrap();
+        }
+        let mut got: Vec<u32> = waiters
+            .into_iter()
+            .map(|w| w.join().unwrap().unwrap())
+            .collect();
+        got.sort_unstable();
+        assert_eq!(got, (0..threads).collect::<Vec<_>>());
+        let waiters: Vec<_> = (0..threads)
+            .map(|_| s.spawn(|| ring.pop_blocking()))
+            .collect();
+        ring.close();
+        for w in waiters {
+            assert_eq!(w.join().unwrap(), None);
+        }
+    });
 }
 
 /// A consumer parked in `pop_blocking` is woken by a thread that only calls

@@ -143,9 +143,9 @@ impl<T, const N: usize> Ring<T, N> {
     /// Pushes `item`, waiting for a free slot: pressure travels upstream
     /// instead of being rejected. Hands the item back in [`Closed`] if the ring
     /// is closed before it finds room. With the `std` feature the thread
-    /// **sleeps** (parked) until a pop or the close wakes it (up to four
-    /// threads or tasks per side sleep; more poll, sleeping 50 µs to 1 ms
-    /// between tries). Without `std` it **spins** with
+    /// **sleeps** (parked) until a pop or the close wakes it (any number of
+    /// threads and tasks sleep per side; a pop wakes one). Without `std` it
+    /// **spins** with
     /// [`crossbeam_utils::Backoff`] between attempts, outside the critical
     /// section, and burns its core while it waits. A wait is not counted as
     /// a rejection.
@@ -170,7 +170,7 @@ impl<T, const N: usize> Ring<T, N> {
         {
             match self.push_unless_full(item) {
                 Ok(done) => done,
-                Err(item) => crate::wait::park::block_on(self.push(item)),
+                Err(item) => crate::wait::park::wait(self.push(item)),
             }
         }
         #[cfg(not(feature = "std"))]
@@ -205,7 +205,7 @@ impl<T, const N: usize> Ring<T, N> {
         {
             match self.pop_or_finished() {
                 Some(out) => out,
-                None => crate::wait::park::block_on(self.pop()),
+                None => crate::wait::park::wait(self.pop()),
             }
         }
         #[cfg(not(feature = "std"))]

@@ -6,54 +6,55 @@
 //!
 //! The waiters live in the ring's state, behind the same critical section
 //! as the items: per side (tasks waiting for an item, tasks waiting for
-//! room) a mask word whose bit `i` says that cell `i` is owned by a waiting
-//! future, and four cells of `Option<Waker>`. A fifth concurrent waiter on
-//! a side finds every cell taken and polls (it wakes itself and returns
-//! `Pending`) until one is free, as on [`mpmc::Ring`](crate::mpmc::Ring). A
-//! pending future that is leaked (`mem::forget`) keeps its cell for good.
+//! room) an intrusive list of the nodes inside the waiting futures (or
+//! blocking calls' frames), and the count of nodes linked (`src/wait/list.rs`
+//! has the node's states). Any number of tasks wait; none polls. A push
+//! wakes the popper that waited longest, a pop the pusher that waited
+//! longest, the close every waiter; a future dropped with a wake it did not
+//! use passes it on.
 //!
 //! # Protocol
 //!
 //! A waiter (the future's `poll`), in **one** critical section: tries the
-//! operation; if it cannot proceed, owns a cell (sets its bit) and, if the
-//! cell already holds a waker that wakes this task, returns `Pending`.
-//! Otherwise it clones the waker *outside* the critical section and, in a
-//! second one, tries the operation again and, if it still cannot proceed,
-//! stores the clone in its cell and returns `Pending`.
+//! operation; if it cannot proceed, links its node (at the head if a wake
+//! brought it here: it keeps its place) with a target to wake. The target
+//! (a clone of its waker) is made *before* the section when the node is
+//! not linked; a linked node keeps the one it has if it wakes the same
+//! task, and otherwise the poll clones one outside and takes a second
+//! section.
 //!
 //! Every operation that lets the other side proceed (a push that stored an
 //! item, a pop that took one, the close) checks, in **the same** critical
-//! section as its change, whether that side's mask is zero. Only if it is
-//! not does it, after the section, take the wakers out in another one and
-//! wake them outside it.
+//! section as its change, whether that side's count is zero. Only if it is
+//! not does it, in another section, take the first node out of the list
+//! (the close: every node, a batch per section) and wake it outside.
 //!
 //! **Why no wake-up is lost, without any fence.** A waiter's last check and
-//! its registration are one critical section, and so are a notifier's
-//! change and its mask check. Critical sections exclude each other, so one
-//! of the two comes entirely first. If the waiter's does, the notifier sees
-//! its bit, and the waker stored there (or a newer one of the same future;
-//! if the future completed meanwhile it cleared its bit and needs no wake).
-//! If the notifier's does, the waiter's check sees the item, the room or
-//! the close. This needs only what `critical-section`'s contract gives
-//! every user: that a critical section sees every write made in the ones
-//! before it. On a single core with interrupts masked (cortex-m's
-//! `critical-section-single-core`) that is program order on the one core:
-//! the implementation's compiler fences stop the compiler from moving
-//! accesses across the masking, and one core sees its own writes in order.
-//! On multi-core implementations (a hardware spinlock as on the RP2040, or
-//! the `std` implementation's mutex on a host) the lock's acquire and
-//! release order the accesses across cores. In both, the Dekker pattern
-//! that needs `SeqCst` fences on [`mpmc::Ring`](crate::mpmc::Ring) (each
-//! side stores, then loads what the other stores) cannot arise: the store
-//! and the load of each side are in one section, and the sections are
-//! totally ordered.
+//! its linking are one critical section, and so are a notifier's change and
+//! its count check. Critical sections exclude each other, so one of the two
+//! comes entirely first. If the waiter's does, the notifier sees the count,
+//! and its later section takes out this node or an earlier one still
+//! waiting (a node leaves only when its future completes, or is dropped and
+//! passes on a wake it received; a woken node that finds nothing links
+//! again at the head). If the notifier's does, the waiter's check sees the
+//! item, the room or the close. This needs only what `critical-section`'s
+//! contract gives every user: that a critical section sees every write made
+//! in the ones before it. On a single core with interrupts masked
+//! (cortex-m's `critical-section-single-core`) that is program order on the
+//! one core; on multi-core implementations (a hardware spinlock as on the
+//! RP2040, or the `std` implementation's mutex on a host) the lock's
+//! acquire and release order the accesses across cores.
+//!
+//! An interrupt handler's `try_push` never waits for a waiter: a context
+//! inside a critical section cannot be interrupted, so the handler never
+//! finds the list half linked.
 //!
 //! No waker code runs inside a critical section: the clone, the wakes and
 //! the drop of a replaced or given-up waker all run after the section that
 //! moved it (`Waker::will_wake`, a comparison of two pointers, is the only
 //! waker method called inside one).
 //!
-//! **Cost when nobody waits.** A load of the mask, a test and a branch
+//! **Cost when nobody waits.** A load of the count, a test and a branch
 //! inside the critical section the operation takes anyway; no fence and no
 //! second section (`BENCHMARKS.md` has the counts).
 //!
@@ -62,92 +63,72 @@
 //! The ring's mutual exclusion comes from `critical_section::with`, which
 //! the test binaries link to `critical-section`'s `std` implementation (a
 //! `std::sync::Mutex`, invisible to loom), and a binary can link only one
-//! implementation. So there is no loom model of this protocol; the argument
-//! above rests on the critical sections alone, and `tests/wait_cs.rs` checks
-//! it on threads, under Miri too.
+//! implementation. So there is no loom model of this ring's waits; the list
+//! and node code is the one `mpmc::Ring`'s models check, and
+//! `tests/wait_cs.rs` checks this ring on threads, under Miri too.
 
 use super::{Ring, State};
-use crate::wait::{Registration, Side};
-use crate::Closed;
-use core::{
-    future::Future,
-    pin::Pin,
-    task::{Context, Poll, Waker},
+use crate::sync::{LoadStoreUsize, Ordering};
+use crate::wait::list::{
+    Left, Linked, Node, RawList, Target, Wake, NOTIFIED_ALL, NOTIFIED_ONE, UNLINKED,
 };
+use crate::wait::Side;
+use crate::Closed;
+use core::{pin::Pin, task::Poll};
 
-/// Waker cells per side.
-const K: usize = 4;
+/// Nodes woken per critical section by the close.
+const BATCH: usize = 8;
 
-/// The waker cells: per side (`Side as usize`), cell `i` belongs to the
-/// future that owns bit `i` of `State::wait_masks`, and is `None` unless
-/// that future stored a waker not taken by a wake since.
-pub(super) struct Cells([[Option<Waker>; K]; 2]);
+/// Per side (`Side as usize`): the waiting nodes.
+pub(super) struct Lists([RawList; 2]);
 
-impl Cells {
+impl Lists {
     pub(super) const fn new() -> Self {
-        Self([const { [const { None }; K] }; 2])
+        Self([RawList::new(), RawList::new()])
     }
+}
+
+/// Per side: how many nodes are linked (the notifiers' check).
+pub(super) type Counts = [LoadStoreUsize; 2];
+
+/// Both counts at zero.
+pub(super) const fn counts() -> Counts {
+    [LoadStoreUsize::new(0), LoadStoreUsize::new(0)]
 }
 
 /// A waiter's critical section, answered.
 enum Step<O> {
     /// The operation went through (or the ring is closed): the output, and
-    /// the waker its cell held, to drop outside.
-    Done(O, Option<Waker>),
-    /// The cell holds a waker that wakes this task: `Pending`.
-    Wait,
-    /// Every cell is taken: wake at once and `Pending`.
-    Poll,
-    /// The future owns a cell, to be filled with a clone of its waker.
-    NeedWaker,
+    /// what leaving the list left to do.
+    Done(O, Left),
+    /// Linked (or still linked): `Pending`, after dropping the replaced
+    /// target.
+    Wait(Target),
+    /// The node needs a fresh target: clone one outside and try again.
+    NeedTarget,
 }
 
 impl<T, const N: usize> State<T, N> {
     /// Whether a future waits on `side` (the notifiers' check).
     #[inline(always)]
     pub(super) fn waiting(&self, side: Side) -> bool {
-        self.wait_masks[side as usize] != 0
+        // Relaxed: inside the critical section, which orders it.
+        self.waiting[side as usize].load(Ordering::Relaxed) != 0
     }
 
-    /// Gives up the cell `reg` owns, if any; returns its waker (to drop
-    /// after the critical section).
-    fn disarm(&mut self, side: Side, reg: &mut Registration) -> Option<Waker> {
-        let old = match *reg {
-            Registration::Cell(i) => {
-                self.wait_masks[side as usize] &= !(1 << i);
-                self.wakers.0[side as usize][i].take()
-            }
-            _ => None,
-        };
-        *reg = Registration::None;
-        old
-    }
-
-    /// Owns a cell for `reg` unless it does already; says whether its
-    /// waker is in place.
-    fn arm(&mut self, side: Side, reg: &mut Registration, waker: &Waker) -> Step<()> {
-        if let Registration::Cell(i) = *reg {
-            return match &self.wakers.0[side as usize][i] {
-                Some(w) if w.will_wake(waker) => Step::Wait,
-                _ => Step::NeedWaker,
-            };
-        }
-        let free = !self.wait_masks[side as usize] & ((1 << K) - 1);
-        if free == 0 {
-            *reg = Registration::Polling;
-            return Step::Poll;
-        }
-        let i = free.trailing_zeros() as usize;
-        self.wait_masks[side as usize] |= 1 << i;
-        *reg = Registration::Cell(i);
-        Step::NeedWaker
+    /// `side`'s list and count.
+    fn list(&mut self, side: Side) -> (&mut RawList, &LoadStoreUsize) {
+        (
+            &mut self.lists.0[side as usize],
+            &self.waiting[side as usize],
+        )
     }
 }
 
 impl<T, const N: usize> Ring<T, N> {
     /// Runs `f` in one critical section; if `progressed` says its result
     /// lets tasks of `side` proceed, checks in the same section whether any
-    /// wait there, and wakes them after it.
+    /// wait there, and wakes one after it.
     #[inline(always)]
     pub(super) fn with_notify<R>(
         &self,
@@ -161,7 +142,7 @@ impl<T, const N: usize> Ring<T, N> {
             (out, waiting)
         });
         if waiting {
-            self.wake(side);
+            self.wake_one(side);
         }
         out
     }
@@ -174,33 +155,66 @@ impl<T, const N: usize> Ring<T, N> {
             (was_open, s.waiting(Side::Item) || s.waiting(Side::Room))
         });
         if waiting {
-            self.wake(Side::Item);
-            self.wake(Side::Room);
+            self.wake_all(Side::Item);
+            self.wake_all(Side::Room);
         }
         was_open
     }
 
-    /// Takes the wakers of `side` out in one critical section and wakes
-    /// them after it. The owners keep their cells (their bits) until they
-    /// complete or are dropped.
+    /// Takes the first node of `side` out in one critical section and
+    /// wakes it after it.
     #[cold]
     #[inline(never)]
-    fn wake(&self, side: Side) {
-        let taken: [Option<Waker>; K] =
-            self.with(|s| core::array::from_fn(|i| s.wakers.0[side as usize][i].take()));
-        for w in taken.into_iter().flatten() {
-            w.wake();
+    fn wake_one(&self, side: Side) {
+        let taken = self.with(|s| {
+            let (list, waiting) = s.list(side);
+            // SAFETY: inside the critical section, which guards the list.
+            unsafe { list.wake_one(waiting, NOTIFIED_ONE) }
+        });
+        if let Some(t) = taken {
+            t.wake();
+        }
+    }
+
+    /// Takes every node of `side` linked now out, a batch per critical
+    /// section, and wakes each batch after its section.
+    #[cold]
+    #[inline(never)]
+    fn wake_all(&self, side: Side) {
+        let mut left = None;
+        loop {
+            let mut batch: [Target; BATCH] = [const { Target::None }; BATCH];
+            let mut k = 0;
+            self.with(|s| {
+                let (list, waiting) = s.list(side);
+                let n = left.get_or_insert(waiting.load(Ordering::Relaxed));
+                while k < BATCH && *n > 0 {
+                    // SAFETY: inside the critical section.
+                    match unsafe { list.wake_one(waiting, NOTIFIED_ALL) } {
+                        Some(t) => batch[k] = t,
+                        None => *n = 0,
+                    }
+                    k += 1;
+                    *n = n.saturating_sub(1);
+                }
+            });
+            for t in batch {
+                t.wake();
+            }
+            if left == Some(0) {
+                return;
+            }
         }
     }
 
     /// One poll of a waiter of `side` (the module's protocol): `op` tries
     /// the operation (`None`: it must wait); a result for which
-    /// `progressed` is true wakes the other side's waiters.
+    /// `progressed` is true wakes a waiter of the other side.
     fn poll_wait<O>(
         &self,
         side: Side,
-        reg: &mut Registration,
-        waker: &Waker,
+        node: &Node,
+        wake: Wake<'_>,
         mut op: impl FnMut(&mut State<T, N>) -> Option<O>,
         progressed: impl Fn(&O) -> bool,
     ) -> Poll<O> {
@@ -208,63 +222,68 @@ impl<T, const N: usize> Ring<T, N> {
             Side::Item => Side::Room,
             Side::Room => Side::Item,
         };
-        let done = |step: &Step<O>| matches!(step, Step::Done(out, _) if progressed(out));
-        let first = self.with_notify(
-            other,
-            |s| match op(s) {
-                Some(out) => Step::Done(out, s.disarm(side, reg)),
-                None => match s.arm(side, reg, waker) {
-                    Step::Wait => Step::Wait,
-                    Step::Poll => Step::Poll,
-                    _ => Step::NeedWaker,
-                },
-            },
-            done,
-        );
-        match first {
-            Step::Done(out, old) => {
-                drop(old);
-                return Poll::Ready(out);
-            }
-            Step::Wait => return Poll::Pending,
-            Step::Poll => {
-                waker.wake_by_ref();
-                return Poll::Pending;
-            }
-            Step::NeedWaker => {}
-        }
-        // Cloned outside the critical section; after the swap below `spare`
-        // holds the waker it replaced, dropped outside too.
-        let mut spare = Some(waker.clone());
-        let second = self.with_notify(
-            other,
-            |s| match op(s) {
-                Some(out) => Step::Done(out, s.disarm(side, reg)),
-                None => {
-                    if let Registration::Cell(i) = *reg {
-                        core::mem::swap(&mut s.wakers.0[side as usize][i], &mut spare);
+        // A node that is not linked has no target (a wake took it, or it
+        // never had one): clone one before the section.
+        let mut fresh = (node.state() == UNLINKED
+            || node.state() == NOTIFIED_ONE
+            || node.state() == NOTIFIED_ALL)
+            .then(|| wake.target());
+        loop {
+            let step = self.with_notify(
+                other,
+                |s| {
+                    let state = node.state();
+                    let woken = state == NOTIFIED_ONE || state == NOTIFIED_ALL;
+                    let out = op(s);
+                    let (list, waiting) = s.list(side);
+                    match out {
+                        // A wake received before this section is served by
+                        // this try.
+                        // SAFETY: inside the critical section; the node is
+                        // this future's.
+                        Some(out) => Step::Done(out, unsafe { list.leave(waiting, node, false) }),
+                        None => {
+                            // SAFETY: as above; the node is pinned in the
+                            // future (or the blocking call's frame) and in no
+                            // other list.
+                            match unsafe { list.link(waiting, node, woken, wake, &mut fresh) } {
+                                Linked::Ok(old) => Step::Wait(old),
+                                Linked::NeedTarget => Step::NeedTarget,
+                            }
+                        }
                     }
-                    Step::Wait
+                },
+                |step| matches!(step, Step::Done(out, _) if progressed(out)),
+            );
+            match step {
+                Step::Done(out, left) => {
+                    drop(fresh);
+                    left.finish();
+                    return Poll::Ready(out);
                 }
-            },
-            done,
-        );
-        drop(spare);
-        match second {
-            Step::Done(out, old) => {
-                drop(old);
-                Poll::Ready(out)
+                Step::Wait(old) => {
+                    drop(old);
+                    drop(fresh);
+                    return Poll::Pending;
+                }
+                Step::NeedTarget => fresh = Some(wake.target()),
             }
-            _ => Poll::Pending,
         }
     }
 
-    /// Gives up the cell `reg` owns (a future dropped before it completed).
-    fn drop_waiter(&self, side: Side, reg: &mut Registration) {
-        if matches!(reg, Registration::Cell(_)) {
-            drop(self.with(|s| s.disarm(side, reg)));
+    /// Takes `node` out of `side`'s list (a future dropped before it
+    /// completed), passing on a wake it did not use.
+    fn leave(&self, side: Side, node: &Node) {
+        // Only the owner moves a node to `UNLINKED`, so reading it here is
+        // exact.
+        if node.state() != UNLINKED {
+            self.with(|s| {
+                let (list, waiting) = s.list(side);
+                // SAFETY: inside the critical section; the node is ours.
+                unsafe { list.leave(waiting, node, true) }
+            })
+            .finish();
         }
-        *reg = Registration::None;
     }
 }
 
@@ -286,32 +305,32 @@ fn push_if_room<T, const N: usize>(
 
 crate::wait::mpmc_wait_futures!("sluicegate::mpmc::cs");
 
-impl<T, const N: usize> Future for Push<'_, T, N> {
-    type Output = Result<(), Closed<T>>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
-        let this = &mut *self;
+impl<T, const N: usize> Push<'_, T, N> {
+    /// One poll, woken as `wake` says.
+    fn poll_as(self: Pin<&mut Self>, wake: Wake<'_>) -> Poll<Result<(), Closed<T>>> {
+        // SAFETY: `node` is never moved out of the pinned future (only
+        // borrowed); `item` is not pinned (it moves by value).
+        let this = unsafe { self.get_unchecked_mut() };
         assert!(this.item.is_some(), "Push polled after it resolved");
-        let item = &mut this.item;
-        this.ring.poll_wait(
+        let (ring, item, node) = (this.ring, &mut this.item, &this.node);
+        ring.poll_wait(
             Side::Room,
-            &mut this.reg,
-            cx.waker(),
+            node,
+            wake,
             |s| push_if_room(s, item),
             Result::is_ok,
         )
     }
 }
 
-impl<T, const N: usize> Future for Pop<'_, T, N> {
-    type Output = Option<T>;
-
-    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<T>> {
-        let this = &mut *self;
+impl<T, const N: usize> Pop<'_, T, N> {
+    /// One poll, woken as `wake` says.
+    fn poll_as(self: Pin<&mut Self>, wake: Wake<'_>) -> Poll<Option<T>> {
+        let this = self.into_ref().get_ref();
         this.ring.poll_wait(
             Side::Item,
-            &mut this.reg,
-            cx.waker(),
+            &this.node,
+            wake,
             |s| match s.pop() {
                 Some(v) => Some(Some(v)),
                 None if s.is_closed() => Some(None),
@@ -324,12 +343,12 @@ impl<T, const N: usize> Future for Pop<'_, T, N> {
 
 impl<T, const N: usize> Drop for Push<'_, T, N> {
     fn drop(&mut self) {
-        self.ring.drop_waiter(Side::Room, &mut self.reg);
+        self.ring.leave(Side::Room, &self.node);
     }
 }
 
 impl<T, const N: usize> Drop for Pop<'_, T, N> {
     fn drop(&mut self) {
-        self.ring.drop_waiter(Side::Item, &mut self.reg);
+        self.ring.leave(Side::Item, &self.node);
     }
 }

@@ -1,0 +1,353 @@
+//! The intrusive waiter list of the MPMC rings: [`Node`]s that live in the
+//! waiting futures (or in a blocking call's stack frame), linked into a
+//! [`RawList`] per side of a ring. This file has the list and the node's
+//! state machine; who holds the list's lock is up to the caller
+//! (`queue.rs` for `mpmc::Ring`, the ring's critical section for
+//! `mpmc::cs::Ring`).
+//!
+//! # Node states
+//!
+//! | state          | meaning                                        | who moves it out, and to what                       |
+//! |----------------|------------------------------------------------|-----------------------------------------------------|
+//! | `UNLINKED`     | not in the list; nobody but the owner sees it  | the owner, under the lock: `LINKED`                 |
+//! | `LINKED`       | in the list, with a target to wake             | a notifier, under the lock: `NOTIFIED_*`; the owner, under the lock: `UNLINKED` |
+//! | `NOTIFIED_ONE` | taken out by a wake-one; its target was taken  | the owner, without the lock: `UNLINKED` (the wake served by its next poll), or under it passing the wake on |
+//! | `NOTIFIED_ALL` | taken out by a wake-all; its target was taken  | the owner, without the lock: `UNLINKED`            |
+//!
+//! Every move into `NOTIFIED_*` is a `Release` store made under the lock
+//! after the notifier has unlinked the node and taken its target; the owner
+//! reads the state with `Acquire` outside the lock. So an owner that reads
+//! `NOTIFIED_*` owns every field of its node again (no notifier touches a
+//! node once it has left the list), and one that reads `LINKED` takes the
+//! lock before touching anything else.
+//!
+//! `waiting` (the gate the notifiers read) counts the `LINKED` nodes; it is
+//! changed only under the lock, with a load and a store.
+
+use crate::sync::{LoadStoreUsize, Ordering, UnsafeCell};
+use core::marker::PhantomPinned;
+use core::ptr::NonNull;
+use core::task::Waker;
+
+/// Not in the list.
+pub(crate) const UNLINKED: usize = 0;
+/// In the list.
+pub(crate) const LINKED: usize = 1;
+/// Taken out by a wake-one, which it must pass on if its owner leaves
+/// without polling.
+pub(crate) const NOTIFIED_ONE: usize = 2;
+/// Taken out by a wake-all (a close, an eviction's end).
+pub(crate) const NOTIFIED_ALL: usize = 3;
+
+/// How the context that waits wants to be woken.
+#[derive(Clone, Copy)]
+pub(crate) enum Wake<'a> {
+    /// A task, through its waker.
+    Task(&'a Waker),
+    /// The calling thread, unparked (the blocking calls).
+    #[cfg(feature = "std")]
+    Thread,
+}
+
+impl Wake<'_> {
+    /// A target that wakes this context. Runs the waker's clone: call it
+    /// outside any lock.
+    pub(crate) fn target(self) -> Target {
+        match self {
+            Wake::Task(w) => Target::Task(w.clone()),
+            #[cfg(feature = "std")]
+            Wake::Thread => Target::Thread(std::thread::current()),
+        }
+    }
+
+    /// Whether `t` already wakes this context (pointer comparisons only,
+    /// so it may run under the lock).
+    fn is(self, t: &Target) -> bool {
+        match (self, t) {
+            (Wake::Task(w), Target::Task(old)) => old.will_wake(w),
+            // A blocking call's node is only ever used by its own thread.
+            #[cfg(feature = "std")]
+            (Wake::Thread, Target::Thread(_)) => true,
+            _ => false,
+        }
+    }
+}
+
+/// What a notifier wakes.
+pub(crate) enum Target {
+    /// Nothing (taken by a wake).
+    None,
+    Task(Waker),
+    #[cfg(feature = "std")]
+    Thread(std::thread::Thread),
+}
+
+impl Target {
+    /// Wakes it (outside any lock: this runs the executor's code).
+    pub(crate) fn wake(self) {
+        match self {
+            Target::None => {}
+            Target::Task(w) => w.wake(),
+            #[cfg(feature = "std")]
+            Target::Thread(t) => t.unpark(),
+        }
+    }
+}
+
+/// One waiter: lives in a pinned future or a blocking call's frame, and is
+/// linked into its side's list while it waits. `!Unpin`: the list holds its
+/// address.
+pub(crate) struct Node {
+    /// One of the states in the module table. Stored by the owner (any
+    /// state) and by notifiers (`NOTIFIED_*`, under the lock).
+    state: LoadStoreUsize,
+    /// Neighbours in the list; under the lock.
+    prev: UnsafeCell<Option<NonNull<Node>>>,
+    next: UnsafeCell<Option<NonNull<Node>>>,
+    /// Under the lock while `LINKED`; the owner's once it reads
+    /// `NOTIFIED_*` or `UNLINKED`.
+    target: UnsafeCell<Target>,
+    _pin: PhantomPinned,
+}
+
+// SAFETY: the node's cells are reached only under its list's lock, or by
+// its owner when the state says no notifier can reach it (module docs);
+// `Target` is `Send` (a `Waker` or a `Thread`).
+unsafe impl Sync for Node {}
+// SAFETY: as above: the raw links are only followed under the lock.
+unsafe impl Send for Node {}
+
+impl Node {
+    crate::sync::const_fn! {
+        pub(crate) fn new() -> Self {
+            Self {
+                state: LoadStoreUsize::new(UNLINKED),
+                prev: UnsafeCell::new(None),
+                next: UnsafeCell::new(None),
+                target: UnsafeCell::new(Target::None),
+                _pin: PhantomPinned,
+            }
+        }
+    }
+
+    /// The state as its owner sees it outside the lock (`Acquire`: pairs
+    /// with a notifier's `Release` store of `NOTIFIED_*`).
+    #[inline]
+    pub(crate) fn state(&self) -> usize {
+        self.state.load(Ordering::Acquire)
+    }
+
+    /// The owner, after reading `NOTIFIED_*`: its next try serves the wake.
+    /// No other context touches the node now (module docs).
+    #[inline]
+    pub(crate) fn consume(&self) {
+        self.state.store(UNLINKED, Ordering::Relaxed);
+    }
+}
+
+/// The list of one side of a ring, with its count of linked nodes. Every
+/// method must be called with the side's lock held (or with the only
+/// reference: `&mut`).
+pub(crate) struct RawList {
+    head: Option<NonNull<Node>>,
+    tail: Option<NonNull<Node>>,
+}
+
+// SAFETY: the pointers are followed only under the lock that owns the list,
+// and the nodes they reach are `Sync`.
+unsafe impl Send for RawList {}
+
+/// What leaving the list left to do outside the lock.
+pub(crate) struct Left {
+    /// The node's own target, to drop.
+    pub(crate) old: Target,
+    /// A wake-one passed on, to wake.
+    pub(crate) passed: Target,
+}
+
+impl Left {
+    /// Drops the old target and wakes the passed-on one (outside the lock).
+    pub(crate) fn finish(self) {
+        drop(self.old);
+        self.passed.wake();
+    }
+}
+
+/// What linking answered.
+pub(crate) enum Linked {
+    /// Linked, with this target replaced (drop it outside the lock).
+    Ok(Target),
+    /// The node needs a fresh target and none was given: clone one outside
+    /// the lock and try again.
+    NeedTarget,
+}
+
+impl RawList {
+    pub(crate) const fn new() -> Self {
+        Self {
+            head: None,
+            tail: None,
+        }
+    }
+
+    /// Links `node` (at the head if `front`: a waiter whose wake found
+    /// nothing keeps its place), or keeps it where it is if it is linked;
+    /// makes its target wake `wake`, from `fresh` if it needs a new one.
+    ///
+    /// # Safety
+    /// The lock is held, `node` is pinned and is the caller's own, and it
+    /// is not in another list.
+    pub(crate) unsafe fn link(
+        &mut self,
+        waiting: &LoadStoreUsize,
+        node: &Node,
+        front: bool,
+        wake: Wake<'_>,
+        fresh: &mut Option<Target>,
+    ) -> Linked {
+        // SAFETY: under the lock, or the owner's (the caller's contract).
+        let keep = node.target.with(|t| wake.is(unsafe { &*t }));
+        if !keep && fresh.is_none() {
+            return Linked::NeedTarget;
+        }
+        let old = if keep {
+            Target::None
+        } else {
+            let new = fresh.take().unwrap_or(Target::None);
+            // SAFETY: as above.
+            node.target
+                .with_mut(|t| core::mem::replace(unsafe { &mut *t }, new))
+        };
+        // Relaxed: under the lock.
+        if node.state.load(Ordering::Relaxed) != LINKED {
+            // SAFETY: the caller's contract.
+            unsafe {
+                if front {
+                    self.push_front(node);
+                } else {
+                    self.push_back(node);
+                }
+            }
+            node.state.store(LINKED, Ordering::Relaxed);
+            waiting.store(waiting.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+        }
+        Linked::Ok(old)
+    }
+
+    /// Takes `node` out of the list if it is in it. A wake-one it received
+    /// and did not serve (`pass`: its owner did not poll after it) goes to
+    /// the next waiter.
+    ///
+    /// # Safety
+    /// The lock is held and `node` is the caller's own.
+    pub(crate) unsafe fn leave(
+        &mut self,
+        waiting: &LoadStoreUsize,
+        node: &Node,
+        pass: bool,
+    ) -> Left {
+        let mut left = Left {
+            old: Target::None,
+            passed: Target::None,
+        };
+        match node.state.load(Ordering::Relaxed) {
+            LINKED => {
+                // SAFETY: linked in this list (the caller's contract).
+                unsafe { self.remove(node) };
+                waiting.store(waiting.load(Ordering::Relaxed) - 1, Ordering::Relaxed);
+                // SAFETY: unlinked and ours.
+                left.old = node
+                    .target
+                    .with_mut(|t| core::mem::replace(unsafe { &mut *t }, Target::None));
+            }
+            NOTIFIED_ONE if pass => {
+                // SAFETY: the lock is held.
+                if let Some(t) = unsafe { self.wake_one(waiting, NOTIFIED_ONE) } {
+                    left.passed = t;
+                }
+            }
+            _ => {}
+        }
+        node.state.store(UNLINKED, Ordering::Relaxed);
+        left
+    }
+
+    /// Takes the first waiter out, marks it `how` (`NOTIFIED_ONE` or
+    /// `NOTIFIED_ALL`) and returns its target.
+    ///
+    /// # Safety
+    /// The lock is held.
+    pub(crate) unsafe fn wake_one(
+        &mut self,
+        waiting: &LoadStoreUsize,
+        how: usize,
+    ) -> Option<Target> {
+        let node = self.head?;
+        // SAFETY: a linked node is pinned and alive until it leaves the list
+        // under the lock, which we hold.
+        let node = unsafe { node.as_ref() };
+        // SAFETY: it is the head.
+        unsafe { self.remove(node) };
+        waiting.store(waiting.load(Ordering::Relaxed) - 1, Ordering::Relaxed);
+        // SAFETY: under the lock, and the node is still `LINKED`.
+        let target = node
+            .target
+            .with_mut(|t| core::mem::replace(unsafe { &mut *t }, Target::None));
+        // Release: the owner that reads this (Acquire) sees the node out of
+        // the list and its target taken; we touch the node no more.
+        node.state.store(how, Ordering::Release);
+        Some(target)
+    }
+
+    /// # Safety
+    /// The lock is held; `node` is pinned and in no list.
+    unsafe fn push_back(&mut self, node: &Node) {
+        let p = NonNull::from(node);
+        // SAFETY: under the lock (the caller's contract).
+        unsafe {
+            node.prev.with_mut(|x| *x = self.tail);
+            node.next.with_mut(|x| *x = None);
+            match self.tail {
+                Some(t) => t.as_ref().next.with_mut(|x| *x = Some(p)),
+                None => self.head = Some(p),
+            }
+        }
+        self.tail = Some(p);
+    }
+
+    /// # Safety
+    /// As [`Self::push_back`].
+    unsafe fn push_front(&mut self, node: &Node) {
+        let p = NonNull::from(node);
+        // SAFETY: under the lock (the caller's contract).
+        unsafe {
+            node.next.with_mut(|x| *x = self.head);
+            node.prev.with_mut(|x| *x = None);
+            match self.head {
+                Some(h) => h.as_ref().prev.with_mut(|x| *x = Some(p)),
+                None => self.tail = Some(p),
+            }
+        }
+        self.head = Some(p);
+    }
+
+    /// # Safety
+    /// The lock is held and `node` is in this list.
+    unsafe fn remove(&mut self, node: &Node) {
+        // SAFETY: under the lock; the neighbours are linked, so alive.
+        unsafe {
+            let prev = node.prev.with(|x| *x);
+            let next = node.next.with(|x| *x);
+            match prev {
+                Some(p) => p.as_ref().next.with_mut(|x| *x = next),
+                None => self.head = next,
+            }
+            match next {
+                Some(n) => n.as_ref().prev.with_mut(|x| *x = prev),
+                None => self.tail = prev,
+            }
+            node.prev.with_mut(|x| *x = None);
+            node.next.with_mut(|x| *x = None);
+        }
+    }
+}

@@ -1,0 +1,246 @@
+//! loom models of the MPMC waiter list (`src/wait/queue.rs`, `list.rs`)
+//! with three waiters, on a stand-in ring: a count of items with a
+//! capacity and a close flag, whose pushes and pops notify the list as
+//! `mpmc::Ring`'s do. The stand-in keeps each model to a few atomics beside
+//! the list's own, so loom explores the list at preemption bound 2 in
+//! seconds; `super` has the models of the real rings.
+//!
+//! Each model's doc says which break of the list's code it caught (made by
+//! hand, the model run, the failure seen, the code restored).
+
+use crate::sync::explores;
+use crate::wait::list::{Node, Wake};
+use crate::wait::queue::{sides, Sides};
+use crate::wait::Side;
+use core::future::Future;
+use core::pin::Pin;
+use core::sync::atomic::Ordering;
+use core::task::{Context, Poll};
+use loom::future::block_on;
+use loom::sync::atomic::{AtomicBool, AtomicUsize};
+use loom::thread;
+use std::boxed::Box;
+use std::vec::Vec;
+
+/// The stand-in ring: `items` in `0..=cap`.
+struct Toy {
+    items: AtomicUsize,
+    cap: usize,
+    closed: AtomicBool,
+    lists: Sides,
+}
+
+impl Toy {
+    fn new(cap: usize, items: usize) -> &'static Toy {
+        Box::leak(Box::new(Toy {
+            items: AtomicUsize::new(items),
+            cap,
+            closed: AtomicBool::new(false),
+            lists: sides(),
+        }))
+    }
+
+    /// A pop: `Some(true)` took an item, `Some(false)` closed and empty,
+    /// `None` empty (wait).
+    fn try_pop(&self) -> Option<bool> {
+        let mut n = self.items.load(Ordering::Acquire);
+        while n > 0 {
+            match self
+                .items
+                .compare_exchange(n, n - 1, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => {
+                    self.lists[Side::Room as usize].notify(1);
+                    return Some(true);
+                }
+                Err(actual) => n = actual,
+            }
+        }
+        self.closed.load(Ordering::Acquire).then_some(false)
+    }
+
+    /// A push: `Some(true)` stored, `Some(false)` closed, `None` full.
+    fn try_push(&self) -> Option<bool> {
+        if self.closed.load(Ordering::Acquire) {
+            return Some(false);
+        }
+        let mut n = self.items.load(Ordering::Acquire);
+        while n < self.cap {
+            match self
+                .items
+                .compare_exchange(n, n + 1, Ordering::AcqRel, Ordering::Acquire)
+            {
+                Ok(_) => {
+                    self.lists[Side::Item as usize].notify(1);
+                    return Some(true);
+                }
+                Err(actual) => n = actual,
+            }
+        }
+        None
+    }
+
+    /// Pushes `n` items at once (a burst): wakes up to `n` poppers.
+    fn push_burst(&self, n: usize) {
+        let before = self.items.fetch_add(n, Ordering::AcqRel);
+        assert!(before + n <= self.cap);
+        self.lists[Side::Item as usize].notify(n);
+    }
+
+    /// Pops `n` items at once (a burst): wakes up to `n` pushers.
+    fn pop_burst(&self, n: usize) {
+        let before = self.items.fetch_sub(n, Ordering::AcqRel);
+        assert!(before >= n);
+        self.lists[Side::Room as usize].notify(n);
+    }
+
+    fn close(&self) {
+        self.closed.store(true, Ordering::Release);
+        self.lists[Side::Item as usize].notify_all();
+        self.lists[Side::Room as usize].notify_all();
+    }
+
+    fn pop(&'static self) -> Wait {
+        Wait {
+            toy: self,
+            side: Side::Item,
+            node: Node::new(),
+        }
+    }
+
+    fn push(&'static self) -> Wait {
+        Wait {
+            toy: self,
+            side: Side::Room,
+            node: Node::new(),
+        }
+    }
+}
+
+/// A waiting pop or push on the stand-in: resolves to what the try
+/// answered.
+struct Wait {
+    toy: &'static Toy,
+    side: Side,
+    node: Node,
+}
+
+impl Future for Wait {
+    type Output = bool;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<bool> {
+        let this = self.into_ref().get_ref();
+        let toy = this.toy;
+        let op = || match this.side {
+            Side::Item => toy.try_pop(),
+            Side::Room => toy.try_push(),
+        };
+        toy.lists[this.side as usize].poll(&this.node, Wake::Task(cx.waker()), op)
+    }
+}
+
+impl Drop for Wait {
+    fn drop(&mut self) {
+        self.toy.lists[self.side as usize].leave(&self.node);
+    }
+}
+
+/// Three tasks wait in `pop` on an empty ring; a producer pushes three
+/// items in one burst (a wake of three): each waiter gets one, none sleeps
+/// for ever.
+///
+/// Caught: the waiter's `SeqCst` fence after linking removed (`poll`); the
+/// lock's unlock made a plain store of 0 instead of the swap that hands the
+/// posted wakes to the holder.
+#[test]
+fn loom_list_pop3_woken_by_push3() {
+    explores::model(|| {
+        let toy = Toy::new(3, 0);
+        let waiters: Vec<_> = (0..2)
+            .map(|_| thread::spawn(move || block_on(toy.pop())))
+            .collect();
+        let producer = thread::spawn(move || toy.push_burst(3));
+        assert!(block_on(toy.pop()));
+        for w in waiters {
+            assert!(w.join().unwrap());
+        }
+        producer.join().unwrap();
+        assert_eq!(toy.items.load(Ordering::Relaxed), 0);
+    });
+}
+
+/// A ring of three, full; three tasks wait in `push`; a consumer pops two
+/// items in one burst, then one more: each push gets in.
+///
+/// Caught: a woken waiter that finds the ring full again (another waiter's
+/// own try took the room first) left unlinked instead of linked again
+/// (`link` skipped for a woken node).
+///
+/// Preemption bound 1: at 2 this model runs for over ten minutes.
+#[test]
+fn loom_list_push3_woken_by_pop3() {
+    let mut bounded = loom::model::Builder::new();
+    bounded.preemption_bound = Some(1);
+    explores::check(bounded, || {
+        let toy = Toy::new(3, 3);
+        let waiters: Vec<_> = (0..2)
+            .map(|_| thread::spawn(move || block_on(toy.push())))
+            .collect();
+        let consumer = thread::spawn(move || {
+            toy.pop_burst(2);
+            toy.pop_burst(1);
+        });
+        assert!(block_on(toy.push()));
+        for w in waiters {
+            assert!(w.join().unwrap());
+        }
+        consumer.join().unwrap();
+        assert_eq!(toy.items.load(Ordering::Relaxed), 3);
+    });
+}
+
+/// Three tasks wait in `pop`; a close wakes them all.
+///
+/// Caught: `notify_all` waking one waiter (`wake(1, false)`).
+#[test]
+fn loom_list_close_wakes_3() {
+    explores::model(|| {
+        let toy = Toy::new(1, 0);
+        let waiters: Vec<_> = (0..2)
+            .map(|_| thread::spawn(move || block_on(toy.pop())))
+            .collect();
+        let closer = thread::spawn(move || toy.close());
+        assert!(!block_on(toy.pop()));
+        for w in waiters {
+            assert!(!w.join().unwrap());
+        }
+        closer.join().unwrap();
+    });
+}
+
+/// A waits in `pop` (polled once, so linked first) and is dropped while a
+/// producer pushes two items; B and C wait too. If the first push woke A,
+/// A's drop passes the wake on: B and C each get an item.
+///
+/// Caught: a dropped node's unused wake-one not passed on (`leave` with
+/// `pass` false).
+#[test]
+fn loom_list_cancel_passes_on() {
+    explores::model(|| {
+        let toy = Toy::new(2, 0);
+        let mut a = Box::pin(toy.pop());
+        let waker = futures::task::noop_waker();
+        let polled = a.as_mut().poll(&mut Context::from_waker(&waker));
+        assert!(polled.is_pending());
+        let dropper = thread::spawn(move || drop(a));
+        let c = thread::spawn(move || block_on(toy.pop()));
+        let producer = thread::spawn(move || {
+            assert_eq!(toy.try_push(), Some(true));
+            assert_eq!(toy.try_push(), Some(true));
+        });
+        assert!(block_on(toy.pop()));
+        assert!(c.join().unwrap());
+        dropper.join().unwrap();
+        producer.join().unwrap();
+    });
+}
