@@ -42,6 +42,7 @@ impl<T: Copy, const N: usize, P: Policy> Producer<'_, T, N, P> {
             unsafe { self.write_slot(self.tail.wrapping_add(i << P::SHIFT), *item) };
         }
         self.ring.publish(&mut self.tail, items.len());
+        self.note_level(N - (self.tail.wrapping_sub(self.head) >> P::SHIFT));
     }
 
     /// Burst push: copies in as many of `items` as fit (from the front),
