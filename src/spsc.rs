@@ -28,7 +28,8 @@
 //! A ring made with [`Ring::with_watermarks`] also tells a producer whose
 //! source can be slowed when to slow it: its [`Level`] turns `High` at the
 //! high mark and back to `Normal` only at the low one (hysteresis), and
-//! [`Producer::wait_below_low`] waits for the drain. `src/spsc/watermark.rs`
+//! [`Producer::wait_below_low_blocking`] (or `wait_below_low().await`)
+//! waits for the drain. `src/spsc/watermark.rs`
 //! has the protocol and why the level never stays `High` on a drained ring.
 //!
 //! There is no `close`: dropping a handle closes the ring for the other

@@ -412,6 +412,7 @@ fn loom_flag_resplit_after_handles_dropped_on_threads() {
 }
 
 /// A ring with watermarks that lives for the rest of the model iteration.
+#[cfg(feature = "async")]
 fn marked<'a, const N: usize>(low: usize, high: usize) -> &'a mut Ring<u32, N, Reject> {
     Box::leak(Box::new(Ring::with_watermarks(low, high)))
 }

@@ -142,7 +142,7 @@ impl<T, const N: usize> Ring<T, N, Reject> {
     const_fn! {
         /// An empty ring with watermarks: [`Level::High`] from a push that
         /// leaves `high` items or more until a pop that leaves `low` or
-        /// fewer (see the [module docs](self) of `spsc` and
+        /// fewer (see the [module docs](crate::spsc) of `spsc` and
         /// [`Producer::level`]).
         ///
         /// # Panics
@@ -177,6 +177,21 @@ impl<T, const N: usize> Ring<T, N, Reject> {
                 "sluicegate: watermarks need low < high <= N"
             );
             Self::with_start_marks(0, low, high)
+        }
+    }
+}
+
+impl<T, const N: usize> Ring<T, N, Reject> {
+    const_fn! {
+        /// [`with_watermarks`](Self::with_watermarks) whose positions start
+        /// at `start` (wrapping). For tests of index wrap-around only.
+        #[doc(hidden)]
+        pub fn with_start_watermarks(start: usize, low: usize, high: usize) -> Self {
+            assert!(
+                low < high && high <= N,
+                "sluicegate: watermarks need low < high <= N"
+            );
+            Self::with_start_marks(start, low, high)
         }
     }
 }
