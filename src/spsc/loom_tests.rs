@@ -424,8 +424,10 @@ fn marked<'a, const N: usize>(low: usize, high: usize) -> &'a mut Ring<u32, N, R
 /// reloads `head`: one of them sees the other, so the level is `Normal`
 /// once both are done, with no further look. Breaking the raise's fence (or
 /// its reload and cancel) leaves it `High` on the empty ring in some
-/// execution; both were tried and the model failed. Run with
-/// `--features async` (`ci/loom.sh spsc` does).
+/// execution; both were tried and the model failed. So did moving the
+/// pop's load of the level before the wake's fence, at
+/// `LOOM_MAX_PREEMPTIONS=3` (not at 2). Run with `--features async`
+/// (`ci/loom.sh spsc` does).
 #[cfg(feature = "async")]
 #[test]
 fn loom_watermark_raise_against_drain() {

@@ -268,6 +268,10 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     /// loads from the consumer's own line unless the level changed.
     #[inline(always)]
     pub(super) fn lower_check(&self, head: usize) {
+        if P::OVERWRITES {
+            // Only a `Reject` ring has marks.
+            return;
+        }
         let marks = &self.head.marks;
         // Relaxed: the cold path decides. With `async` this load comes after
         // the fence of the wake that precedes it (module docs).
