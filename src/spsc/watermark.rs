@@ -364,7 +364,7 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
     /// The level, decided now on the true length: raises it if `high` or
     /// more items are in the ring, lowers it if `low` or fewer are (so a
     /// level left `High` by a race, or by a write chunk's commit, is put
-    /// right here). Wait-free (a few loads and at most three stores), so an
+    /// right here). Wait-free (a few loads and at most two stores), so an
     /// interrupt handler may call it after its pushes.
     ///
     /// ```
