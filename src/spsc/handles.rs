@@ -139,8 +139,10 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
         // SAFETY: `free_for` saw the slot at tail free.
         unsafe { self.write_slot(self.tail, item) };
         self.ring.publish(&mut self.tail, 1);
-        // `free - 1` after the push: its one compare is `free <= raise_at`.
-        self.note_level(free - 1);
+        // `note_level(free - 1)`, written as the one compare it is.
+        if free <= self.ring.producer.raise_at {
+            self.raise_cold();
+        }
         Ok(())
     }
 

@@ -316,7 +316,7 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
     /// The cached head says `high` or more: decide on the true length.
     #[cold]
     #[inline(never)]
-    fn raise_cold(&mut self) {
+    pub(super) fn raise_cold(&mut self) {
         let raised = self.ring.head.marks.raised.load(Ordering::Relaxed);
         if self.level_of(raised) == Level::Normal && self.true_len() >= self.ring.high() {
             self.raise(raised);
