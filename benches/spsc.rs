@@ -611,7 +611,11 @@ fn single_thread_cases() -> Vec<Case<'static>> {
     v.push(push_pop(
         g,
         "sluicegate_watermarks",
-        leak(RejectRing::<N>::with_watermarks(N / 4, 3 * N / 4)).split(),
+        leak(Ring::<u64, N, sluicegate::spsc::Marked>::with_watermarks(
+            N / 4,
+            3 * N / 4,
+        ))
+        .split(),
         |(p, _), x| p.try_push(x),
         |(_, c)| c.try_pop(),
     ));

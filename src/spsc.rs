@@ -25,12 +25,14 @@
 //! Nothing is lost silently: every item pushed is popped, handed back to the
 //! caller, or counted (see [`RingStats`]).
 //!
-//! A ring made with [`Ring::with_watermarks`] also tells a producer whose
-//! source can be slowed when to slow it: its [`Level`] turns `High` at the
+//! A ring of policy [`Marked`] (a `Reject` ring with watermarks, made with
+//! [`Ring::with_watermarks`]) also tells a producer whose source can be
+//! slowed when to slow it: its [`Level`] turns `High` at the
 //! high mark and back to `Normal` only at the low one (hysteresis), and
 //! [`Producer::wait_below_low_blocking`] (or `wait_below_low().await`)
 //! waits for the drain. `src/spsc/watermark.rs`
-//! has the protocol and why the level never stays `High` on a drained ring.
+//! has the protocol, and why a drained ring's level does not stay `High`
+//! once either side looks at it.
 //!
 //! There is no `close`: dropping a handle closes the ring for the other
 //! one, which sees it with `is_abandoned` ([`Producer::is_abandoned`],
@@ -233,7 +235,7 @@ pub use wait::{Pop, Push};
 #[cfg(all(feature = "async", sluicegate_cas))]
 #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
 pub use watermark::BelowLow;
-pub use watermark::Level;
+pub use watermark::{Level, Marked};
 
 use core::marker::PhantomData;
 #[cfg(not(sluicegate_loom))]
@@ -262,6 +264,9 @@ pub(crate) mod sealed {
         const SHIFT: u32 = Self::OVERWRITES as u32;
         /// The flag bit in the stored `head` while the consumer holds items.
         const BUSY: usize = Self::OVERWRITES as usize;
+        /// Whether the ring has watermarks ([`super::Marked`]): only then do
+        /// its pushes and pops test them.
+        const MARKED: bool = false;
 
         /// Loads `head`.
         fn load_head(head: &LoadStoreUsize, order: Ordering) -> usize;
@@ -274,7 +279,8 @@ pub(crate) mod sealed {
 
 /// What a full ring does with a new item: the ring's policy parameter.
 ///
-/// Implemented by [`Reject`] and [`Overwrite`] only.
+/// Implemented by [`Reject`], [`Marked`] (reject, with watermarks) and
+/// [`Overwrite`] only.
 pub trait Policy: sealed::Sealed {}
 
 /// Policy: a full ring refuses new items (wait-free; the handles use atomic

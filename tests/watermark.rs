@@ -5,7 +5,7 @@
 //! (`wait_below_low`, `wait_below_low_blocking`) need `async` and `std`.
 #![cfg(not(sluicegate_loom))]
 
-use sluicegate::spsc::{Level, Ring};
+use sluicegate::spsc::{Level, Marked, Ring};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 
@@ -16,7 +16,7 @@ fn band_edges_every_pair_of_marks() {
     // it High; the pop that leaves low lowers it.
     for high in 1..=8 {
         for low in 0..high {
-            let mut ring: Ring<u32, 8> = Ring::with_watermarks(low, high);
+            let mut ring: Ring<u32, 8, Marked> = Ring::with_watermarks(low, high);
             assert_eq!(ring.watermarks(), Some((low, high)));
             let (mut tx, mut rx) = ring.split();
             for round in 0..3u32 {
@@ -46,7 +46,7 @@ fn band_edges_every_pair_of_marks() {
 
 #[test]
 fn hysteresis_does_not_flap_inside_the_band() {
-    let ring: &'static Ring<u8, 16> = Box::leak(Box::new(Ring::with_watermarks(4, 12)));
+    let ring: &'static Ring<u8, 16, Marked> = Box::leak(Box::new(Ring::with_watermarks(4, 12)));
     let (mut tx, mut rx) = ring.try_split().unwrap();
     for _ in 0..12 {
         tx.try_push(1).unwrap();
@@ -82,7 +82,7 @@ fn hysteresis_does_not_flap_inside_the_band() {
 
 #[test]
 fn a_ring_without_marks_stays_normal() {
-    let mut ring: Ring<u8, 4> = Ring::new();
+    let mut ring: Ring<u8, 4, Marked> = Ring::new();
     assert_eq!(ring.watermarks(), None);
     let (mut tx, mut rx) = ring.split();
     for _ in 0..3 {
@@ -96,7 +96,7 @@ fn a_ring_without_marks_stays_normal() {
 
 #[test]
 fn every_push_and_pop_path_moves_the_level() {
-    let mut ring: Ring<u32, 8> = Ring::with_watermarks(2, 6);
+    let mut ring: Ring<u32, 8, Marked> = Ring::with_watermarks(2, 6);
     let (mut tx, mut rx) = ring.split();
     // A burst raises.
     assert_eq!(tx.push_burst(&[0, 1, 2, 3, 4, 5]), 6);
@@ -128,7 +128,7 @@ fn every_push_and_pop_path_moves_the_level() {
 fn a_level_is_decided_on_the_true_length() {
     // A write chunk filled to the high mark raises nothing; drained to the
     // low mark before the producer looks, it never was High.
-    let mut ring: Ring<u8, 4> = Ring::with_watermarks(1, 3);
+    let mut ring: Ring<u8, 4, Marked> = Ring::with_watermarks(1, 3);
     let (mut tx, mut rx) = ring.split();
     tx.write_chunk_uninit(3).unwrap().fill_from_iter([1, 2, 3]);
     rx.try_pop();
@@ -147,7 +147,7 @@ fn a_level_is_decided_on_the_true_length() {
 
 #[test]
 fn many_rounds_count_every_transition() {
-    let mut ring: Ring<u32, 4> = Ring::with_watermarks(1, 3);
+    let mut ring: Ring<u32, 4, Marked> = Ring::with_watermarks(1, 3);
     let (mut tx, mut rx) = ring.split();
     for round in 0..1000u32 {
         tx.push_burst(&[round, round, round]);
@@ -171,7 +171,7 @@ fn slowable_source_never_sheds_and_stays_under_high() {
     const ITEMS: u32 = if cfg!(miri) { 300 } else { 200_000 };
     const LOW: usize = 8;
     const HIGH: usize = 24;
-    let mut ring: Ring<u32, 32> = Ring::with_watermarks(LOW, HIGH);
+    let mut ring: Ring<u32, 32, Marked> = Ring::with_watermarks(LOW, HIGH);
     let peak = AtomicUsize::new(0);
     let slowed = AtomicUsize::new(0);
     let (mut tx, mut rx) = ring.split();
@@ -220,7 +220,7 @@ fn slowable_source_never_sheds_and_stays_under_high() {
 #[test]
 fn wait_below_low_blocking_against_a_slow_consumer() {
     const ITEMS: u32 = if cfg!(miri) { 200 } else { 50_000 };
-    let mut ring: Ring<u32, 16> = Ring::with_watermarks(4, 12);
+    let mut ring: Ring<u32, 16, Marked> = Ring::with_watermarks(4, 12);
     let (mut tx, mut rx) = ring.split();
     let waits = AtomicUsize::new(0);
     thread::scope(|s| {
@@ -253,7 +253,7 @@ fn wait_below_low_blocking_against_a_slow_consumer() {
 #[cfg(feature = "std")]
 #[test]
 fn wait_below_low_ends_when_the_consumer_is_gone() {
-    let mut ring: Ring<u32, 8> = Ring::with_watermarks(2, 6);
+    let mut ring: Ring<u32, 8, Marked> = Ring::with_watermarks(2, 6);
     let (mut tx, rx) = ring.split();
     tx.push_burst(&[0, 1, 2, 3, 4, 5]);
     thread::scope(|s| {
@@ -283,7 +283,7 @@ fn wait_below_low_async_wakes_on_the_pop_that_crosses() {
     let waker = Waker::from(count.clone());
     let mut cx = Context::from_waker(&waker);
 
-    let mut ring: Ring<u32, 8> = Ring::with_watermarks(2, 6);
+    let mut ring: Ring<u32, 8, Marked> = Ring::with_watermarks(2, 6);
     let (mut tx, mut rx) = ring.split();
     tx.push_burst(&[0, 1, 2, 3, 4, 5]);
     assert_eq!(tx.level(), Level::High);

@@ -12,7 +12,7 @@ use std::collections::VecDeque;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use sluicegate::spsc::{Level, Reject, Ring};
+use sluicegate::spsc::{Level, Marked, Ring};
 use sluicegate_fuzz::{check_abandoned, drop_consumer, drop_producer, split, Cap, Handles, Start};
 
 #[derive(Arbitrary, Debug)]
@@ -116,10 +116,10 @@ struct Input {
 fn run<const N: usize>(start: usize, marks: (u8, u8), ops: &[Op]) {
     let low = marks.0 as usize % N;
     let high = low + 1 + marks.1 as usize % (N - low);
-    let ring: Ring<u64, N> = Ring::with_start_watermarks(start, low, high);
+    let ring: Ring<u64, N, Marked> = Ring::with_start_watermarks(start, low, high);
     assert_eq!(ring.watermarks(), Some((low, high)));
     let (tx, rx) = ring.try_split().expect("a new ring splits");
-    let mut handles: Handles<'_, u64, N, Reject> = (Some(tx), Some(rx));
+    let mut handles: Handles<'_, u64, N, Marked> = (Some(tx), Some(rx));
     let mut model: VecDeque<u64> = VecDeque::new();
     let mut max_len = 0usize;
     let mut next = 0u64;
@@ -210,7 +210,7 @@ fn check_level<const N: usize>(
     before: usize,
     after: usize,
     level_before: Level,
-    ring: &Ring<u64, N>,
+    ring: &Ring<u64, N, Marked>,
 ) {
     let level = ring.level();
     assert_eq!(ring.transitions() % 2 == 1, level == Level::High);
@@ -243,8 +243,8 @@ fn check_level<const N: usize>(
 
 fn step<const N: usize>(
     op: &Op,
-    tx: &mut sluicegate::spsc::Producer<'_, u64, N>,
-    rx: &mut sluicegate::spsc::Consumer<'_, u64, N>,
+    tx: &mut sluicegate::spsc::Producer<'_, u64, N, Marked>,
+    rx: &mut sluicegate::spsc::Consumer<'_, u64, N, Marked>,
     model: &mut VecDeque<u64>,
     next: &mut u64,
     rejected: &mut usize,

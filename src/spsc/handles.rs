@@ -140,7 +140,7 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
         unsafe { self.write_slot(self.tail, item) };
         self.ring.publish(&mut self.tail, 1);
         // `note_level(free - 1)`, written as the one compare it is.
-        if free <= self.ring.producer.raise_at {
+        if P::MARKED && free <= self.ring.producer.raise_at {
             self.raise_cold();
         }
         Ok(())

@@ -413,7 +413,7 @@ fn loom_flag_resplit_after_handles_dropped_on_threads() {
 
 /// A ring with watermarks that lives for the rest of the model iteration.
 #[cfg(feature = "async")]
-fn marked<'a, const N: usize>(low: usize, high: usize) -> &'a mut Ring<u32, N, Reject> {
+fn marked<'a, const N: usize>(low: usize, high: usize) -> &'a mut Ring<u32, N, super::Marked> {
     Box::leak(Box::new(Ring::with_watermarks(low, high)))
 }
 

@@ -4,14 +4,17 @@
 //!
 //! # Model
 //!
-//! A ring made with [`Ring::with_watermarks(low, high)`](Ring::with_watermarks)
-//! is [`Level::Normal`] until a push leaves `high` items or more in it, then
+//! A ring of policy [`Marked`] made with
+//! [`Ring::with_watermarks(low, high)`](Ring::with_watermarks) is
+//! [`Level::Normal`] until a push leaves `high` items or more in it, then
 //! [`Level::High`] until a pop (or a look of the producer's) finds `low`
 //! items or fewer, then `Normal` again. Between the marks the level stays
 //! what it was, so a producer that slows its source at `High` and speeds it
 //! up at `Normal` does not flap (XON/XOFF). The transitions are counted
-//! ([`Ring::transitions`]). A ring made with [`Ring::new`] has no marks: it
-//! stays `Normal` and its pushes and pops take none of the paths below.
+//! ([`Ring::transitions`]). The policy is a type parameter so that a
+//! [`Reject`](super::Reject) ring, which has no marks, compiles to none of
+//! the paths below; a `Marked` ring made with [`Ring::new`] has no marks
+//! either and stays `Normal`.
 //!
 //! Who moves the level, and when:
 //!
@@ -87,10 +90,11 @@
 //! then does an out-of-line path reload `head` and decide). A pop loads the
 //! two words, which sit on the consumer's own cache line, and branches; it
 //! takes an out-of-line path only while the level is `High` (it then loads
-//! `tail` to find the true length). A ring without marks pays the same
-//! compares and never takes the paths.
+//! `tail` to find the true length). Only a `Marked` ring has these
+//! instructions (the policy's constant removes them from the others); one
+//! made without marks pays the compares and never takes the paths.
 
-use super::{Consumer, Policy, Producer, Reject, Ring};
+use super::{sealed, Consumer, Policy, Producer, Reject, Ring};
 use crate::sync::{const_fn, fence, LoadStoreUsize, Ordering};
 #[cfg(all(feature = "async", sluicegate_cas))]
 pub use waits::BelowLow;
@@ -104,6 +108,36 @@ pub enum Level {
     Normal,
     /// The ring reached the high mark and has not drained to the low one.
     High,
+}
+
+/// Policy: a full ring refuses new items, as under [`Reject`](super::Reject),
+/// and the ring has watermarks and a [`Level`] (made with
+/// [`Ring::with_watermarks`]). Only this policy's pushes and pops test the
+/// marks: a `Reject` ring pays nothing for them.
+#[derive(Debug)]
+pub enum Marked {}
+
+impl Policy for Marked {}
+
+impl sealed::Sealed for Marked {
+    const OVERWRITES: bool = false;
+    const MARKED: bool = true;
+
+    // As `Reject`: only the consumer stores `head`.
+    #[inline(always)]
+    fn load_head(head: &LoadStoreUsize, order: Ordering) -> usize {
+        <Reject as sealed::Sealed>::load_head(head, order)
+    }
+
+    #[inline(always)]
+    fn store_head(head: &LoadStoreUsize, value: usize, order: Ordering) {
+        <Reject as sealed::Sealed>::store_head(head, value, order)
+    }
+
+    #[inline(always)]
+    fn claim_cas(head: &LoadStoreUsize, current: usize, new: usize) -> Result<usize, usize> {
+        <Reject as sealed::Sealed>::claim_cas(head, current, new)
+    }
 }
 
 /// The watermark's words (see the module docs' table).
@@ -138,7 +172,7 @@ impl Marks {
     }
 }
 
-impl<T, const N: usize> Ring<T, N, Reject> {
+impl<T, const N: usize> Ring<T, N, Marked> {
     const_fn! {
         /// An empty ring with watermarks: [`Level::High`] from a push that
         /// leaves `high` items or more until a pop that leaves `low` or
@@ -151,13 +185,13 @@ impl<T, const N: usize> Ring<T, N, Reject> {
         /// a compile-time error:
         ///
         /// ```compile_fail,E0080
-        /// static UART: sluicegate::spsc::Ring<u8, 64> = sluicegate::spsc::Ring::with_watermarks(48, 16);
+        /// static UART: sluicegate::spsc::Ring<u8, 64, sluicegate::spsc::Marked> = sluicegate::spsc::Ring::with_watermarks(48, 16);
         /// ```
         ///
         /// ```
-        /// use sluicegate::spsc::{Level, Ring};
+        /// use sluicegate::spsc::{Level, Marked, Ring};
         ///
-        /// static UART: Ring<u8, 64> = Ring::with_watermarks(16, 48);
+        /// static UART: Ring<u8, 64, Marked> = Ring::with_watermarks(16, 48);
         /// let (mut tx, mut rx) = UART.try_split().unwrap();
         /// for b in 0..48 {
         ///     tx.try_push(b).unwrap();
@@ -181,7 +215,7 @@ impl<T, const N: usize> Ring<T, N, Reject> {
     }
 }
 
-impl<T, const N: usize> Ring<T, N, Reject> {
+impl<T, const N: usize> Ring<T, N, Marked> {
     const_fn! {
         /// [`with_watermarks`](Self::with_watermarks) whose positions start
         /// at `start` (wrapping). For tests of index wrap-around only.
@@ -196,15 +230,15 @@ impl<T, const N: usize> Ring<T, N, Reject> {
     }
 }
 
-impl<T, const N: usize, P: Policy> Ring<T, N, P> {
+impl<T, const N: usize> Ring<T, N, Marked> {
     /// The watermarks `(low, high)`, or `None` for a ring made without
     /// them.
     ///
     /// ```
-    /// use sluicegate::spsc::Ring;
+    /// use sluicegate::spsc::{Marked, Ring};
     ///
-    /// let marked: Ring<u8, 8> = Ring::with_watermarks(2, 6);
-    /// let plain: Ring<u8, 8> = Ring::new();
+    /// let marked: Ring<u8, 8, Marked> = Ring::with_watermarks(2, 6);
+    /// let plain: Ring<u8, 8, Marked> = Ring::new();
     /// assert_eq!((marked.watermarks(), plain.watermarks()), (Some((2, 6)), None));
     /// ```
     pub fn watermarks(&self) -> Option<(usize, usize)> {
@@ -217,9 +251,9 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     /// [`Level::Normal`].
     ///
     /// ```
-    /// use sluicegate::spsc::{Level, Ring};
+    /// use sluicegate::spsc::{Level, Marked, Ring};
     ///
-    /// let mut ring: Ring<u8, 4> = Ring::with_watermarks(1, 3);
+    /// let mut ring: Ring<u8, 4, Marked> = Ring::with_watermarks(1, 3);
     /// let (mut tx, mut rx) = ring.split();
     /// tx.push_burst(&[1, 2, 3]);
     /// assert_eq!(rx.level(), Level::High);
@@ -239,9 +273,9 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     /// at `2^usize::BITS`); odd while it is [`Level::High`].
     ///
     /// ```
-    /// use sluicegate::spsc::Ring;
+    /// use sluicegate::spsc::{Marked, Ring};
     ///
-    /// let mut ring: Ring<u8, 4> = Ring::with_watermarks(0, 2);
+    /// let mut ring: Ring<u8, 4, Marked> = Ring::with_watermarks(0, 2);
     /// let (mut tx, mut rx) = ring.split();
     /// for _ in 0..3 {
     ///     tx.push_burst(&[1, 2]); // High
@@ -256,7 +290,9 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         let high = Marks::level(raised, marks.lowered.load(Ordering::Acquire)) == Level::High;
         (raised >> 1).wrapping_mul(2).wrapping_sub(high as usize)
     }
+}
 
+impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     /// The high mark (`N + 1` without marks).
     #[inline]
     fn high(&self) -> usize {
@@ -268,8 +304,7 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     /// loads from the consumer's own line unless the level changed.
     #[inline(always)]
     pub(super) fn lower_check(&self, head: usize) {
-        if P::OVERWRITES {
-            // Only a `Reject` ring has marks.
+        if !P::MARKED {
             return;
         }
         let marks = &self.head.marks;
@@ -308,7 +343,7 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
     /// one compare a push pays for the watermarks.
     #[inline(always)]
     pub(super) fn note_level(&mut self, free_after: usize) {
-        if free_after < self.ring.producer.raise_at {
+        if P::MARKED && free_after < self.ring.producer.raise_at {
             self.raise_cold();
         }
     }
@@ -361,6 +396,21 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
             .store(raised | 1, Ordering::Release);
     }
 
+    /// Whether `low` or fewer items are in the ring now; if so, a `High`
+    /// level is lowered (the waits' test).
+    fn below_low(&mut self) -> bool {
+        let raised = self.ring.head.marks.raised.load(Ordering::Relaxed);
+        if self.true_len() > self.ring.head.marks.low {
+            return false;
+        }
+        if self.level_of(raised) == Level::High {
+            self.cancel(raised);
+        }
+        true
+    }
+}
+
+impl<T, const N: usize> Producer<'_, T, N, Marked> {
     /// The level, decided now on the true length: raises it if `high` or
     /// more items are in the ring, lowers it if `low` or fewer are (so a
     /// level left `High` by a race, or by a write chunk's commit, is put
@@ -368,9 +418,9 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
     /// interrupt handler may call it after its pushes.
     ///
     /// ```
-    /// use sluicegate::spsc::{Level, Ring};
+    /// use sluicegate::spsc::{Level, Marked, Ring};
     ///
-    /// let mut ring: Ring<u8, 8> = Ring::with_watermarks(2, 6);
+    /// let mut ring: Ring<u8, 8, Marked> = Ring::with_watermarks(2, 6);
     /// let (mut tx, mut rx) = ring.split();
     /// let mut rts = true; // the UART's flow control: the sender may send
     /// for byte in 0..6 {
@@ -392,19 +442,6 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
         self.ring.level()
     }
 
-    /// Whether `low` or fewer items are in the ring now; if so, a `High`
-    /// level is lowered (the waits' test).
-    fn below_low(&mut self) -> bool {
-        let raised = self.ring.head.marks.raised.load(Ordering::Relaxed);
-        if self.true_len() > self.ring.head.marks.low {
-            return false;
-        }
-        if self.level_of(raised) == Level::High {
-            self.cancel(raised);
-        }
-        true
-    }
-
     /// Waits until the ring holds the low watermark's count of items or
     /// fewer (0 on a ring without marks: until it is empty), and returns
     /// with the level [`Normal`](Level::Normal). If the consumer is gone
@@ -415,9 +452,9 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
     /// does, and must not be called where it would preempt the consumer.
     ///
     /// ```
-    /// use sluicegate::spsc::{Level, Ring};
+    /// use sluicegate::spsc::{Level, Marked, Ring};
     ///
-    /// let mut ring: Ring<u32, 16> = Ring::with_watermarks(4, 12);
+    /// let mut ring: Ring<u32, 16, Marked> = Ring::with_watermarks(4, 12);
     /// let (mut tx, mut rx) = ring.split();
     /// std::thread::scope(|s| {
     ///     s.spawn(move || while rx.pop_blocking().is_some() {});
@@ -453,13 +490,13 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
     }
 }
 
-impl<T, const N: usize, P: Policy> Consumer<'_, T, N, P> {
+impl<T, const N: usize> Consumer<'_, T, N, Marked> {
     /// The ring's level now ([`Ring::level`]).
     ///
     /// ```
-    /// use sluicegate::spsc::{Level, Ring};
+    /// use sluicegate::spsc::{Level, Marked, Ring};
     ///
-    /// let mut ring: Ring<u8, 4> = Ring::with_watermarks(0, 1);
+    /// let mut ring: Ring<u8, 4, Marked> = Ring::with_watermarks(0, 1);
     /// let (mut tx, mut rx) = ring.split();
     /// tx.try_push(1).unwrap();
     /// assert_eq!(rx.level(), Level::High);
@@ -475,6 +512,7 @@ impl<T, const N: usize, P: Policy> Consumer<'_, T, N, P> {
 #[cfg(all(feature = "async", sluicegate_cas))]
 mod waits {
     use super::super::{Policy, Producer};
+    use super::Marked;
     use crate::wait::{Registration, Side};
     use crate::Closed;
     use core::{
@@ -483,7 +521,7 @@ mod waits {
         task::{Context, Poll},
     };
 
-    impl<'a, T, const N: usize, P: Policy> Producer<'a, T, N, P> {
+    impl<'a, T, const N: usize> Producer<'a, T, N, Marked> {
         /// Waits (asynchronously) until the ring holds the low watermark's
         /// count of items or fewer (see
         /// [`wait_below_low_blocking`](Self::wait_below_low_blocking)),
@@ -491,9 +529,9 @@ mod waits {
         /// wakes it to test the length again. Feature `async`.
         ///
         /// ```
-        /// use sluicegate::spsc::{Level, Ring};
+        /// use sluicegate::spsc::{Level, Marked, Ring};
         ///
-        /// let mut ring: Ring<u32, 16> = Ring::with_watermarks(4, 12);
+        /// let mut ring: Ring<u32, 16, Marked> = Ring::with_watermarks(4, 12);
         /// let (mut tx, mut rx) = ring.split();
         /// std::thread::scope(|s| {
         ///     s.spawn(move || pollster::block_on(async { while rx.pop().await.is_some() {} }));
@@ -509,7 +547,7 @@ mod waits {
         /// });
         /// ```
         #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
-        pub fn wait_below_low(&mut self) -> BelowLow<'_, 'a, T, N, P> {
+        pub fn wait_below_low(&mut self) -> BelowLow<'_, 'a, T, N, Marked> {
             BelowLow {
                 tx: self,
                 reg: Registration::None,
@@ -520,7 +558,7 @@ mod waits {
     /// The future of [`Producer::wait_below_low`]. Feature `async`.
     ///
     /// ```
-    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::with_watermarks(1, 3);
+    /// let mut ring: sluicegate::spsc::Ring<u8, 4, sluicegate::spsc::Marked> = sluicegate::spsc::Ring::with_watermarks(1, 3);
     /// let (mut tx, _rx) = ring.split();
     /// let wait: sluicegate::spsc::BelowLow<'_, '_, u8, 4, _> = tx.wait_below_low();
     /// assert_eq!(pollster::block_on(wait), Ok(())); // empty: at once
