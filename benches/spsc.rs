@@ -606,6 +606,19 @@ fn single_thread_cases() -> Vec<Case<'static>> {
         |(p, _), x| p.try_push(x),
         |(_, c)| c.try_pop(),
     ));
+    // The same with watermarks that the pair never crosses: the push's
+    // compare and the pop's check of the level, on every operation.
+    v.push(push_pop(
+        g,
+        "sluicegate_watermarks",
+        leak(Ring::<u64, N, sluicegate::spsc::Marked>::with_watermarks(
+            N / 4,
+            3 * N / 4,
+        ))
+        .split(),
+        |(p, _), x| p.try_push(x),
+        |(_, c)| c.try_pop(),
+    ));
     v.push(push_pop(
         g,
         "sluicegate_overwrite_policy",

@@ -61,4 +61,10 @@ for s in "${selected[@]}"; do
   # everything for the other steps.
   timeout 1200 cargo test --release --lib --target-dir target/loom "${features[@]}" \
     -- "$filter" "${harness_args[@]}"
+  # The SPSC watermark's models need the waits' fence: run them again with
+  # `async` (without it they are compiled out).
+  if [ "$filter" = spsc::loom_tests:: ]; then
+    timeout 1200 cargo test --release --lib --target-dir target/loom --features async \
+      -- spsc::loom_tests::loom_watermark "${harness_args[@]}"
+  fi
 done

@@ -25,6 +25,15 @@
 //! Nothing is lost silently: every item pushed is popped, handed back to the
 //! caller, or counted (see [`RingStats`]).
 //!
+//! A ring of policy [`Marked`] (a `Reject` ring with watermarks, made with
+//! [`Ring::with_watermarks`]) also tells a producer whose source can be
+//! slowed when to slow it: its [`Level`] turns `High` at the
+//! high mark and back to `Normal` only at the low one (hysteresis), and
+//! [`Producer::wait_below_low_blocking`] (or `wait_below_low().await`)
+//! waits for the drain. `src/spsc/watermark.rs`
+//! has the protocol, and why a drained ring's level does not stay `High`
+//! once either side looks at it.
+//!
 //! There is no `close`: dropping a handle closes the ring for the other
 //! one, which sees it with `is_abandoned` ([`Producer::is_abandoned`],
 //! [`Consumer::is_abandoned`]). The waiting calls end on it as the MPMC
@@ -173,10 +182,12 @@
 //!
 //! # Memory
 //!
-//! `N` slots of `T`, plus six words: `head`, `tail`, the three counters of
-//! [`RingStats`] and its `peak`, plus which handles are alive (a word where
-//! compare-and-swap exists, two bytes without). On bare-metal Arm nothing is
-//! padded: a `Ring<u32, 8>` takes 60 bytes on thumbv6m and thumbv7em.
+//! `N` slots of `T`, plus ten words: `head`, `tail`, the three counters of
+//! [`RingStats`] and its `peak`, the watermarks' four (the two marks and
+//! the two words of the [`Level`]), plus which handles are alive (a word
+//! where compare-and-swap exists, two bytes without). On bare-metal Arm
+//! nothing is padded: a `Ring<u32, 8>` takes 76 bytes on thumbv6m and
+//! thumbv7em.
 //! On hosts `head` and the producer's words (`tail`, the counters and
 //! `peak`) each take a 128-byte line, so the same ring takes 384 bytes on
 //! x86-64.
@@ -206,6 +217,7 @@ mod peek;
 mod schedule_tests;
 mod split;
 mod wait;
+mod watermark;
 
 pub use chunk::{ReadChunk, WriteChunkUninit};
 pub use handles::{Consumer, Producer};
@@ -220,6 +232,10 @@ pub use peek::Peek;
 #[cfg(all(feature = "async", sluicegate_cas))]
 #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
 pub use wait::{Pop, Push};
+#[cfg(all(feature = "async", sluicegate_cas))]
+#[cfg_attr(docsrs, doc(cfg(feature = "async")))]
+pub use watermark::BelowLow;
+pub use watermark::{Level, Marked};
 
 use core::marker::PhantomData;
 #[cfg(not(sluicegate_loom))]
@@ -234,6 +250,7 @@ use crate::RingStats;
 #[cfg(doc)]
 use crate::{Full, Insufficient};
 use split::Live;
+use watermark::Marks;
 
 pub(crate) mod sealed {
     use crate::sync::{LoadStoreUsize, Ordering};
@@ -247,6 +264,9 @@ pub(crate) mod sealed {
         const SHIFT: u32 = Self::OVERWRITES as u32;
         /// The flag bit in the stored `head` while the consumer holds items.
         const BUSY: usize = Self::OVERWRITES as usize;
+        /// Whether the ring has watermarks ([`super::Marked`]): only then do
+        /// its pushes and pops test them.
+        const MARKED: bool = false;
 
         /// Loads `head`.
         fn load_head(head: &LoadStoreUsize, order: Ordering) -> usize;
@@ -259,7 +279,8 @@ pub(crate) mod sealed {
 
 /// What a full ring does with a new item: the ring's policy parameter.
 ///
-/// Implemented by [`Reject`] and [`Overwrite`] only.
+/// Implemented by [`Reject`], [`Marked`] (reject, with watermarks) and
+/// [`Overwrite`] only.
 pub trait Policy: sealed::Sealed {}
 
 /// Policy: a full ring refuses new items (wait-free; the handles use atomic
@@ -307,6 +328,22 @@ struct ProducerSide {
     /// the line that load brought in. Next to the slots it shared a line
     /// with the first of them, which the producer keeps writing.
     peak: LoadStoreUsize,
+    /// A push whose cached free count before it was at most this takes the
+    /// watermark's cold path (`N + 1 - high`; 0 without watermarks, which
+    /// no push meets). Set at construction only.
+    raise_at: usize,
+}
+
+/// Consumer-owned shared state: one cache line on hosts. The watermark's
+/// words are here because the consumer reads them on every pop and the
+/// producer writes them only on a transition (see `src/spsc/watermark.rs`).
+struct ConsumerSide {
+    /// Stored position of the oldest item (plus `BUSY` under [`Overwrite`]).
+    /// Stored by the consumer; under `Overwrite` also CAS-ed by the producer.
+    /// Invariant: `tail - head` (positions) is in `0..=N`.
+    /// Under `Overwrite` every concurrent access goes through `rmw_view`.
+    pos: LoadStoreUsize,
+    marks: Marks,
 }
 
 /// A bounded single-producer/single-consumer ring of `N` items.
@@ -314,11 +351,8 @@ struct ProducerSide {
 /// See the [module documentation](self) for the model and the guarantees.
 #[repr(C)] // the indices first: small offsets on Cortex-M0
 pub struct Ring<T, const N: usize, P: Policy = Reject> {
-    /// Stored position of the oldest item (plus `BUSY` under [`Overwrite`]).
-    /// Stored by the consumer; under `Overwrite` also CAS-ed by the producer.
-    /// Invariant: `tail - head` (positions) is in `0..=N`.
-    /// Under `Overwrite` every concurrent access goes through `rmw_view`.
-    head: Padded<LoadStoreUsize>,
+    /// `head` (see [`ConsumerSide`]) and the watermark's words.
+    head: Padded<ConsumerSide>,
     producer: Padded<ProducerSide>,
     /// The tasks waiting in `push`/`pop` (see `src/wait.rs`); zero-sized
     /// without the `async` feature.
@@ -359,7 +393,7 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         /// assert!(LOG.is_empty() && local.split().1.is_empty());
         /// ```
         pub fn new() -> Self {
-            Self::with_start(0)
+            Self::with_start_marks(0, 0, N + 1)
         }
     }
 
@@ -368,6 +402,14 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         /// of index wrap-around only.
         #[doc(hidden)]
         pub fn with_start(start: usize) -> Self {
+            Self::with_start_marks(start, 0, N + 1)
+        }
+    }
+
+    const_fn! {
+        /// An empty ring at `start` with watermarks `low` and `high`
+        /// (`high == N + 1`: none). The checks are the callers'.
+        pub(crate) fn with_start_marks(start: usize, low: usize, high: usize) -> Self {
             const {
                 assert!(
                     N > 0 && N.is_power_of_two(),
@@ -377,13 +419,17 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
             };
             let stored = start << P::SHIFT;
             Self {
-                head: Padded::new(LoadStoreUsize::new(stored)),
+                head: Padded::new(ConsumerSide {
+                    pos: LoadStoreUsize::new(stored),
+                    marks: Marks::new(low),
+                }),
                 producer: Padded::new(ProducerSide {
                     tail: LoadStoreUsize::new(stored),
                     rejected: SoloCounter::new(),
                     overwritten: SoloCounter::new(),
                     expired: SoloCounter::new(),
                     peak: LoadStoreUsize::new(0),
+                    raise_at: N + 1 - high,
                 }),
                 waiters: wait::RingWaiters::new(),
                 live: Live::new(),
@@ -617,6 +663,9 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
             // test is the only one on that path.
             if avail != 0 {
                 self.note_peak(avail);
+            } else {
+                // An empty look: a `High` level the last pop missed ends here.
+                self.lower_check(head);
             }
             // Not behind `head`: a failed claim that moved `head` forward
             // acquired a `tail` at least that far (see "Orderings for
@@ -668,7 +717,7 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
                 return 0;
             }
             pause_point(pause::SPSC_CLAIM);
-            match P::claim_cas(&self.head, *head, *head | P::BUSY) {
+            match P::claim_cas(&self.head.pos, *head, *head | P::BUSY) {
                 Ok(_) => return avail.min(want),
                 Err(actual) if actual & P::BUSY != 0 => {
                     // Only the consumer sets BUSY, and we hold `&mut` of it:
@@ -707,17 +756,19 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         // BUSY is set.
         self.store_head(*head, Ordering::Release);
         self.wake_producer();
+        // After the wake's fence (with `async`): see `src/spsc/watermark.rs`.
+        self.lower_check(*head);
     }
 
     /// Loads `head` as the policy requires (see [`sealed::Sealed`]).
     #[inline(always)]
     fn load_head(&self, order: Ordering) -> usize {
-        P::load_head(&self.head, order)
+        P::load_head(&self.head.pos, order)
     }
 
     /// Stores `head` as the policy requires.
     #[inline(always)]
     fn store_head(&self, value: usize, order: Ordering) {
-        P::store_head(&self.head, value, order)
+        P::store_head(&self.head.pos, value, order)
     }
 }

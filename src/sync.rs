@@ -34,10 +34,11 @@ pub(crate) use portable_atomic::AtomicU32;
 pub(crate) use core::sync::atomic::Ordering;
 
 /// A memory fence (the waiter protocol's `SeqCst` fences, `src/wait.rs`,
-/// which exists only with compare-and-swap).
-#[cfg(all(feature = "async", sluicegate_cas, not(sluicegate_loom)))]
+/// and the SPSC watermark's raise, `src/spsc/watermark.rs`; native on every
+/// target, Cortex-M0 included).
+#[cfg(not(sluicegate_loom))]
 pub(crate) use core::sync::atomic::fence;
-#[cfg(all(feature = "async", sluicegate_loom))]
+#[cfg(sluicegate_loom)]
 pub(crate) use loom::sync::atomic::fence;
 
 /// An atomic word that only ever sees loads and stores, never a

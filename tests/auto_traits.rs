@@ -264,6 +264,7 @@ fn rings_handles_and_outcomes_are_defmt_format() {
     is_format::<sluicegate::TryPushError<u8>>();
     is_format::<sluicegate::TryPopError>();
     is_format::<RingStats>();
+    is_format::<sluicegate::spsc::Level>();
 }
 
 #[cfg(feature = "async")]
@@ -281,6 +282,17 @@ fn wait_futures_cross_threads_with_send_items() {
     is_sync::<sluicegate::spsc::Push<'static, 'static, u32, 4, Reject>>();
     assert_not!(Sync: sluicegate::spsc::Push<'static, 'static, C, 4, Reject>, sluicegate::spsc::Pop<'static, 'static, C, 4, Reject>, mpmc::Push<'static, C, 4>);
     assert_not!(Send: sluicegate::spsc::Push<'static, 'static, R, 4, Reject>, sluicegate::spsc::Pop<'static, 'static, R, 4, Reject>, mpmc::Push<'static, R, 4>, mpmc::Pop<'static, R, 4>);
+    // `BelowLow` holds only `&mut Producer` (and its cell's number): as
+    // the producer, `Send` and `Sync` for `T: Send`.
+    is_send::<sluicegate::spsc::BelowLow<'static, 'static, C, 4, Reject>>();
+    is_sync::<sluicegate::spsc::BelowLow<'static, 'static, C, 4, Reject>>();
+    assert_not!(Send: sluicegate::spsc::BelowLow<'static, 'static, R, 4, Reject>);
+}
+
+#[test]
+fn the_level_is_plain_data() {
+    is_send::<sluicegate::spsc::Level>();
+    is_sync::<sluicegate::spsc::Level>();
 }
 
 #[cfg(all(feature = "async", feature = "critical-section"))]

@@ -3,14 +3,16 @@
 //! arbitrary sizes, push_iter, drain, clear, dropping either handle (the
 //! other sees it abandoned; the blocking calls end instead of waiting) and
 //! splitting again once both are gone, from arbitrary starting positions;
-//! the counters and the high-water mark's bounds after every step.
+//! the counters and the high-water mark's bounds after every step; the
+//! watermarks' level against a model of its hysteresis (which operations
+//! may raise or lower it, at which lengths, the transition count).
 #![no_main]
 
 use std::collections::VecDeque;
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use sluicegate::spsc::{Reject, Ring};
+use sluicegate::spsc::{Level, Marked, Ring};
 use sluicegate_fuzz::{check_abandoned, drop_consumer, drop_producer, split, Cap, Handles, Start};
 
 #[derive(Arbitrary, Debug)]
@@ -52,19 +54,72 @@ enum Op {
     PushBlocking,
     /// `pop_blocking`, where it cannot wait for ever (an item, or no producer).
     PopBlocking,
+    /// `Producer::level`: decides the level on the true length.
+    Level,
+}
+
+/// Which side an operation is, for the level's model.
+#[derive(PartialEq)]
+enum Side {
+    /// Pushes: may raise the level, never lower it.
+    Produce,
+    /// Pops, peeks, reads: may lower the level, never raise it.
+    Consume,
+    /// `Producer::level`: either.
+    Look,
+    /// Drops and splits: neither.
+    Neither,
+}
+
+impl Op {
+    fn side(&self) -> Side {
+        match self {
+            Op::Push
+            | Op::PushBurst(_)
+            | Op::PushBulk(_)
+            | Op::WriteChunk { .. }
+            | Op::FillChunk { .. }
+            | Op::PushIter(_)
+            | Op::PushBlocking => Side::Produce,
+            Op::Pop
+            | Op::Peek
+            | Op::PopBurst(_)
+            | Op::PopBulk(_)
+            | Op::ReadChunk { .. }
+            | Op::DrainAll
+            | Op::Clear
+            | Op::PopBlocking => Side::Consume,
+            Op::Level => Side::Look,
+            Op::DropProducer | Op::DropConsumer | Op::Split => Side::Neither,
+        }
+    }
+
+    /// A push that raises the level whenever it leaves `high` or more
+    /// (write chunks and `push_iter` leave it to the next look).
+    fn raises(&self) -> bool {
+        matches!(
+            self,
+            Op::Push | Op::PushBurst(_) | Op::PushBulk(_) | Op::PushBlocking
+        )
+    }
 }
 
 #[derive(Arbitrary, Debug)]
 struct Input {
     cap: Cap,
     start: Start,
+    /// The watermarks, reduced to `low < high <= N`.
+    marks: (u8, u8),
     ops: Vec<Op>,
 }
 
-fn run<const N: usize>(start: usize, ops: &[Op]) {
-    let ring: Ring<u64, N> = Ring::with_start(start);
+fn run<const N: usize>(start: usize, marks: (u8, u8), ops: &[Op]) {
+    let low = marks.0 as usize % N;
+    let high = low + 1 + marks.1 as usize % (N - low);
+    let ring: Ring<u64, N, Marked> = Ring::with_start_watermarks(start, low, high);
+    assert_eq!(ring.watermarks(), Some((low, high)));
     let (tx, rx) = ring.try_split().expect("a new ring splits");
-    let mut handles: Handles<'_, u64, N, Reject> = (Some(tx), Some(rx));
+    let mut handles: Handles<'_, u64, N, Marked> = (Some(tx), Some(rx));
     let mut model: VecDeque<u64> = VecDeque::new();
     let mut max_len = 0usize;
     let mut next = 0u64;
@@ -75,6 +130,9 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
         v
     };
     for op in ops {
+        let (len_before, level_before) = (model.len(), ring.level());
+        let looked = matches!(op, Op::Level) && handles.0.is_some() && handles.1.is_some();
+        let transitions_before = ring.transitions();
         // Lifecycle operations first; the others need both handles.
         match *op {
             Op::DropProducer => drop_producer(&mut handles),
@@ -123,6 +181,19 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
             "{stats:?} {max_len}"
         );
         check_abandoned(&handles);
+        check_level(
+            op,
+            looked,
+            (low, high),
+            len_before,
+            model.len(),
+            level_before,
+            &ring,
+        );
+        assert_eq!(
+            ring.transitions(),
+            transitions_before + (ring.level() != level_before) as usize
+        );
     }
     // What is left comes out in order, through the handles of a new split
     // if need be.
@@ -131,10 +202,49 @@ fn run<const N: usize>(start: usize, ops: &[Op]) {
     assert!(rx.drain().eq(model.into_iter()));
 }
 
+/// The level after `op` took the ring from `before` to `after` items.
+fn check_level<const N: usize>(
+    op: &Op,
+    looked: bool,
+    (low, high): (usize, usize),
+    before: usize,
+    after: usize,
+    level_before: Level,
+    ring: &Ring<u64, N, Marked>,
+) {
+    let level = ring.level();
+    assert_eq!(ring.transitions() % 2 == 1, level == Level::High);
+    match (op.side(), level_before, level) {
+        (_, a, b) if a == b => {}
+        (Side::Produce | Side::Look, Level::Normal, Level::High) => assert!(after >= high),
+        (Side::Consume | Side::Look, Level::High, Level::Normal) => assert!(after <= low),
+        _ => panic!("{op:?} moved the level {level_before:?} -> {level:?} at {before} -> {after}"),
+    }
+    // Exact where the model knows: a raising push that left high or more,
+    // a consumer that took items and left low or fewer, a look (which runs
+    // only while both handles are alive).
+    if op.raises() && after > before && after >= high {
+        assert_eq!(level, Level::High, "{op:?} {before} -> {after}");
+    }
+    if op.side() == Side::Consume && after < before && after <= low {
+        assert_eq!(level, Level::Normal, "{op:?} {before} -> {after}");
+    }
+    if looked {
+        let want = if after >= high {
+            Level::High
+        } else if after <= low {
+            Level::Normal
+        } else {
+            level_before
+        };
+        assert_eq!(level, want, "look at {after}");
+    }
+}
+
 fn step<const N: usize>(
     op: &Op,
-    tx: &mut sluicegate::spsc::Producer<'_, u64, N>,
-    rx: &mut sluicegate::spsc::Consumer<'_, u64, N>,
+    tx: &mut sluicegate::spsc::Producer<'_, u64, N, Marked>,
+    rx: &mut sluicegate::spsc::Consumer<'_, u64, N, Marked>,
     model: &mut VecDeque<u64>,
     next: &mut u64,
     rejected: &mut usize,
@@ -142,6 +252,10 @@ fn step<const N: usize>(
 ) {
     match *op {
         Op::DropProducer | Op::DropConsumer | Op::Split | Op::PushBlocking | Op::PopBlocking => {}
+        Op::Level => {
+            let level = tx.level();
+            assert_eq!(level, rx.level());
+        }
         Op::PushIter(n) => {
             let items = fresh(next, n as usize % (2 * N + 1));
             let pushed = tx.push_iter(items.iter().copied());
@@ -255,8 +369,8 @@ fn step<const N: usize>(
 fuzz_target!(|input: Input| {
     let start = input.start.position();
     match input.cap {
-        Cap::One => run::<1>(start, &input.ops),
-        Cap::Two => run::<2>(start, &input.ops),
-        Cap::Eight => run::<8>(start, &input.ops),
+        Cap::One => run::<1>(start, input.marks, &input.ops),
+        Cap::Two => run::<2>(start, input.marks, &input.ops),
+        Cap::Eight => run::<8>(start, input.marks, &input.ops),
     }
 });

@@ -10,9 +10,9 @@ use crate::Insufficient;
 
 impl<T: Copy, const N: usize, P: Policy> Producer<'_, T, N, P> {
     /// Copies all of `items` in after `tail` and publishes them at once. The
-    /// caller has checked that `items.len()` slots are free.
+    /// caller has checked that `free >= items.len()` slots are free.
     #[inline]
-    fn push_copy(&mut self, items: &[T]) {
+    fn push_copy(&mut self, items: &[T], free: usize) {
         #[cfg(not(sluicegate_loom))]
         {
             let (start, first, rest) = Ring::<T, N, P>::split_range(self.tail, items.len());
@@ -42,6 +42,7 @@ impl<T: Copy, const N: usize, P: Policy> Producer<'_, T, N, P> {
             unsafe { self.write_slot(self.tail.wrapping_add(i << P::SHIFT), *item) };
         }
         self.ring.publish(&mut self.tail, items.len());
+        self.note_level(free - items.len());
     }
 
     /// Burst push: copies in as many of `items` as fit (from the front),
@@ -56,15 +57,13 @@ impl<T: Copy, const N: usize, P: Policy> Producer<'_, T, N, P> {
     /// assert_eq!(tx.stats().rejected, 2);
     /// ```
     pub fn push_burst(&mut self, items: &[T]) -> usize {
-        let n = self
-            .ring
-            .free_for(self.tail, &mut self.head, items.len())
-            .min(items.len());
+        let free = self.ring.free_for(self.tail, &mut self.head, items.len());
+        let n = free.min(items.len());
         if n < items.len() {
             self.ring.producer.rejected.add(items.len() - n);
         }
         if n > 0 {
-            self.push_copy(&items[..n]);
+            self.push_copy(&items[..n], free);
         }
         n
     }
@@ -88,7 +87,7 @@ impl<T: Copy, const N: usize, P: Policy> Producer<'_, T, N, P> {
             return Err(Insufficient { available: free });
         }
         if !items.is_empty() {
-            self.push_copy(items);
+            self.push_copy(items, free);
         }
         Ok(())
     }

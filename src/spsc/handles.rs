@@ -132,12 +132,17 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
     /// waits' attempt, and `try_push` less its count).
     #[inline(always)]
     pub(super) fn push_if_room(&mut self, item: T) -> Result<(), T> {
-        if self.ring.free_for(self.tail, &mut self.head, 1) == 0 {
+        let free = self.ring.free_for(self.tail, &mut self.head, 1);
+        if free == 0 {
             return Err(item);
         }
         // SAFETY: `free_for` saw the slot at tail free.
         unsafe { self.write_slot(self.tail, item) };
         self.ring.publish(&mut self.tail, 1);
+        // `note_level(free - 1)`, written as the one compare it is.
+        if P::MARKED && free <= self.ring.producer.raise_at {
+            self.raise_cold();
+        }
         Ok(())
     }
 

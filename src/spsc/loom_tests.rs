@@ -410,3 +410,75 @@ fn loom_flag_resplit_after_handles_dropped_on_threads() {
         assert_eq!(rest, vec![1, 2]);
     });
 }
+
+/// A ring with watermarks that lives for the rest of the model iteration.
+#[cfg(feature = "async")]
+fn marked<'a, const N: usize>(low: usize, high: usize) -> &'a mut Ring<u32, N, super::Marked> {
+    Box::leak(Box::new(Ring::with_watermarks(low, high)))
+}
+
+/// The watermark's race (`src/spsc/watermark.rs`): the producer's push
+/// raises the level while the consumer drains the ring to the low mark
+/// without having seen the raise. With the `async` feature the pop's wake
+/// fences before it loads the level, and the raise fences before it
+/// reloads `head`: one of them sees the other, so the level is `Normal`
+/// once both are done, with no further look. Breaking the raise's fence (or
+/// its reload and cancel) leaves it `High` on the empty ring in some
+/// execution; both were tried and the model failed. So did moving the
+/// pop's load of the level before the wake's fence, at
+/// `LOOM_MAX_PREEMPTIONS=3` (not at 2). Run with `--features async`
+/// (`ci/loom.sh spsc` does).
+#[cfg(feature = "async")]
+#[test]
+fn loom_watermark_raise_against_drain() {
+    use super::Level;
+    explores::model(|| {
+        let (mut tx, mut rx) = marked::<2>(0, 2).split();
+        let producer = thread::spawn(move || {
+            tx.try_push(0).unwrap();
+            tx.try_push(1).unwrap();
+            tx
+        });
+        let mut got = Vec::new();
+        while got.len() < 2 {
+            match rx.try_pop() {
+                Some(v) => got.push(v),
+                None => thread::yield_now(),
+            }
+        }
+        let _tx = producer.join().unwrap();
+        assert_in_order(&got, 0);
+        assert_eq!(rx.level(), Level::Normal, "High on a drained ring");
+        // A raise is ended once (lowered or cancelled), or never made.
+        assert!(matches!(rx.ring.transitions(), 0 | 2));
+    });
+}
+
+/// `wait_below_low` against the pops that drain the ring: registered in the
+/// producer's waker cell, it is woken by the pop that leaves the low mark
+/// (or sees that pop's head itself), so the wait ends: a lost wake-up is a
+/// deadlock, which loom reports. Feature `async`.
+#[cfg(feature = "async")]
+#[test]
+fn loom_watermark_wait_below_low() {
+    use super::Level;
+    explores::model(|| {
+        let (mut tx, mut rx) = marked::<2>(0, 2).split();
+        tx.try_push(0).unwrap();
+        tx.try_push(1).unwrap();
+        let consumer = thread::spawn(move || {
+            let mut got = Vec::new();
+            while got.len() < 2 {
+                match rx.try_pop() {
+                    Some(v) => got.push(v),
+                    None => thread::yield_now(),
+                }
+            }
+            (got, rx)
+        });
+        assert_eq!(loom::future::block_on(tx.wait_below_low()), Ok(()));
+        assert_eq!(tx.level(), Level::Normal);
+        let (got, _rx) = consumer.join().unwrap();
+        assert_in_order(&got, 0);
+    });
+}

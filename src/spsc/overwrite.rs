@@ -142,7 +142,7 @@ impl<T, const N: usize> Producer<'_, T, N, Overwrite> {
             // just have read; its Release store of head published that.
             // Release on success: a consumer whose claim fails on the new
             // head acquires our earlier tail stores with it.
-            match rmw_view(&ring.head).compare_exchange(
+            match rmw_view(&ring.head.pos).compare_exchange(
                 h,
                 h.wrapping_add(Ring::<T, N, Overwrite>::STEP),
                 Ordering::AcqRel,
