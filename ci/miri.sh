@@ -16,7 +16,7 @@ fi
 
 MIRI_TESTS=(--test spsc --test spsc_stress --test mpmc --test mpmc_stress --test limit_stress
   --test panic_safety --test auto_traits --test close --test everyday --test stats --test mpmc_burst
-  --test spsc_flag)
+  --test spsc_flag --test watermark)
 # timeout: a hang fails instead of blocking the gate; one per command, so a
 # slow machine does not make one step eat the next one's time.
 timeout 1200 cargo +nightly miri test --lib

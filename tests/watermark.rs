@@ -46,7 +46,8 @@ fn band_edges_every_pair_of_marks() {
 
 #[test]
 fn hysteresis_does_not_flap_inside_the_band() {
-    let ring: &'static Ring<u8, 16, Marked> = Box::leak(Box::new(Ring::with_watermarks(4, 12)));
+    static RING: Ring<u8, 16, Marked> = Ring::with_watermarks(4, 12);
+    let ring = &RING;
     let (mut tx, mut rx) = ring.try_split().unwrap();
     for _ in 0..12 {
         tx.try_push(1).unwrap();
