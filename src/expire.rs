@@ -169,6 +169,32 @@ pub(crate) fn burst_fresh<T: Copy, E: Expiry<T>>(
     kept
 }
 
+/// The async fresh pop of a ring shared through `&self`: awaits `pop` until
+/// an item has not expired, counting (`note`) then dropping each expired
+/// one, and yields to the executor after each run of `n` discards.
+#[cfg(feature = "async")]
+pub(crate) async fn pop_fresh_async<T, P: core::future::Future<Output = Option<T>>>(
+    n: usize,
+    mut pop: impl FnMut() -> P,
+    expiry: &mut impl Expiry<T>,
+    mut note: impl FnMut(),
+) -> Option<T> {
+    let mut run = 0;
+    loop {
+        let item = pop().await?;
+        if !expiry.expired(&item) {
+            return Some(item);
+        }
+        note();
+        drop(item);
+        run += 1;
+        if run == n {
+            run = 0;
+            YieldOnce::new().await;
+        }
+    }
+}
+
 /// A future that is pending once (after waking its task) and then ready:
 /// lets the other tasks of an executor run.
 #[cfg(feature = "async")]

@@ -81,20 +81,7 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
     #[cfg(feature = "async")]
     #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
     pub async fn pop_fresh<E: Expiry<T>>(&self, mut expiry: E) -> Option<T> {
-        let mut run = 0;
-        loop {
-            let item = self.pop().await?;
-            if !expiry.expired(&item) {
-                return Some(item);
-            }
-            self.note_expired(1);
-            drop(item);
-            run += 1;
-            if run == N {
-                run = 0;
-                crate::expire::YieldOnce::new().await;
-            }
-        }
+        crate::expire::pop_fresh_async(N, || self.pop(), &mut expiry, || self.note_expired(1)).await
     }
 }
 
@@ -184,20 +171,7 @@ impl<T, const N: usize> cs::Ring<T, N> {
     #[cfg(feature = "async")]
     #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
     pub async fn pop_fresh<E: Expiry<T>>(&self, mut expiry: E) -> Option<T> {
-        let mut run = 0;
-        loop {
-            let item = self.pop().await?;
-            if !expiry.expired(&item) {
-                return Some(item);
-            }
-            self.note_expired(1);
-            drop(item);
-            run += 1;
-            if run == N {
-                run = 0;
-                crate::expire::YieldOnce::new().await;
-            }
-        }
+        crate::expire::pop_fresh_async(N, || self.pop(), &mut expiry, || self.note_expired(1)).await
     }
 }
 
