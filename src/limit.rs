@@ -75,6 +75,16 @@
 //! admitted to a share of the limit (plus a reserve) and shed first. The
 //! presets need no tuning beyond the limits (see [`LimiterConfig`]).
 //!
+//! ## Ticks
+//!
+//! Latencies are in ticks of any clock; a latency above [`MAX_TICKS`]
+//! (2^28 − 1) counts as that. Pick a tick no longer than a typical request
+//! (a 1 ms tick on a 1.2 ms operation works; finer is better: with a µs tick
+//! a 0.3 µs call counts as 1 µs) that still spans the slowest latency that
+//! matters: 268 s at 1 µs, 0.27 s at 1 ns. [`Limiter::retry_after`] answers
+//! in the same ticks; for an HTTP `Retry-After`, convert to seconds and round
+//! up.
+//!
 //! # How it is built
 //!
 //! Admission is one CAS on an *admission word* that packs

@@ -41,6 +41,29 @@
 //! - **[`cs::Ring`](super::cs::Ring)** on a single-core microcontroller:
 //!   every operation one short critical section.
 //!
+//! # Coming from crossbeam-queue, rtrb or DPDK
+//!
+//! The calls side by side (theirs in the comments):
+//!
+//! ```
+//! use sluicegate::mpmc::burst_ring::{BurstRing, Moved, Stop};
+//! use sluicegate::{mpmc, spsc, Insufficient, Overwritten, TryPushError};
+//! let mut ring: spsc::Ring<u8, 4> = spsc::Ring::new(); // RingBuffer::new(4)
+//! let (mut tx, mut rx) = ring.split();
+//! tx.try_push(1).unwrap(); // producer.push(1)
+//! assert_eq!((tx.free_slots(), rx.len()), (3, 1)); // producer.slots(), consumer.slots()
+//! assert_eq!(rx.read_chunk(2).unwrap_err(), Insufficient { available: 1 }); // Err(TooFewSlots(1))
+//! static QUEUE: mpmc::Ring<u32, 2> = mpmc::Ring::new(); // ArrayQueue::new(2)
+//! QUEUE.push_iter([1, 2]);
+//! assert_eq!(QUEUE.try_push(9), Err(TryPushError::Full(9))); // push(9) == Err(9)
+//! assert_eq!(QUEUE.push_overwrite(3), Overwritten::Evicted(1)); // force_push(3) == Some(1)
+//! static TX: BurstRing<u64, 64, 2> = BurstRing::new(); // rte_ring_create(.., 64, ..)
+//! assert_eq!(TX.push_burst(&[7; 48]).count, 48); // rte_ring_mp_enqueue_burst == 48
+//! let mut out = [0; 32];
+//! assert_eq!(TX.pop_burst(&mut out), Moved { count: 32, stop: None });
+//! assert_eq!(TX.push_burst(&[8; 64]), Moved { count: 48, stop: Some(Stop::Full) });
+//! ```
+//!
 //! # Algorithm
 //!
 //! The rte_ring claim (DPDK) with a parity-bitmap commit (disruptor-rs's
