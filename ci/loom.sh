@@ -11,6 +11,8 @@
 #   ci/loom.sh mpmc::loom_tests::mask_pool    the models whose test name has this in it
 #   ci/loom.sh limit -- --nocapture           print each model's execution count
 #   LOOM_MAX_PREEMPTIONS=3 ci/loom.sh spsc    a deeper (much slower) search
+#   SLUICEGATE_LOOM_DEEP=1 ci/loom.sh wait    the waiter lists' big models at
+#                                             the full bound, not capped at 1
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -6,7 +6,8 @@
 //! happens under loom 0.7.3 when a thread starts with a load of an object it
 //! then stores (tokio-rs/loom#392), and when a race is only apparent (a pop
 //! on a fresh ring answers "empty" from one load and never meets the push).
-//! Models call [`model`] (or [`check`]) in place of `loom::model`.
+//! Models call [`model`] (or [`check`], or [`capped`]) in place of
+//! `loom::model`.
 
 use core::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -44,4 +45,20 @@ where
     F: Fn() + Sync + Send + 'static,
 {
     check(loom::model::Builder::new(), f)
+}
+
+/// [`model`] at a preemption bound of at most `bound`, for a model whose
+/// executions at the environment's bound are too many for the gate (the
+/// waiter lists' three-waiter models: millions at bound 2). With
+/// `SLUICEGATE_LOOM_DEEP` set (to anything) the cap is lifted and the
+/// model runs at the environment's bound, as [`model`] does.
+pub(crate) fn capped<F>(bound: usize, f: F) -> usize
+where
+    F: Fn() + Sync + Send + 'static,
+{
+    let mut builder = loom::model::Builder::new();
+    if std::env::var_os("SLUICEGATE_LOOM_DEEP").is_none() {
+        builder.preemption_bound = Some(builder.preemption_bound.map_or(bound, |b| b.min(bound)));
+    }
+    check(builder, f)
 }
