@@ -52,6 +52,7 @@ where
 /// waiter lists' three-waiter models: millions at bound 2). With
 /// `SLUICEGATE_LOOM_DEEP` set (to anything) the cap is lifted and the
 /// model runs at the environment's bound, as [`model`] does.
+#[cfg_attr(not(feature = "async"), allow(dead_code))] // its models need `async`
 pub(crate) fn capped<F>(bound: usize, f: F) -> usize
 where
     F: Fn() + Sync + Send + 'static,
