@@ -176,6 +176,11 @@ pub struct RingStats {
     /// (dropped, or handed to the caller's closure; see
     /// [`expire`](crate::expire)).
     pub expired: usize,
+    /// How many times the level of an SPSC ring with watermarks
+    /// (`spsc::Ring<T, N, Marked>`) changed, between `Normal` and `High`
+    /// (odd while it is `High`). Only such a ring has a level; 0 on every
+    /// other ring.
+    pub transitions: usize,
     /// The high-water mark: the most items the ring has held, in `0..=N`.
     /// Kept off the push path, so how exact it is depends on the ring (each
     /// ring's `stats` says precisely): on the SPSC ring a length the ring
@@ -217,6 +222,7 @@ impl RingStats {
             overwritten: self.overwritten.wrapping_sub(earlier.overwritten),
             busy: self.busy.wrapping_sub(earlier.busy),
             expired: self.expired.wrapping_sub(earlier.expired),
+            transitions: self.transitions.wrapping_sub(earlier.transitions),
             peak: self.peak,
         }
     }

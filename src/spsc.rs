@@ -182,12 +182,13 @@
 //!
 //! # Memory
 //!
-//! `N` slots of `T`, plus ten words: `head`, `tail`, the three counters of
-//! [`RingStats`] and its `peak`, the watermarks' four (the two marks and
-//! the two words of the [`Level`]), plus which handles are alive (a word
-//! where compare-and-swap exists, two bytes without). On bare-metal Arm
-//! nothing is padded: a `Ring<u32, 8>` takes 76 bytes on thumbv6m and
-//! thumbv7em.
+//! `N` slots of `T`, plus six words: `head`, `tail`, the three counters of
+//! [`RingStats`] and its `peak`, plus which handles are alive (a word where
+//! compare-and-swap exists, two bytes without). A [`Marked`] ring adds the
+//! watermarks' four (the two marks and the two words of the [`Level`]); the
+//! other policies have none of them. On bare-metal Arm nothing is padded: a
+//! `Ring<u32, 8>` takes 60 bytes on thumbv6m and thumbv7em, 76 with
+//! `Marked`.
 //! On hosts `head` and the producer's words (`tail`, the counters and
 //! `peak`) each take a 128-byte line, so the same ring takes 384 bytes on
 //! x86-64.
@@ -249,8 +250,9 @@ use crate::Overwritten;
 use crate::RingStats;
 #[cfg(doc)]
 use crate::{Full, Insufficient};
+use sealed::MarkWords as _;
 use split::Live;
-use watermark::Marks;
+use watermark::{Marks, NoMarks};
 
 pub(crate) mod sealed {
     use crate::sync::{LoadStoreUsize, Ordering};
@@ -267,6 +269,21 @@ pub(crate) mod sealed {
         /// Whether the ring has watermarks ([`super::Marked`]): only then do
         /// its pushes and pops test them.
         const MARKED: bool = false;
+        /// The watermark's words on the consumer's line: the real ones
+        /// under [`super::Marked`], none (a zero-sized type) under the
+        /// other policies, whose rings pay no RAM for them.
+        type Marks: MarkWords;
+        /// The push's threshold for the watermark (see `ProducerSide`),
+        /// on the producer's line: a word under `Marked`, none otherwise.
+        type RaiseAt: RaiseAt;
+        /// The words of a ring made without marks.
+        #[cfg(not(sluicegate_loom))]
+        const NO_MARKS: Self::Marks;
+        /// The same under loom, whose atomics are not `const`.
+        #[cfg(sluicegate_loom)]
+        fn no_marks() -> Self::Marks;
+        /// The threshold of a ring made without marks (no push meets it).
+        const NO_RAISE: Self::RaiseAt;
 
         /// Loads `head`.
         fn load_head(head: &LoadStoreUsize, order: Ordering) -> usize;
@@ -274,6 +291,18 @@ pub(crate) mod sealed {
         fn store_head(head: &LoadStoreUsize, value: usize, order: Ordering);
         /// The consumer's claim CAS on `head` (called only if `OVERWRITES`).
         fn claim_cas(head: &LoadStoreUsize, current: usize, new: usize) -> Result<usize, usize>;
+    }
+
+    /// A policy's watermark words: `Some` only where it has them.
+    pub trait MarkWords: Send + Sync {
+        /// The words, if the policy has them.
+        fn get(&self) -> Option<&super::watermark::Marks>;
+    }
+
+    /// A policy's push threshold for the watermark.
+    pub trait RaiseAt: Send + Sync {
+        /// The threshold (0 where the policy has no marks).
+        fn get(&self) -> usize;
     }
 }
 
@@ -292,6 +321,15 @@ impl Policy for Reject {}
 
 impl sealed::Sealed for Reject {
     const OVERWRITES: bool = false;
+    type Marks = NoMarks;
+    type RaiseAt = NoMarks;
+    #[cfg(not(sluicegate_loom))]
+    const NO_MARKS: NoMarks = NoMarks;
+    #[cfg(sluicegate_loom)]
+    fn no_marks() -> NoMarks {
+        NoMarks
+    }
+    const NO_RAISE: NoMarks = NoMarks;
 
     // Only the consumer stores `head`, with plain loads and stores (native on
     // every target, Cortex-M0 included).
@@ -313,7 +351,7 @@ impl sealed::Sealed for Reject {
 }
 
 /// Producer-owned shared state: one cache line on hosts.
-struct ProducerSide {
+struct ProducerSide<P: Policy> {
     /// Stored position of the next item to write. Only the producer stores it.
     tail: LoadStoreUsize,
     rejected: SoloCounter,
@@ -330,20 +368,22 @@ struct ProducerSide {
     peak: LoadStoreUsize,
     /// A push whose cached free count before it was at most this takes the
     /// watermark's cold path (`N + 1 - high`; 0 without watermarks, which
-    /// no push meets). Set at construction only.
-    raise_at: usize,
+    /// no push meets). Set at construction only; no word at all under a
+    /// policy without watermarks.
+    raise_at: P::RaiseAt,
 }
 
 /// Consumer-owned shared state: one cache line on hosts. The watermark's
 /// words are here because the consumer reads them on every pop and the
 /// producer writes them only on a transition (see `src/spsc/watermark.rs`).
-struct ConsumerSide {
+struct ConsumerSide<P: Policy> {
     /// Stored position of the oldest item (plus `BUSY` under [`Overwrite`]).
     /// Stored by the consumer; under `Overwrite` also CAS-ed by the producer.
     /// Invariant: `tail - head` (positions) is in `0..=N`.
     /// Under `Overwrite` every concurrent access goes through `rmw_view`.
     pos: LoadStoreUsize,
-    marks: Marks,
+    /// The watermark's words (none under a policy without watermarks).
+    marks: P::Marks,
 }
 
 /// A bounded single-producer/single-consumer ring of `N` items.
@@ -352,8 +392,8 @@ struct ConsumerSide {
 #[repr(C)] // the indices first: small offsets on Cortex-M0
 pub struct Ring<T, const N: usize, P: Policy = Reject> {
     /// `head` (see [`ConsumerSide`]) and the watermark's words.
-    head: Padded<ConsumerSide>,
-    producer: Padded<ProducerSide>,
+    head: Padded<ConsumerSide<P>>,
+    producer: Padded<ProducerSide<P>>,
     /// The tasks waiting in `push`/`pop` (see `src/wait.rs`); zero-sized
     /// without the `async` feature.
     waiters: wait::RingWaiters,
@@ -393,7 +433,7 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         /// assert!(LOG.is_empty() && local.split().1.is_empty());
         /// ```
         pub fn new() -> Self {
-            Self::with_start_marks(0, 0, N + 1)
+            Self::unmarked(0)
         }
     }
 
@@ -402,14 +442,26 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         /// of index wrap-around only.
         #[doc(hidden)]
         pub fn with_start(start: usize) -> Self {
-            Self::with_start_marks(start, 0, N + 1)
+            Self::unmarked(start)
         }
     }
 
     const_fn! {
-        /// An empty ring at `start` with watermarks `low` and `high`
-        /// (`high == N + 1`: none). The checks are the callers'.
-        pub(crate) fn with_start_marks(start: usize, low: usize, high: usize) -> Self {
+        /// An empty ring at `start` without watermarks.
+        fn unmarked(start: usize) -> Self {
+            #[cfg(not(sluicegate_loom))]
+            let marks = P::NO_MARKS;
+            #[cfg(sluicegate_loom)]
+            let marks = P::no_marks();
+            Self::with_start_marks(start, marks, P::NO_RAISE)
+        }
+    }
+
+    const_fn! {
+        /// An empty ring at `start` with the watermark words `marks` and
+        /// the push threshold `raise_at` (see `ProducerSide`). The checks
+        /// are the callers'.
+        pub(crate) fn with_start_marks(start: usize, marks: P::Marks, raise_at: P::RaiseAt) -> Self {
             const {
                 assert!(
                     N > 0 && N.is_power_of_two(),
@@ -421,7 +473,7 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
             Self {
                 head: Padded::new(ConsumerSide {
                     pos: LoadStoreUsize::new(stored),
-                    marks: Marks::new(low),
+                    marks,
                 }),
                 producer: Padded::new(ProducerSide {
                     tail: LoadStoreUsize::new(stored),
@@ -429,7 +481,7 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
                     overwritten: SoloCounter::new(),
                     expired: SoloCounter::new(),
                     peak: LoadStoreUsize::new(0),
-                    raise_at: N + 1 - high,
+                    raise_at,
                 }),
                 waiters: wait::RingWaiters::new(),
                 live: Live::new(),
@@ -531,7 +583,7 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     /// let (mut tx, _rx) = RING.try_split().unwrap();
     /// tx.push_burst(&[1, 2, 3]); // 3 does not fit: rejected
     /// let _ = tx.push_overwrite(4); // evicts 1
-    /// assert_eq!(RING.stats(), RingStats { rejected: 1, overwritten: 1, busy: 0, expired: 0, peak: 2 });
+    /// assert_eq!(RING.stats(), RingStats { rejected: 1, overwritten: 1, busy: 0, expired: 0, transitions: 0, peak: 2 });
     /// ```
     pub fn stats(&self) -> RingStats {
         RingStats {
@@ -539,6 +591,7 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
             overwritten: self.producer.overwritten.get(),
             busy: 0,
             expired: self.producer.expired.get(),
+            transitions: self.head.marks.get().map_or(0, Marks::transitions),
             peak: self.producer.peak.load(Ordering::Relaxed).max(self.len()),
         }
     }

@@ -462,6 +462,6 @@ fn debug_shows_closed() {
     ring.close();
     assert_eq!(
         format!("{ring:?}"),
-        "Ring { capacity: 2, len: 1, closed: true, stats: RingStats { rejected: 0, overwritten: 0, busy: 0, expired: 0, peak: 1 } }"
+        "Ring { capacity: 2, len: 1, closed: true, stats: RingStats { rejected: 0, overwritten: 0, busy: 0, expired: 0, transitions: 0, peak: 1 } }"
     );
 }

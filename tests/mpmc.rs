@@ -37,6 +37,7 @@ fn fifo_reject_and_counters() {
             overwritten: 0,
             busy: 0,
             expired: 0,
+            transitions: 0,
             peak: 4
         }
     );

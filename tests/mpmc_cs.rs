@@ -37,6 +37,7 @@ fn fifo_reject_and_counters_in_a_static() {
             overwritten: 0,
             busy: 0,
             expired: 0,
+            transitions: 0,
             peak: 4
         }
     );
@@ -59,6 +60,7 @@ fn push_overwrite_evicts_the_oldest_and_never_rejects() {
             overwritten: 7,
             busy: 0,
             expired: 0,
+            transitions: 0,
             peak: 4
         }
     );
@@ -261,7 +263,7 @@ fn debug_shows_capacity_len_and_counters() {
     let _ = r.push_overwrite(3);
     assert_eq!(
         format!("{r:?}"),
-        "Ring { capacity: 2, len: 2, closed: false, stats: RingStats { rejected: 0, overwritten: 1, busy: 0, expired: 0, peak: 2 } }"
+        "Ring { capacity: 2, len: 2, closed: false, stats: RingStats { rejected: 0, overwritten: 1, busy: 0, expired: 0, transitions: 0, peak: 2 } }"
     );
 }
 

@@ -93,6 +93,7 @@ fn since_keeps_the_later_peak() {
         overwritten: 0,
         busy: 0,
         expired: usize::MAX,
+        transitions: 1,
         peak: 3,
     };
     let later = RingStats {
@@ -100,6 +101,7 @@ fn since_keeps_the_later_peak() {
         overwritten: 1,
         busy: 0,
         expired: 2,
+        transitions: 4,
         peak: 9,
     };
     assert_eq!(
@@ -109,6 +111,7 @@ fn since_keeps_the_later_peak() {
             overwritten: 1,
             busy: 0,
             expired: 3,
+            transitions: 3,
             peak: 9
         }
     );

@@ -161,6 +161,7 @@ fn many_rounds_count_every_transition() {
     }
     drop((tx, rx));
     assert_eq!(ring.transitions(), 2000);
+    assert_eq!(ring.stats().transitions, 2000);
 }
 
 /// A producer that slows its source on `High`: it stops producing until the

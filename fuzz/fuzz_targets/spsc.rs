@@ -194,6 +194,7 @@ fn run<const N: usize>(start: usize, marks: (u8, u8), ops: &[Op]) {
             ring.transitions(),
             transitions_before + (ring.level() != level_before) as usize
         );
+        assert_eq!(ring.stats().transitions, ring.transitions());
     }
     // What is left comes out in order, through the handles of a new split
     // if need be.

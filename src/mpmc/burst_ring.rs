@@ -570,7 +570,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     ///     sluicegate::mpmc::burst_ring::BurstRing::new();
     /// ring.push_burst(&[1, 2, 3]);
     /// let _ = ring.push_overwrite(4);
-    /// assert_eq!(ring.stats(), RingStats { rejected: 1, overwritten: 1, busy: 0, expired: 0, peak: 2 });
+    /// assert_eq!(ring.stats(), RingStats { rejected: 1, overwritten: 1, busy: 0, expired: 0, transitions: 0, peak: 2 });
     /// ```
     pub fn stats(&self) -> RingStats {
         let (rejected, overwritten) = (self.rejected.get(), self.overwritten.get());
@@ -579,6 +579,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
             overwritten,
             busy: self.busy.get(),
             expired: self.expired.get(),
+            transitions: 0,
             peak: if rejected != 0 || overwritten != 0 {
                 N
             } else {

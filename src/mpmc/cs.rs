@@ -21,7 +21,7 @@
 //! assert_eq!(EVENTS.try_push(9).unwrap_err().into_inner(), 9); // full: rejected
 //! assert_eq!(EVENTS.push_overwrite(4), Overwritten::Evicted(0)); // full: the oldest goes
 //! assert_eq!(EVENTS.try_pop(), Some(1));
-//! assert_eq!(EVENTS.stats(), RingStats { rejected: 1, overwritten: 1, busy: 0, expired: 0, peak: 4 });
+//! assert_eq!(EVENTS.stats(), RingStats { rejected: 1, overwritten: 1, busy: 0, expired: 0, transitions: 0, peak: 4 });
 //! ```
 //!
 //! The binary chooses the critical-section implementation, never this crate:
@@ -321,6 +321,7 @@ impl<T, const N: usize> State<T, N> {
             overwritten: self.overwritten,
             busy: 0,
             expired: self.expired,
+            transitions: 0,
             peak: if self.rejected != 0 || self.overwritten != 0 {
                 N // a refused push or an eviction found `N` items
             } else {
@@ -570,7 +571,7 @@ impl<T, const N: usize> Ring<T, N> {
     /// let _ = ring.try_push(3); // rejected
     /// let _ = ring.push_overwrite(4); // evicts 1
     /// ring.clear();
-    /// assert_eq!(ring.stats(), RingStats { rejected: 1, overwritten: 1, busy: 0, expired: 0, peak: 2 });
+    /// assert_eq!(ring.stats(), RingStats { rejected: 1, overwritten: 1, busy: 0, expired: 0, transitions: 0, peak: 2 });
     /// ```
     pub fn stats(&self) -> RingStats {
         self.with(|s| s.stats())

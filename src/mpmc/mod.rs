@@ -58,7 +58,7 @@
 //! assert_eq!(EVENTS.try_push(9).unwrap_err().into_inner(), 9); // full: rejected
 //! assert_eq!(EVENTS.push_overwrite(4), Overwritten::Evicted(0)); // full: the oldest goes
 //! assert_eq!(EVENTS.try_pop(), Some(1));
-//! assert_eq!(EVENTS.stats(), RingStats { rejected: 1, overwritten: 1, busy: 0, expired: 0, peak: 4 });
+//! assert_eq!(EVENTS.stats(), RingStats { rejected: 1, overwritten: 1, busy: 0, expired: 0, transitions: 0, peak: 4 });
 //! ```
 //!
 //! # Algorithm

@@ -466,7 +466,7 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
     /// let _ = ring.try_push(7); // rejected
     /// let _ = ring.push_overwrite(8); // evicts 2
     /// ring.clear();
-    /// assert_eq!(ring.stats(), RingStats { rejected: 1, overwritten: 1, busy: 0, expired: 0, peak: 4 });
+    /// assert_eq!(ring.stats(), RingStats { rejected: 1, overwritten: 1, busy: 0, expired: 0, transitions: 0, peak: 4 });
     /// ```
     pub fn stats(&self) -> RingStats {
         RingStats {
@@ -474,6 +474,7 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
             overwritten: self.overwritten.get(),
             busy: 0,
             expired: self.expired.get(),
+            transitions: 0,
             peak: if self.overwritten.get() != 0 || self.rejected.get() != 0 {
                 N
             } else {

@@ -2,6 +2,7 @@
 //! their single-item operations, their observers and the chunk reservations.
 //! The shared index moves they call are in `spsc.rs`.
 
+use super::sealed::RaiseAt as _;
 #[cfg(all(doc, sluicegate_cas))]
 use super::Overwrite;
 #[cfg(not(sluicegate_loom))]
@@ -140,7 +141,7 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
         unsafe { self.write_slot(self.tail, item) };
         self.ring.publish(&mut self.tail, 1);
         // `note_level(free - 1)`, written as the one compare it is.
-        if P::MARKED && free <= self.ring.producer.raise_at {
+        if P::MARKED && free <= self.ring.producer.raise_at.get() {
             self.raise_cold();
         }
         Ok(())

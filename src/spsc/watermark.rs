@@ -94,7 +94,8 @@
 //! instructions (the policy's constant removes them from the others); one
 //! made without marks pays the compares and never takes the paths.
 
-use super::{sealed, Consumer, Policy, Producer, Reject, Ring};
+use super::sealed::{self, MarkWords as _, RaiseAt as _};
+use super::{Consumer, Policy, Producer, Reject, Ring};
 use crate::sync::{const_fn, fence, LoadStoreUsize, Ordering};
 #[cfg(all(feature = "async", sluicegate_cas))]
 pub use waits::BelowLow;
@@ -122,6 +123,15 @@ impl Policy for Marked {}
 impl sealed::Sealed for Marked {
     const OVERWRITES: bool = false;
     const MARKED: bool = true;
+    type Marks = Marks;
+    type RaiseAt = usize;
+    #[cfg(not(sluicegate_loom))]
+    const NO_MARKS: Marks = Marks::new(0);
+    #[cfg(sluicegate_loom)]
+    fn no_marks() -> Marks {
+        Marks::new(0)
+    }
+    const NO_RAISE: usize = 0;
 
     // As `Reject`: only the consumer stores `head`.
     #[inline(always)]
@@ -141,13 +151,47 @@ impl sealed::Sealed for Marked {
 }
 
 /// The watermark's words (see the module docs' table).
-pub(super) struct Marks {
+#[derive(Debug)]
+pub struct Marks {
     /// Stored by the producer only: `2 s + cancelled`.
     raised: LoadStoreUsize,
     /// Stored by the consumer only: a value of `raised` it dealt with.
     lowered: LoadStoreUsize,
     /// The low mark (0 without marks). Set at construction only.
     low: usize,
+}
+
+impl sealed::MarkWords for Marks {
+    #[inline(always)]
+    fn get(&self) -> Option<&Marks> {
+        Some(self)
+    }
+}
+
+impl sealed::RaiseAt for usize {
+    #[inline(always)]
+    fn get(&self) -> usize {
+        *self
+    }
+}
+
+/// The watermark's words and threshold of a policy without watermarks:
+/// nothing (zero-sized).
+#[derive(Debug)]
+pub struct NoMarks;
+
+impl sealed::MarkWords for NoMarks {
+    #[inline(always)]
+    fn get(&self) -> Option<&Marks> {
+        None
+    }
+}
+
+impl sealed::RaiseAt for NoMarks {
+    #[inline(always)]
+    fn get(&self) -> usize {
+        0
+    }
 }
 
 impl Marks {
@@ -159,6 +203,13 @@ impl Marks {
                 low,
             }
         }
+    }
+
+    /// The level changes so far (see [`Ring::transitions`]).
+    pub(super) fn transitions(&self) -> usize {
+        let raised = self.raised.load(Ordering::Acquire);
+        let high = Self::level(raised, self.lowered.load(Ordering::Acquire)) == Level::High;
+        (raised >> 1).wrapping_mul(2).wrapping_sub(high as usize)
     }
 
     /// The level the two words encode.
@@ -210,7 +261,7 @@ impl<T, const N: usize> Ring<T, N, Marked> {
                 low < high && high <= N,
                 "sluicegate: watermarks need low < high <= N"
             );
-            Self::with_start_marks(0, low, high)
+            Self::with_start_marks(0, Marks::new(low), N + 1 - high)
         }
     }
 }
@@ -225,7 +276,7 @@ impl<T, const N: usize> Ring<T, N, Marked> {
                 low < high && high <= N,
                 "sluicegate: watermarks need low < high <= N"
             );
-            Self::with_start_marks(start, low, high)
+            Self::with_start_marks(start, Marks::new(low), N + 1 - high)
         }
     }
 }
@@ -285,10 +336,7 @@ impl<T, const N: usize> Ring<T, N, Marked> {
     /// assert_eq!(ring.transitions(), 6);
     /// ```
     pub fn transitions(&self) -> usize {
-        let marks = &self.head.marks;
-        let raised = marks.raised.load(Ordering::Acquire);
-        let high = Marks::level(raised, marks.lowered.load(Ordering::Acquire)) == Level::High;
-        (raised >> 1).wrapping_mul(2).wrapping_sub(high as usize)
+        self.head.marks.transitions()
     }
 }
 
@@ -296,7 +344,7 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     /// The high mark (`N + 1` without marks).
     #[inline]
     fn high(&self) -> usize {
-        N + 1 - self.producer.raise_at
+        N + 1 - self.producer.raise_at.get()
     }
 
     /// The consumer, after it moved `head` to `head`: lowers the level if it
@@ -304,10 +352,9 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     /// loads from the consumer's own line unless the level changed.
     #[inline(always)]
     pub(super) fn lower_check(&self, head: usize) {
-        if !P::MARKED {
+        let Some(marks) = self.head.marks.get() else {
             return;
-        }
-        let marks = &self.head.marks;
+        };
         // Relaxed: the cold path decides. With `async` this load comes after
         // the fence of the wake that precedes it (module docs).
         if marks.raised.load(Ordering::Relaxed) != marks.lowered.load(Ordering::Relaxed) {
@@ -318,7 +365,9 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     #[cold]
     #[inline(never)]
     fn lower_cold(&self, head: usize) {
-        let marks = &self.head.marks;
+        let Some(marks) = self.head.marks.get() else {
+            return;
+        };
         let raised = marks.raised.load(Ordering::Acquire);
         if raised & 1 != 0 {
             // The producer cancelled: acknowledge, so the pops' test passes.
@@ -343,7 +392,7 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
     /// one compare a push pays for the watermarks.
     #[inline(always)]
     pub(super) fn note_level(&mut self, free_after: usize) {
-        if P::MARKED && free_after < self.ring.producer.raise_at {
+        if P::MARKED && free_after < self.ring.producer.raise_at.get() {
             self.raise_cold();
         }
     }
@@ -352,16 +401,14 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
     #[cold]
     #[inline(never)]
     pub(super) fn raise_cold(&mut self) {
-        let raised = self.ring.head.marks.raised.load(Ordering::Relaxed);
-        if self.level_of(raised) == Level::Normal && self.true_len() >= self.ring.high() {
-            self.raise(raised);
+        let ring = self.ring;
+        let Some(marks) = ring.head.marks.get() else {
+            return;
+        };
+        let raised = marks.raised.load(Ordering::Relaxed);
+        if marks.level_of(raised) == Level::Normal && self.true_len() >= ring.high() {
+            self.raise(marks, raised);
         }
-    }
-
-    /// The level by the words, `raised` being ours.
-    #[inline]
-    fn level_of(&self, raised: usize) -> Level {
-        Marks::level(raised, self.ring.head.marks.lowered.load(Ordering::Acquire))
     }
 
     /// Reloads `head` into the cache and returns the items in the ring.
@@ -372,10 +419,10 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
         self.tail.wrapping_sub(self.head) >> P::SHIFT
     }
 
-    /// Normal to High, from `raised` (a `Normal` word of ours); cancelled at
-    /// once if a reload after the fence finds `low` or fewer items.
-    fn raise(&mut self, raised: usize) {
-        let marks = &self.ring.head.marks;
+    /// Normal to High, from `raised` (a `Normal` word of ours) in this
+    /// ring's `marks`; cancelled at once if a reload after the fence finds
+    /// `low` or fewer items.
+    fn raise(&mut self, marks: &Marks, raised: usize) {
         let next = (raised & !1).wrapping_add(2);
         marks.raised.store(next, Ordering::Release);
         // SeqCst: the store-load order against a pop that released its slot
@@ -385,26 +432,33 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
             marks.raised.store(next | 1, Ordering::Release);
         }
     }
+}
 
-    /// Ends a `High` level of ours (`raised`) as the producer.
+impl Marks {
+    /// The level by the words, `raised` being the producer's.
     #[inline]
-    fn cancel(&self, raised: usize) {
-        self.ring
-            .head
-            .marks
-            .raised
-            .store(raised | 1, Ordering::Release);
+    fn level_of(&self, raised: usize) -> Level {
+        Self::level(raised, self.lowered.load(Ordering::Acquire))
     }
 
+    /// Ends a `High` level of the producer's (`raised`), as the producer.
+    #[inline]
+    fn cancel(&self, raised: usize) {
+        self.raised.store(raised | 1, Ordering::Release);
+    }
+}
+
+impl<T, const N: usize> Producer<'_, T, N, Marked> {
     /// Whether `low` or fewer items are in the ring now; if so, a `High`
     /// level is lowered (the waits' test).
     fn below_low(&mut self) -> bool {
-        let raised = self.ring.head.marks.raised.load(Ordering::Relaxed);
-        if self.true_len() > self.ring.head.marks.low {
+        let marks = &self.ring.head.marks;
+        let raised = marks.raised.load(Ordering::Relaxed);
+        if self.true_len() > marks.low {
             return false;
         }
-        if self.level_of(raised) == Level::High {
-            self.cancel(raised);
+        if marks.level_of(raised) == Level::High {
+            marks.cancel(raised);
         }
         true
     }
@@ -432,11 +486,13 @@ impl<T, const N: usize> Producer<'_, T, N, Marked> {
     /// assert_eq!(tx.level(), Level::Normal); // two left: it may send again
     /// ```
     pub fn level(&mut self) -> Level {
-        let raised = self.ring.head.marks.raised.load(Ordering::Relaxed);
+        let ring = self.ring;
+        let marks = &ring.head.marks;
+        let raised = marks.raised.load(Ordering::Relaxed);
         let len = self.true_len();
-        match self.level_of(raised) {
-            Level::High if len <= self.ring.head.marks.low => self.cancel(raised),
-            Level::Normal if len >= self.ring.high() => self.raise(raised),
+        match marks.level_of(raised) {
+            Level::High if len <= marks.low => marks.cancel(raised),
+            Level::Normal if len >= ring.high() => self.raise(marks, raised),
             _ => {}
         }
         self.ring.level()
@@ -570,7 +626,7 @@ mod waits {
         reg: Registration,
     }
 
-    impl<T, const N: usize, P: Policy> BelowLow<'_, '_, T, N, P> {
+    impl<T, const N: usize> BelowLow<'_, '_, T, N, Marked> {
         /// `Some` once the wait is over.
         fn attempt(&mut self) -> Option<Result<(), Closed<()>>> {
             if self.tx.below_low() {
@@ -594,7 +650,7 @@ mod waits {
         }
     }
 
-    impl<T, const N: usize, P: Policy> Future for BelowLow<'_, '_, T, N, P> {
+    impl<T, const N: usize> Future for BelowLow<'_, '_, T, N, Marked> {
         type Output = Result<(), Closed<()>>;
 
         fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
@@ -626,6 +682,35 @@ mod waits {
     impl<T, const N: usize, P: Policy> core::fmt::Debug for BelowLow<'_, '_, T, N, P> {
         fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
             f.debug_struct("BelowLow").finish_non_exhaustive()
+        }
+    }
+}
+
+#[cfg(all(test, not(sluicegate_loom)))]
+mod tests {
+    use super::super::{ConsumerSide, ProducerSide, Reject};
+    use super::Marked;
+    use core::mem::size_of;
+
+    /// The four words (the two marks and the level's two) are in a
+    /// `Marked` ring only.
+    #[test]
+    fn only_a_marked_ring_has_the_words() {
+        let word = size_of::<usize>();
+        assert_eq!(size_of::<ConsumerSide<Reject>>(), word);
+        assert_eq!(size_of::<ConsumerSide<Marked>>(), 4 * word);
+        assert_eq!(
+            size_of::<ProducerSide<Marked>>() - size_of::<ProducerSide<Reject>>(),
+            word
+        );
+        #[cfg(sluicegate_cas)]
+        {
+            use super::super::Overwrite;
+            assert_eq!(size_of::<ConsumerSide<Overwrite>>(), word);
+            assert_eq!(
+                size_of::<ProducerSide<Overwrite>>(),
+                size_of::<ProducerSide<Reject>>()
+            );
         }
     }
 }

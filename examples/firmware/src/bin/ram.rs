@@ -21,6 +21,7 @@ macro_rules! rows {
     ($($n:literal),+) => {$(
         line("sluicegate-spsc", "u32", $n, size_of::<spsc::Ring<u32, $n>>());
         line("sluicegate-spsc-overwrite", "u32", $n, size_of::<spsc::Ring<u32, $n, spsc::Overwrite>>());
+        line("sluicegate-spsc-marked", "u32", $n, size_of::<spsc::Ring<u32, $n, spsc::Marked>>());
         line("sluicegate-spsc-flag", "u32", $n, size_of::<spsc::flag::Ring<u32, $n>>());
         line("sluicegate-mpmc", "u32", $n, size_of::<mpmc::Ring<u32, $n>>());
         line("sluicegate-mpmc-cs", "u32", $n, size_of::<mpmc::cs::Ring<u32, $n>>());
