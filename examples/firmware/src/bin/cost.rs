@@ -21,7 +21,7 @@ use cortex_m_rt::entry;
 use fw::{hprintln, Clock};
 use heapless::spsc::Queue;
 use sluicegate::limit::{Limiter, LimiterConfig, Permit};
-use sluicegate::spsc::{Overwrite, Reject, Ring};
+use sluicegate::spsc::{Marked, Overwrite, Reject, Ring};
 
 /// Calls per timed loop.
 const K: u32 = 128;
@@ -193,7 +193,13 @@ fn spsc_reject(clock: &Clock) -> bool {
     let mut ring: sluicegate::spsc::flag::Ring<u32, CAP> = sluicegate::spsc::flag::Ring::new();
     let (tx, rx) = ring.split();
     let flag = spsc_figs(&mut SgFlag { tx, rx }, CAP, flag_try_push, flag_try_pop);
+    // Watermarks the measured pushes and pops never cross (they keep 0 or
+    // 1 item): the price of the marks on a push or pop that crosses none.
+    let mut ring: Ring<u32, CAP, Marked> = Ring::with_watermarks(CAP / 4, 3 * CAP / 4);
+    let (tx, rx) = ring.split();
+    let marked = spsc_figs(&mut SgSpsc { tx, rx }, CAP, sg_try_push, sg_try_pop);
     report_ops(clock, "sluicegate-spsc", &ours)
+        & report_ops(clock, "sluicegate-spsc-marked", &marked)
         & report_ops(clock, "sluicegate-spsc-flag", &flag)
         & report_ops(clock, "heapless-spsc", &theirs)
 }
