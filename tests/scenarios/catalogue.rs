@@ -42,6 +42,7 @@ pub fn base(
         service,
         slow: Vec::new(),
         rate_per_s: rate,
+        rate_steps: Vec::new(),
         clients: None,
         burst: None,
         classes: [0, 1000, 0],

@@ -10,8 +10,9 @@
 //! same numbers on every machine.
 //!
 //! The model:
-//! * open-loop arrivals: a Poisson stream of `rate_per_s`, plus optional bursts
-//!   of `size` simultaneous requests every `period_us`; no retries;
+//! * open-loop arrivals: a Poisson stream of `rate_per_s` (changed at the
+//!   times in `rate_steps`), plus optional bursts of `size` simultaneous
+//!   requests every `period_us`; no retries;
 //! * each arrival draws its class and its unscaled service time from its own
 //!   stream, so every limiter sees the same requests (common random numbers);
 //! * the permit is asked for on arrival; a refused request is *shed*;
@@ -179,6 +180,9 @@ pub struct Scenario {
     pub slow: Vec<(u64, u64, f64)>,
     /// Poisson arrival rate (0 with closed-loop clients only).
     pub rate_per_s: f64,
+    /// `(from_us, rate_per_s)`, sorted: the Poisson rate from each time on
+    /// (each gap is drawn at the rate in force when it starts).
+    pub rate_steps: Vec<(u64, f64)>,
     /// Closed-loop clients, besides the Poisson arrivals.
     pub clients: Option<ClosedLoop>,
     /// Optional periodic bursts.
@@ -226,6 +230,17 @@ impl Scenario {
             }
         }
         w
+    }
+
+    /// Poisson arrival rate at `t`.
+    pub fn rate_at(&self, t: u64) -> f64 {
+        let mut r = self.rate_per_s;
+        for &(from, rate) in &self.rate_steps {
+            if from <= t {
+                r = rate;
+            }
+        }
+        r
     }
 
     /// Slowdown factor for a request started at `t`.
@@ -469,7 +484,11 @@ fn percentile(sorted: &[u32], q: f64) -> u64 {
 pub fn run<L: SimLimiter>(sc: &Scenario, lim: &mut L, name: &str) -> Report {
     let mut arrivals = Rng(sc.seed);
     let mut draws = Rng(sc.seed ^ 0xD1CE_D1CE_D1CE_D1CE);
-    let mean_gap = 1e6 / sc.rate_per_s;
+    // The gap to the next Poisson arrival, drawn at `t`.
+    let mut gap = |t: u64| match sc.rate_at(t) {
+        r if r > 0.0 => Some((-1e6 / r * ln(arrivals.unit())) as u64),
+        _ => None,
+    };
     let class_total: u64 = sc.classes.iter().map(|&w| w as u64).sum();
 
     let mut metrics = Metrics {
@@ -495,11 +514,7 @@ pub fn run<L: SimLimiter>(sc: &Scenario, lim: &mut L, name: &str) -> Report {
     let mut samples = Vec::with_capacity((sc.duration_us / SAMPLE_US + 1) as usize);
     let mut reach: Vec<Option<u64>> = vec![None; sc.reach.len()];
 
-    let mut next_poisson = if sc.rate_per_s > 0.0 {
-        (-mean_gap * ln(arrivals.unit())) as u64
-    } else {
-        u64::MAX
-    };
+    let mut next_poisson = gap(0).unwrap_or(u64::MAX);
     let mut clients = sc.clients.as_ref().map(|c| Clients::new(c, sc.seed));
     let mut requests = 0u64;
     let mut next_burst = sc.burst.map_or(u64::MAX, |b| b.first_us);
@@ -580,7 +595,7 @@ pub fn run<L: SimLimiter>(sc: &Scenario, lim: &mut L, name: &str) -> Report {
                     let b = sc.burst.unwrap();
                     next_burst = now + b.period_us;
                 } else {
-                    next_poisson = now + ((-mean_gap * ln(arrivals.unit())) as u64).max(1);
+                    next_poisson = gap(now).map_or(u64::MAX, |g| now + g.max(1));
                 }
                 (burst, if burst { sc.burst.unwrap().size } else { 1 }, None)
             };

@@ -14,8 +14,9 @@
 //! * [`table`] prints them;
 //! * [`goals`] has the goals the crate's presets are held to, as checks.
 //!
-//! Compiled by `tests/limit_scenarios.rs` (short runs, in `cargo test`) and
-//! by `examples/limit_scenarios.rs` (the full table).
+//! Compiled by `tests/limit_scenarios.rs` (short runs, in `cargo test`), by
+//! `tests/limit_sim.rs` (load and capacity phases) and by
+//! `examples/limit_scenarios.rs` (the full table).
 #![allow(dead_code)] // each includer uses a different part
 
 pub mod anchors;
