@@ -163,7 +163,7 @@ fn load_steps(sc: &Scenario, r: &Report, k: u64) {
     let obs: &[WindowReport] = &r.windows[1..];
     let late = |i: usize| mean_limit_late(sc, r, i + 1);
     for (i, o) in obs.iter().enumerate() {
-        std::println!("draw {k} phase {i}: {o:?} mean limit {:.1}", late(i));
+        std::println!("draw {k} {}: {o:?} mean limit {:.1}", o.label, late(i));
     }
     let class = |i: usize, c: usize| &obs[i].class[c];
 
