@@ -65,7 +65,8 @@ enum Next {
     Retry(Request),
 }
 
-/// A client event in the heap: ordered by time, then by scheduling order.
+/// A client event in the heap: ordered by time, then by scheduling order,
+/// reversed so that the heap pops the earliest.
 struct Due {
     t: u64,
     seq: u64,
