@@ -223,6 +223,7 @@ pub fn slowdown(policy: Policy) -> Scenario {
     sc.service_after = 2 * sc.service;
     sc.change_at = SLOW_AT;
     sc.duration = SLOW_END;
+    sc.windows = &[BEFORE, RIGHT_AFTER, AFTER];
     sc
 }
 

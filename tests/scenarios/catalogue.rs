@@ -8,7 +8,7 @@
 //! anchors on all of them), statistics over 5 s to the end.
 //! "Load" is the arrival rate over the capacity (workers / mean service).
 
-use super::harness::{Burst, ClosedLoop, Kind, Limits, Scenario, Service, Window};
+use super::harness::{Burst, Check, ClosedLoop, Door, Kind, Limits, Scenario, Service, Window};
 
 const MS: u64 = 1000;
 const S: u64 = 1_000_000;
@@ -38,10 +38,14 @@ pub fn base(
         duration_us: secs * S,
         tick_us: 1,
         timeout_us: 100 * MS,
+        door: Door::Fifo,
+        check: Check::Expired,
+        retry: None,
         workers: vec![(0, workers)],
         service,
         slow: Vec::new(),
         rate_per_s: rate,
+        rate_steps: Vec::new(),
         clients: None,
         burst: None,
         classes: [0, 1000, 0],

@@ -39,13 +39,16 @@ impl Gate for Limiter {
     }
 }
 
-/// A crate limiter borrowed for one run.
+/// A crate limiter borrowed for one run, and the priority each class asks
+/// it with.
 #[derive(Debug)]
 pub struct CrateLimiter<'a, G> {
     gate: &'a G,
+    priority: fn(usize) -> Priority,
 }
 
-fn priority(class: usize) -> Priority {
+/// Class 0, 1, 2: `Critical`, `Normal`, `Background`.
+pub fn priority(class: usize) -> Priority {
     match class {
         0 => Priority::Critical,
         1 => Priority::Normal,
@@ -57,7 +60,7 @@ impl<'a, G: Gate> SimLimiter for CrateLimiter<'a, G> {
     type Token = Permit<'a>;
 
     fn acquire(&mut self, _now_us: u64, class: usize) -> Option<Permit<'a>> {
-        self.gate.acquire(priority(class))
+        self.gate.acquire((self.priority)(class))
     }
 
     fn release(&mut self, permit: Permit<'a>, _now_us: u64, outcome: Outcome) {
@@ -76,12 +79,25 @@ impl<'a, G: Gate> SimLimiter for CrateLimiter<'a, G> {
 /// A row whose limiter `build` makes fresh for each scenario; checks that
 /// every permit came back.
 pub fn row<G: Gate + 'static>(name: &str, build: impl Fn(&Scenario) -> G + 'static) -> Row {
+    row_with(name, priority, build)
+}
+
+/// [`row`] with the priority each class asks with.
+pub fn row_with<G: Gate + 'static>(
+    name: &str,
+    priority: fn(usize) -> Priority,
+    build: impl Fn(&Scenario) -> G + 'static,
+) -> Row {
     let label = name.to_string();
     Row {
         name: label.clone(),
         run: Box::new(move |sc| {
             let gate = build(sc);
-            let report = run(sc, &mut CrateLimiter { gate: &gate }, &label);
+            let mut limiter = CrateLimiter {
+                gate: &gate,
+                priority,
+            };
+            let report = run(sc, &mut limiter, &label);
             assert_eq!(gate.in_flight(), 0, "{label}: permits left in flight");
             report
         }),

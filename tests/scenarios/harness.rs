@@ -1,5 +1,6 @@
-//! The event loop, the scenario and the metrics (the service model is in
-//! [`super::service`]).
+//! The scenario, its options and the metrics; the event loop is in
+//! [`super::engine`], the queue before the workers in [`super::door`], the
+//! service model in [`super::service`].
 //!
 //! One tick of virtual time is 1 µs. A run is a pure function of the
 //! [`Scenario`] (its seed included) and the limiter: every random draw comes
@@ -10,31 +11,44 @@
 //! same numbers on every machine.
 //!
 //! The model:
-//! * open-loop arrivals: a Poisson stream of `rate_per_s`, plus optional bursts
-//!   of `size` simultaneous requests every `period_us`; no retries;
+//! * open-loop arrivals: a Poisson stream of `rate_per_s` (changed at the
+//!   times in `rate_steps`), plus optional bursts of `size` simultaneous
+//!   requests every `period_us`;
 //! * each arrival draws its class and its unscaled service time from its own
 //!   stream, so every limiter sees the same requests (common random numbers);
-//! * the permit is asked for on arrival; a refused request is *shed*;
-//! * admitted requests wait in one FIFO queue in front of `workers` workers
-//!   and hold their permit while they wait and while they are served;
-//! * a worker that reaches a request whose client deadline (arrival +
-//!   `timeout_us`) has passed skips it: the permit ends `Dropped`
-//!   (*timed out*); an answer after the deadline ends `Dropped` (*late*); an
-//!   answer in time ends `Success` with the latency measured on a clock of
-//!   `tick_us` (end tick − start tick, as a tick counter read twice);
-//! * the service time of a request is its drawn time × the slowdown factor in
-//!   force when a worker starts it;
-//! * after `duration_us` no request arrives; the run goes on until every
-//!   admitted request has ended, so every offered request has an outcome.
+//!   every attempt of a request takes that service time;
+//! * the permit is asked for on each attempt's send; a refused attempt is
+//!   *shed*;
+//! * admitted attempts wait in the [`Door`] in front of `workers` workers (an
+//!   unbounded FIFO unless the scenario puts the crate's ring there, which
+//!   may refuse, block the send or evict the oldest) and hold their permit
+//!   while they wait and while they are served; an attempt the ring refuses
+//!   or evicts is shed too, its permit ended `Ignore` or `Dropped`;
+//! * a worker that reaches an attempt the [`Check`] rejects (by default: its
+//!   client deadline, send + `timeout_us`, has passed) skips it, and the
+//!   ring's fresh pop discards such attempts itself: the permit ends
+//!   `Dropped` (*timed out*); an answer after the deadline ends `Dropped`
+//!   (*late*; its work is *wasted*); an answer in time ends `Success` with
+//!   the latency measured on a clock of `tick_us` (end tick − start tick, as
+//!   a tick counter read twice);
+//! * with [`Retry`], an open-loop client waits for each attempt until its
+//!   deadline (the server is not told when it gives up) and, refused or
+//!   timed out, sends another after its [`Backoff`], up to `attempts` in
+//!   all; a refusal carries a retry-after hint of twice the workers'
+//!   running service-time estimate;
+//! * the service time of an attempt is its drawn time × the slowdown factor
+//!   in force when a worker starts it;
+//! * after `duration_us` no request arrives (retries still do); the run goes
+//!   on until every admitted attempt has ended, so every offered attempt has
+//!   an outcome and every request a result.
 //!
-//! Counts are attributed to a window by the request's *arrival* time.
+//! Counts are attributed to a window by the attempt's send time, request
+//! results by the request's arrival time.
 
-use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
-
-use super::clients::Clients;
 pub use super::clients::ClosedLoop;
-pub use super::service::{ln, Rng, Service};
+pub use super::door::Door;
+pub use super::engine::run;
+pub use super::service::{Rng, Service};
 
 /// How a permit ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,8 +60,7 @@ pub enum Outcome {
     },
     /// Timed out in the queue or answered after the deadline.
     Dropped,
-    /// Ended without a load signal (the harness never produces it; kept so
-    /// adapters map the whole interface).
+    /// Ended without a load signal: admitted, then refused by the ring.
     Ignore,
 }
 
@@ -67,6 +80,57 @@ pub trait SimLimiter {
     fn limit(&self) -> u32;
     /// Virtual time has reached `now_us` (fire due timers).
     fn advance(&mut self, _now_us: u64) {}
+}
+
+/// No limiter: every attempt is admitted (the door alone decides).
+#[derive(Clone, Copy, Debug)]
+pub struct Unlimited;
+
+impl SimLimiter for Unlimited {
+    type Token = ();
+    fn acquire(&mut self, _now_us: u64, _class: usize) -> Option<()> {
+        Some(())
+    }
+    fn release(&mut self, _token: (), _now_us: u64, _outcome: Outcome) {}
+    fn limit(&self) -> u32 {
+        0
+    }
+}
+
+/// What a worker checks before serving an attempt.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Check {
+    /// Serves everything it dequeues.
+    None,
+    /// Skips an attempt whose deadline has passed.
+    Expired,
+    /// Skips an attempt that cannot finish before its deadline by the
+    /// workers' running estimate of the service time (EWMA, 1/8).
+    Budget,
+}
+
+/// Open-loop clients that retry.
+#[derive(Clone, Copy, Debug)]
+pub struct Retry {
+    /// Attempts per request, the first included.
+    pub attempts: u32,
+    /// How a client spaces them.
+    pub backoff: Backoff,
+}
+
+/// How a client spaces its retries.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backoff {
+    /// At once, ignoring retry-after hints.
+    Immediate,
+    /// The retry-after hint (after a refusal) plus a uniform delay in
+    /// `0..min(max_us, first_us × 2^(attempt − 1))` ("full jitter").
+    Jittered {
+        /// The first retry's jitter range.
+        first_us: u64,
+        /// The largest jitter range.
+        max_us: u64,
+    },
 }
 
 /// min / initial / max limit of a scenario, shared by every row that has them.
@@ -168,8 +232,14 @@ pub struct Scenario {
     pub duration_us: u64,
     /// Clock tick of the latencies handed to the limiter.
     pub tick_us: u64,
-    /// Client deadline after arrival.
+    /// Client deadline after each send.
     pub timeout_us: u64,
+    /// The queue before the workers.
+    pub door: Door,
+    /// What a worker checks before serving.
+    pub check: Check,
+    /// Open-loop clients retry (`None`: each request is sent once).
+    pub retry: Option<Retry>,
     /// `(from_us, workers)`, sorted, the first at 0.
     pub workers: Vec<(u64, u32)>,
     /// Unqueued service time.
@@ -179,6 +249,9 @@ pub struct Scenario {
     pub slow: Vec<(u64, u64, f64)>,
     /// Poisson arrival rate (0 with closed-loop clients only).
     pub rate_per_s: f64,
+    /// `(from_us, rate_per_s)`, sorted: the Poisson rate from each time on
+    /// (each gap is drawn at the rate in force when it starts).
+    pub rate_steps: Vec<(u64, f64)>,
     /// Closed-loop clients, besides the Poisson arrivals.
     pub clients: Option<ClosedLoop>,
     /// Optional periodic bursts.
@@ -226,6 +299,17 @@ impl Scenario {
             }
         }
         w
+    }
+
+    /// Poisson arrival rate at `t`.
+    pub fn rate_at(&self, t: u64) -> f64 {
+        let mut r = self.rate_per_s;
+        for &(from, rate) in &self.rate_steps {
+            if from <= t {
+                r = rate;
+            }
+        }
+        r
     }
 
     /// Slowdown factor for a request started at `t`.
@@ -311,6 +395,18 @@ pub struct WindowReport {
     pub p50_us: u64,
     /// 99th percentile.
     pub p99_us: u64,
+    /// Latency (µs) percentiles of every answer, late ones included.
+    pub served_p50_us: u64,
+    /// 99th percentile.
+    pub served_p99_us: u64,
+    /// Worker time spent on the window's attempts, µs.
+    pub work_us: u64,
+    /// The part of it spent on late answers.
+    pub wasted_work_us: u64,
+    /// Requests per class that arrived in the window.
+    pub requests: [u64; 3],
+    /// How many of them were answered in time (any attempt).
+    pub succeeded: [u64; 3],
 }
 
 /// Everything a run measured.
@@ -336,6 +432,12 @@ pub struct Report {
     /// Permits acquired minus permits released at the end (0 unless the
     /// harness lost one).
     pub unreleased: i64,
+    /// Most attempts waiting at once (queued or blocked in a send).
+    pub peak_queue: usize,
+    /// Requests the queue's memory held at that peak (its allocation).
+    pub peak_slots: usize,
+    /// Attempts the ring's fresh pop discarded (`RingStats::expired`).
+    pub expired: u64,
 }
 
 impl Report {
@@ -387,313 +489,6 @@ impl Report {
 
 /// The limit is sampled this often.
 pub const SAMPLE_US: u64 = 10_000;
-
-struct Waiting<T> {
-    arrival: u64,
-    /// The closed-loop client and its request number, if one sent it.
-    client: Option<(u32, u64)>,
-    class: usize,
-    /// A lower class admitted to the last permit.
-    last: bool,
-    burst: bool,
-    service_us: f64,
-    token: T,
-}
-
-struct Active<T> {
-    arrival: u64,
-    client: Option<(u32, u64)>,
-    class: usize,
-    last: bool,
-    burst: bool,
-    token: T,
-}
-
-enum End {
-    Good(u64),
-    Shed,
-    TimedOut,
-    Late,
-}
-
-struct Metrics {
-    windows: Vec<(u64, u64, WindowAcc)>,
-    total: Counts,
-}
-
-#[derive(Default)]
-struct WindowAcc {
-    all: Counts,
-    burst: Counts,
-    class: [Counts; 3],
-    latencies: Vec<u32>,
-}
-
-fn count(c: &mut Counts, end: &End) {
-    c.offered += 1;
-    match end {
-        End::Good(_) => c.good += 1,
-        End::Shed => c.shed += 1,
-        End::TimedOut => c.timed_out += 1,
-        End::Late => c.late += 1,
-    }
-}
-
-impl Metrics {
-    fn end(&mut self, arrival: u64, class: usize, burst: bool, end: End) {
-        count(&mut self.total, &end);
-        for (from, to, acc) in &mut self.windows {
-            if *from <= arrival && arrival < *to {
-                count(&mut acc.all, &end);
-                count(&mut acc.class[class], &end);
-                if burst {
-                    count(&mut acc.burst, &end);
-                }
-                if let End::Good(lat) = end {
-                    acc.latencies.push(lat as u32);
-                }
-            }
-        }
-    }
-}
-
-fn percentile(sorted: &[u32], q: f64) -> u64 {
-    if sorted.is_empty() {
-        return 0;
-    }
-    let rank = (q * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1] as u64
-}
-
-/// Runs `sc` against `lim` and measures it.
-pub fn run<L: SimLimiter>(sc: &Scenario, lim: &mut L, name: &str) -> Report {
-    let mut arrivals = Rng(sc.seed);
-    let mut draws = Rng(sc.seed ^ 0xD1CE_D1CE_D1CE_D1CE);
-    let mean_gap = 1e6 / sc.rate_per_s;
-    let class_total: u64 = sc.classes.iter().map(|&w| w as u64).sum();
-
-    let mut metrics = Metrics {
-        windows: sc
-            .windows
-            .iter()
-            .map(|w| (w.from_us, w.to_us, WindowAcc::default()))
-            .collect(),
-        total: Counts::default(),
-    };
-    let mut queue: VecDeque<Waiting<L::Token>> = VecDeque::new();
-    let mut slab: Vec<Option<Active<L::Token>>> = Vec::new();
-    let mut free: Vec<usize> = Vec::new();
-    let mut done: BinaryHeap<Reverse<(u64, u64, usize)>> = BinaryHeap::new();
-    let mut seq = 0u64;
-    let mut busy = 0u32;
-    let mut held = [0u64; 3];
-    // Requests of a lower class holding the last permit.
-    let mut lower_on_last = 0u64;
-    let mut acquired = 0i64;
-    let mut released = 0i64;
-    let mut inversions = 0u64;
-    let mut samples = Vec::with_capacity((sc.duration_us / SAMPLE_US + 1) as usize);
-    let mut reach: Vec<Option<u64>> = vec![None; sc.reach.len()];
-
-    let mut next_poisson = if sc.rate_per_s > 0.0 {
-        (-mean_gap * ln(arrivals.unit())) as u64
-    } else {
-        u64::MAX
-    };
-    let mut clients = sc.clients.as_ref().map(|c| Clients::new(c, sc.seed));
-    let mut requests = 0u64;
-    let mut next_burst = sc.burst.map_or(u64::MAX, |b| b.first_us);
-    let mut next_sample = 0u64;
-    let mut wake: Vec<u64> = sc.workers.iter().skip(1).map(|w| w.0).collect();
-    wake.reverse();
-
-    loop {
-        let t_arrival = next_poisson.min(next_burst);
-        let t_arrival = if t_arrival < sc.duration_us {
-            t_arrival
-        } else {
-            u64::MAX
-        };
-        let t_done = done.peek().map_or(u64::MAX, |r| r.0 .0);
-        let t_sample = if next_sample <= sc.duration_us {
-            next_sample
-        } else {
-            u64::MAX
-        };
-        let t_wake = wake.last().copied().unwrap_or(u64::MAX);
-        let t_client = clients.as_ref().map_or(u64::MAX, Clients::next_at);
-        let t_client = if t_client < sc.duration_us {
-            t_client
-        } else {
-            u64::MAX
-        };
-        let now = t_arrival
-            .min(t_done)
-            .min(t_sample)
-            .min(t_wake)
-            .min(t_client);
-        if now == u64::MAX {
-            debug_assert!(queue.is_empty());
-            break;
-        }
-        lim.advance(now);
-
-        if t_done == now {
-            let Reverse((finish, _, slot)) = done.pop().unwrap();
-            let a = slab[slot].take().unwrap();
-            free.push(slot);
-            busy -= 1;
-            held[a.class] -= 1;
-            lower_on_last -= a.last as u64;
-            released += 1;
-            let latency = finish - a.arrival;
-            if latency > sc.timeout_us {
-                lim.release(a.token, now, Outcome::Dropped);
-                metrics.end(a.arrival, a.class, a.burst, End::Late);
-            } else {
-                let ticks = (finish / sc.tick_us - a.arrival / sc.tick_us) as u32;
-                lim.release(a.token, now, Outcome::Success { ticks });
-                metrics.end(a.arrival, a.class, a.burst, End::Good(latency));
-            }
-            if let (Some(c), Some((client, req))) = (clients.as_mut(), a.client) {
-                c.ended(client, req, now);
-            }
-        } else if t_wake == now {
-            wake.pop();
-        } else if t_sample == now {
-            samples.push((now, lim.limit()));
-            next_sample += SAMPLE_US;
-        } else {
-            // Who sends at `now`: a client (or nobody, if the client event
-            // was a timeout), or the open-loop arrivals.
-            let (burst, n, client) = if t_client == now && t_arrival != now {
-                match clients.as_mut().unwrap().due(now) {
-                    Some(client) => {
-                        requests += 1;
-                        (false, 1, Some((client, requests)))
-                    }
-                    None => (false, 0, None),
-                }
-            } else {
-                let burst = next_burst == now && next_burst <= next_poisson;
-                if burst {
-                    let b = sc.burst.unwrap();
-                    next_burst = now + b.period_us;
-                } else {
-                    next_poisson = now + ((-mean_gap * ln(arrivals.unit())) as u64).max(1);
-                }
-                (burst, if burst { sc.burst.unwrap().size } else { 1 }, None)
-            };
-            for _ in 0..n {
-                let r = draws.below(class_total.max(1));
-                let class = if r < sc.classes[0] as u64 {
-                    0
-                } else if r < (sc.classes[0] + sc.classes[1]) as u64 {
-                    1
-                } else {
-                    2
-                };
-                let service_us = sc.service.draw(&mut draws);
-                match lim.acquire(now, class) {
-                    Some(token) => {
-                        acquired += 1;
-                        held[class] += 1;
-                        let last = class != 0 && held.iter().sum::<u64>() >= lim.limit() as u64;
-                        lower_on_last += last as u64;
-                        if let (Some(c), Some((who, req))) = (clients.as_mut(), client) {
-                            c.admitted(who, req, now + sc.timeout_us);
-                        }
-                        queue.push_back(Waiting {
-                            arrival: now,
-                            client,
-                            class,
-                            last,
-                            burst,
-                            service_us,
-                            token,
-                        });
-                    }
-                    None => {
-                        if class == 0 && lower_on_last > 0 {
-                            inversions += 1;
-                        }
-                        metrics.end(now, class, burst, End::Shed);
-                        if let (Some(c), Some((who, _))) = (clients.as_mut(), client) {
-                            c.refused(who, now);
-                        }
-                    }
-                }
-            }
-        }
-
-        // Idle workers take the queue's head, skipping expired requests.
-        let workers = sc.workers_at(now);
-        while busy < workers {
-            let Some(w) = queue.pop_front() else { break };
-            if now >= w.arrival + sc.timeout_us {
-                held[w.class] -= 1;
-                lower_on_last -= w.last as u64;
-                released += 1;
-                lim.release(w.token, now, Outcome::Dropped);
-                metrics.end(w.arrival, w.class, w.burst, End::TimedOut);
-                if let (Some(c), Some((who, req))) = (clients.as_mut(), w.client) {
-                    c.ended(who, req, now);
-                }
-                continue;
-            }
-            let service = ((w.service_us * sc.slow_at(now)).round() as u64).max(1);
-            let slot = free.pop().unwrap_or_else(|| {
-                slab.push(None);
-                slab.len() - 1
-            });
-            slab[slot] = Some(Active {
-                arrival: w.arrival,
-                client: w.client,
-                class: w.class,
-                last: w.last,
-                burst: w.burst,
-                token: w.token,
-            });
-            busy += 1;
-            seq += 1;
-            done.push(Reverse((now + service, seq, slot)));
-        }
-
-        for (i, &(from, target)) in sc.reach.iter().enumerate() {
-            if reach[i].is_none() && now >= from && lim.limit() >= target {
-                reach[i] = Some(now - from);
-            }
-        }
-    }
-
-    let windows = sc
-        .windows
-        .iter()
-        .zip(metrics.windows)
-        .map(|(w, (_, _, mut acc))| {
-            acc.latencies.sort_unstable();
-            WindowReport {
-                label: w.label.clone(),
-                all: acc.all,
-                burst: acc.burst,
-                class: acc.class,
-                goodput_pct: 100.0 * acc.all.good as f64 / sc.capacity(w.from_us, w.to_us),
-                p50_us: percentile(&acc.latencies, 0.50),
-                p99_us: percentile(&acc.latencies, 0.99),
-            }
-        })
-        .collect();
-    Report {
-        limiter: name.to_string(),
-        scenario: sc.name.clone(),
-        total: metrics.total,
-        windows,
-        samples,
-        reach_us: reach,
-        critical_refused_behind_lower: inversions,
-        unreleased: acquired - released,
-    }
-}
 
 /// A limiter row of the table: a name and how to run a scenario with it.
 pub struct Row {

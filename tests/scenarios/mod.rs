@@ -3,8 +3,11 @@
 //! concurrency-limits, Envoy's adaptive concurrency, a static limit), all on
 //! the same arrivals.
 //!
-//! * [`harness`] has the event loop, the metrics and the
+//! * [`harness`] has the scenario, its options, the metrics and the
 //!   [`harness::SimLimiter`] interface;
+//! * [`engine`] has the event loop;
+//! * [`door`] has the queue before the workers (a FIFO or the crate's
+//!   `mpmc::Ring`);
 //! * [`service`] has the service-time model and the seeded arithmetic;
 //! * [`anchors`] has the anchor models;
 //! * [`crate_limiters`] has the adapter for the crate's limiters and their
@@ -14,14 +17,17 @@
 //! * [`table`] prints them;
 //! * [`goals`] has the goals the crate's presets are held to, as checks.
 //!
-//! Compiled by `tests/limit_scenarios.rs` (short runs, in `cargo test`) and
-//! by `examples/limit_scenarios.rs` (the full table).
+//! Compiled by `tests/limit_scenarios.rs` (short runs, in `cargo test`), by
+//! `tests/limit_sim.rs` (load and capacity phases) and by
+//! `examples/limit_scenarios.rs` (the full table).
 #![allow(dead_code)] // each includer uses a different part
 
 pub mod anchors;
 pub mod catalogue;
 pub mod clients;
 pub mod crate_limiters;
+pub mod door;
+pub mod engine;
 pub mod goals;
 pub mod harness;
 pub mod service;
