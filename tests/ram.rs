@@ -123,5 +123,5 @@ fn async_adds() {
     assert_eq!(size("mpmc::Ring", 128), 5504 + 128);
     assert_eq!(size("mpmc::SmallRing", 8), 768 + 128);
     #[cfg(feature = "critical-section")]
-    assert_eq!(size("mpmc::cs::Ring", 8), 72 + 48);
+    assert_eq!(size("mpmc::cs::Ring", 8), 80 + 48);
 }
