@@ -25,7 +25,6 @@ compile_error!(
 
 pub mod expire;
 mod outcome;
-#[cfg(not(feature = "std"))]
 mod spin;
 mod sync;
 #[cfg(all(feature = "async", sluicegate_cas))]

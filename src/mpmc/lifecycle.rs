@@ -190,6 +190,7 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
     /// Pushes `item`, waiting for a free slot: pressure travels upstream
     /// instead of being rejected. Hands the item back in [`Closed`] if the ring
     /// is closed before it finds room. With the `std` feature the thread
+    /// tries again for a few microseconds (127 spin hints in all), then
     /// **sleeps** (parked) until a pop or the close wakes it (any number of
     /// threads and tasks sleep per side; a pop wakes one). Without `std` it
     /// **spins** with
@@ -214,8 +215,9 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
     pub fn push_blocking(&self, item: T) -> Result<(), Closed<T>> {
         #[cfg(feature = "std")]
         {
-            match self.push_if_room(item) {
-                Err(NoRoom(item)) => crate::wait::park::wait(self.push(item)),
+            let attempt = |item| self.push_if_room(item).map_err(|NoRoom(i)| i);
+            match attempt(item).or_else(|item| crate::spin::briefly(item, attempt)) {
+                Err(item) => crate::wait::park::wait(self.push(item)),
                 Ok(done) => done,
             }
         }
@@ -241,9 +243,10 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
     pub fn pop_blocking(&self) -> Option<T> {
         #[cfg(feature = "std")]
         {
-            match self.pop_or_finished() {
-                Some(out) => out,
-                None => crate::wait::park::wait(self.pop()),
+            let attempt = |()| self.pop_or_finished().ok_or(());
+            match attempt(()).or_else(|()| crate::spin::briefly((), attempt)) {
+                Ok(out) => out,
+                Err(()) => crate::wait::park::wait(self.pop()),
             }
         }
         #[cfg(not(feature = "std"))]

@@ -148,7 +148,8 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
     }
 
     /// Pushes `item`, waiting for room: pressure travels upstream instead of
-    /// being rejected. With the `std` feature the thread **sleeps** (parked)
+    /// being rejected. With the `std` feature the thread tries again for a
+    /// few microseconds (127 spin hints in all), then **sleeps** (parked)
     /// until a pop or the consumer's drop wakes it. Without `std` it
     /// **spins** with [`crossbeam_utils::Backoff`] (which yields the thread
     /// only if some crate in the build enables crossbeam-utils' `std`
@@ -176,7 +177,8 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
     pub fn push_blocking(&mut self, item: T) -> Result<(), Closed<T>> {
         #[cfg(feature = "std")]
         {
-            match self.push_if_room(item) {
+            let tried = self.push_if_room(item);
+            match tried.or_else(|item| crate::spin::briefly(item, |i| self.push_if_room(i))) {
                 Ok(()) => Ok(()),
                 Err(item) => crate::wait::park::block_on(self.push(item)),
             }
@@ -419,9 +421,12 @@ impl<'a, T, const N: usize, P: Policy> Consumer<'a, T, N, P> {
     pub fn pop_blocking(&mut self) -> Option<T> {
         #[cfg(feature = "std")]
         {
-            match self.pop_or_finished() {
-                Some(out) => out,
-                None => crate::wait::park::block_on(self.pop()),
+            let tried = self.pop_or_finished().ok_or(());
+            match tried
+                .or_else(|()| crate::spin::briefly((), |()| self.pop_or_finished().ok_or(())))
+            {
+                Ok(out) => out,
+                Err(()) => crate::wait::park::block_on(self.pop()),
             }
         }
         #[cfg(not(feature = "std"))]

@@ -143,6 +143,7 @@ impl<T, const N: usize> Ring<T, N> {
     /// Pushes `item`, waiting for a free slot: pressure travels upstream
     /// instead of being rejected. Hands the item back in [`Closed`] if the ring
     /// is closed before it finds room. With the `std` feature the thread
+    /// tries again for a few microseconds (127 spin hints in all), then
     /// **sleeps** (parked) until a pop or the close wakes it (any number of
     /// threads and tasks sleep per side; a pop wakes one). Without `std` it
     /// **spins** with
@@ -168,7 +169,8 @@ impl<T, const N: usize> Ring<T, N> {
     pub fn push_blocking(&self, item: T) -> Result<(), Closed<T>> {
         #[cfg(feature = "std")]
         {
-            match self.push_unless_full(item) {
+            let attempt = |item| self.push_unless_full(item);
+            match attempt(item).or_else(|item| crate::spin::briefly(item, attempt)) {
                 Ok(done) => done,
                 Err(item) => crate::wait::park::wait(self.push(item)),
             }
@@ -203,9 +205,10 @@ impl<T, const N: usize> Ring<T, N> {
     pub fn pop_blocking(&self) -> Option<T> {
         #[cfg(feature = "std")]
         {
-            match self.pop_or_finished() {
-                Some(out) => out,
-                None => crate::wait::park::wait(self.pop()),
+            let attempt = |()| self.pop_or_finished().ok_or(());
+            match attempt(()).or_else(|()| crate::spin::briefly((), attempt)) {
+                Ok(out) => out,
+                Err(()) => crate::wait::park::wait(self.pop()),
             }
         }
         #[cfg(not(feature = "std"))]
