@@ -306,6 +306,24 @@ pub(crate) mod sealed {
     }
 }
 
+/// The watermark items of a policy without watermarks (inside its
+/// `impl sealed::Sealed`): no words, no threshold.
+macro_rules! unmarked {
+    () => {
+        type Marks = NoMarks;
+        type RaiseAt = NoMarks;
+        #[cfg(not(sluicegate_loom))]
+        const NO_MARKS: NoMarks = NoMarks;
+        #[cfg(sluicegate_loom)]
+        fn no_marks() -> NoMarks {
+            NoMarks
+        }
+        const NO_RAISE: NoMarks = NoMarks;
+    };
+}
+#[cfg(sluicegate_cas)] // for the Overwrite policy's module
+use unmarked;
+
 /// What a full ring does with a new item: the ring's policy parameter.
 ///
 /// Implemented by [`Reject`], [`Marked`] (reject, with watermarks) and
@@ -321,15 +339,7 @@ impl Policy for Reject {}
 
 impl sealed::Sealed for Reject {
     const OVERWRITES: bool = false;
-    type Marks = NoMarks;
-    type RaiseAt = NoMarks;
-    #[cfg(not(sluicegate_loom))]
-    const NO_MARKS: NoMarks = NoMarks;
-    #[cfg(sluicegate_loom)]
-    fn no_marks() -> NoMarks {
-        NoMarks
-    }
-    const NO_RAISE: NoMarks = NoMarks;
+    unmarked!();
 
     // Only the consumer stores `head`, with plain loads and stores (native on
     // every target, Cortex-M0 included).

@@ -55,7 +55,7 @@
 use core::mem::MaybeUninit;
 
 use super::sealed::{self, Sealed as _};
-use super::{NoMarks, Policy, Producer, Ring};
+use super::{unmarked, NoMarks, Policy, Producer, Ring};
 use crate::sync::{pause, pause_point, rmw_view, LoadStoreUsize, Ordering};
 use crate::Overwritten;
 
@@ -69,15 +69,7 @@ impl Policy for Overwrite {}
 
 impl sealed::Sealed for Overwrite {
     const OVERWRITES: bool = true;
-    type Marks = NoMarks;
-    type RaiseAt = NoMarks;
-    #[cfg(not(sluicegate_loom))]
-    const NO_MARKS: NoMarks = NoMarks;
-    #[cfg(sluicegate_loom)]
-    fn no_marks() -> NoMarks {
-        NoMarks
-    }
-    const NO_RAISE: NoMarks = NoMarks;
+    unmarked!();
 
     // Every concurrent access of an Overwrite ring's `head` goes through the
     // CAS-capable view (see `sync::rmw_view`).
