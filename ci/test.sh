@@ -19,7 +19,7 @@ cargo test --features async --lib --test wait --test close --test spsc --test mp
 cargo test --features async --doc
 cargo test --features async,critical-section --test wait_cs
 cargo test --features std,critical-section --lib --test wait --test wait_cs --test close --test everyday --test spsc --test limit_owned \
-  --test mpmc --test mpmc_stress --test spsc_stress --test panic_safety --test auto_traits
+  --test mpmc --test mpmc_stress --test spsc_stress --test panic_safety --test auto_traits --test ram --test watermark
 cargo test --features std,critical-section --doc
 # The tower layer (a workspace member of its own, not built by the plain
 # `cargo test` above): its tests, doc tests, and the example's build.
