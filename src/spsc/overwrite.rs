@@ -54,8 +54,10 @@
 
 use core::mem::MaybeUninit;
 
+use super::policy::unmarked;
 use super::sealed::{self, Sealed as _};
-use super::{unmarked, NoMarks, Policy, Producer, Ring};
+use super::watermark::NoMarks;
+use super::{Policy, Producer, Ring};
 use crate::sync::{pause, pause_point, rmw_view, LoadStoreUsize, Ordering};
 use crate::Overwritten;
 
