@@ -37,6 +37,9 @@
 //!   of 32 on an empty ring (`sluicegate_bits`: with `FreeBits<4>`);
 //!   ArrayQueue does 32 pushes and 32 pops. An iteration is the 32 items.
 //!   `mpmc_burst32_pair_64` the same at capacity 64, with `SmallRing`.
+//!   `mpmc_burst32_pair_offset_128` the same with 5 items left in the ring,
+//!   so that every burst starts mid-word and crosses into the next bitmap
+//!   word (the burst ring's slower case; the floor beside it).
 //!
 //! A waiting thread spins (`spin_loop`) and yields to the scheduler after
 //! `common::yield_every()`
@@ -809,6 +812,11 @@ fn single_thread_cases() -> Vec<Case<'static>> {
             }
         })
     };
+    // Leaves 5 items in the ring, so that bursts of 32 start mid-word.
+    fn offset(q: &'static dyn Bursts) -> &'static dyn Bursts {
+        q.push_burst(&[0; 5]);
+        q
+    }
     let (mut spsc_p, mut spsc_c) = Box::leak(Box::new(spsc::Ring::<u64, 128>::new())).split();
     #[allow(unused_mut)] // pushed to with `critical-section`
     let mut cases: Vec<Case<'static>> = vec![
@@ -848,6 +856,16 @@ fn single_thread_cases() -> Vec<Case<'static>> {
             "mpmc_burst32_pair_128",
             "crossbeam_arrayqueue",
             singles_pair(128),
+        ),
+        (
+            "mpmc_burst32_pair_offset_128",
+            "sluicegate_burst_ring",
+            dyn_burst_pair(offset(Box::leak(Box::new(BurstRing::<u64, 128, 4>::new())))),
+        ),
+        (
+            "mpmc_burst32_pair_offset_128",
+            "floor_rte_ring",
+            dyn_burst_pair(offset(Box::leak(Box::new(RteRing::<u64, 128>::new())))),
         ),
         (
             "mpmc_burst32_pair_64",
