@@ -401,9 +401,9 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     /// ```
     #[inline]
     pub fn try_push(&self, item: T) -> Result<(), PushError<T>> {
-        match self.try_claim_push(1, 1) {
-            Some((h, _)) => {
-                self.put(h, item);
+        match self.try_claim_one_push() {
+            Some((h, bit)) => {
+                self.put(h, bit, item);
                 Ok(())
             }
             None => self.try_push_slow(item),
@@ -416,7 +416,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     fn try_push_slow(&self, item: T) -> Result<(), PushError<T>> {
         match self.claim_push_slow(1, 1) {
             Ok((h, _)) => {
-                self.put(h, item);
+                self.put(h, Bit::of::<N>(h >> SHIFT), item);
                 Ok(())
             }
             Err(stop) => Err(self.refuse(stop, item)),
@@ -425,13 +425,13 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
 
     /// Writes `item` to the claimed position `h` and publishes it.
     #[inline(always)]
-    fn put(&self, h: usize, item: T) {
+    fn put(&self, h: usize, bit: Bit, item: T) {
         pause_point(pause::BURST_PUSH_CLAIMED);
         // SAFETY: we claimed position `h`: its slot is ours until we flip
         // its bit.
         unsafe { self.write(Self::slot(h), item) };
         pause_point(pause::BURST_PUSH_WRITTEN);
-        flip::<N, W>(&self.published, h, 1);
+        bit.flip(&self.published);
     }
 
     /// Pops the oldest item, or says why not: [`PopError::Empty`],
@@ -449,8 +449,8 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     /// ```
     #[inline]
     pub fn try_pop(&self) -> Result<T, PopError> {
-        match self.try_claim_pop(1, 1) {
-            Some((c, _)) => Ok(self.take(c)),
+        match self.try_claim_one_pop() {
+            Some((c, bit)) => Ok(self.take(c, bit)),
             None => self.try_pop_slow(),
         }
     }
@@ -460,7 +460,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     #[inline(never)]
     fn try_pop_slow(&self) -> Result<T, PopError> {
         match self.claim_pop_slow(1, 1) {
-            Ok((c, _)) => Ok(self.take(c)),
+            Ok((c, _)) => Ok(self.take(c, Bit::of::<N>(c >> SHIFT))),
             Err(stop) => Err(match self.count(stop, 1) {
                 Stop::Busy => PopError::Busy,
                 Stop::Closed => PopError::Closed,
@@ -471,13 +471,13 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
 
     /// Reads the item of the claimed position `c` and frees its slot.
     #[inline(always)]
-    fn take(&self, c: usize) -> T {
+    fn take(&self, c: usize, bit: Bit) -> T {
         pause_point(pause::BURST_POP_CLAIMED);
         // SAFETY: we claimed published position `c`: its slot holds its
         // item and is ours until we flip its bit.
         let item = unsafe { self.read(Self::slot(c)) };
         pause_point(pause::BURST_POP_READ);
-        flip::<N, W>(&self.consumed, c, 1);
+        bit.flip(&self.consumed);
         item
     }
 
@@ -521,14 +521,30 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     fn sample_peak(&self, c: usize, n: usize) {
         // `PEAK_SAMPLE_EVERY` is a power of two: the run crosses one of its
         // multiples exactly when the bits above it differ.
-        let period = Self::PEAK_SAMPLE_EVERY * ONE;
-        if (c ^ c.wrapping_add(n * ONE)) >= period {
-            // Relaxed: a statistic.
-            let p = self.prod.load(Ordering::Relaxed) & !FLAGS;
-            let seen = gap(p, c).min(N);
-            if seen > self.peak.load(Ordering::Relaxed) {
-                self.peak.fetch_max(seen, Ordering::Relaxed);
-            }
+        if (c ^ c.wrapping_add(n * ONE)) >= Self::PEAK_SAMPLE_EVERY * ONE {
+            self.raise_peak(c);
+        }
+    }
+
+    /// [`sample_peak`](Self::sample_peak) of one position, given the
+    /// counter word after it: it crosses a multiple of the period exactly
+    /// when it ends on one.
+    #[inline(always)]
+    fn sample_peak_one(&self, to: usize) {
+        if to & (Self::PEAK_SAMPLE_EVERY * ONE - 1) == 0 {
+            self.raise_peak(to.wrapping_sub(ONE));
+        }
+    }
+
+    /// Raises `peak` to the length a pop that claimed from counter word `c`
+    /// sees now.
+    #[inline(always)]
+    fn raise_peak(&self, c: usize) {
+        // Relaxed: a statistic.
+        let p = self.prod.load(Ordering::Relaxed) & !FLAGS;
+        let seen = gap(p, c).min(N);
+        if seen > self.peak.load(Ordering::Relaxed) {
+            self.peak.fetch_max(seen, Ordering::Relaxed);
         }
     }
 

@@ -5,7 +5,7 @@
 
 use core::marker::PhantomData;
 
-use super::{flip, BurstRing, Moved, Stop, ONE};
+use super::{flip, BurstRing, Moved, Run, Stop, ONE};
 use crate::sync::{pause, pause_point};
 
 impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
@@ -31,8 +31,17 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
                 stop: None,
             };
         }
-        match self.try_claim_push(1, items.len()) {
-            Some((h, n)) => self.pushed(h, n, items),
+        match self.try_claim_push_run(items.len()) {
+            Some(run) => {
+                self.fill_run(run, items);
+                if run.n == items.len() {
+                    return Moved {
+                        count: run.n,
+                        stop: None,
+                    };
+                }
+                self.push_rest(run.n, items)
+            }
             None => self.push_burst_slow(items),
         }
     }
@@ -44,25 +53,6 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
         self.push_rest(0, items)
     }
 
-    /// Fills the `n` positions claimed from `h` with the first `n` of
-    /// `items`; pushes the rest if the claim was short.
-    #[inline(always)]
-    fn pushed(&self, h: usize, n: usize, items: &[T]) -> Moved {
-        self.fill(h, &items[..n]);
-        if n == items.len() {
-            return Moved {
-                count: n,
-                stop: None,
-            };
-        }
-        self.push_rest(n, items)
-    }
-
-    /// Pushes `items[done..]` with as many claims as it takes, and says why
-    /// it stopped. A claim is short only where the next position was not
-    /// free when it looked; if it is free now (a pop finished meanwhile),
-    /// the next claim takes it, so a burst answers busy or full only for a
-    /// position that was so at its last look.
     #[cold]
     #[inline(never)]
     fn push_rest(&self, mut done: usize, items: &[T]) -> Moved {
@@ -140,8 +130,17 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
                 stop: None,
             };
         }
-        match self.try_claim_pop(1, out.len()) {
-            Some((c, n)) => self.popped(c, n, out),
+        match self.try_claim_pop_run(out.len()) {
+            Some(run) => {
+                self.empty_run(run, out);
+                if run.n == out.len() {
+                    return Moved {
+                        count: run.n,
+                        stop: None,
+                    };
+                }
+                self.pop_rest(run.n, out)
+            }
             None => self.pop_burst_slow(out),
         }
     }
@@ -153,22 +152,6 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
         self.pop_rest(0, out)
     }
 
-    /// Empties the `n` positions claimed from `c` into the front of `out`;
-    /// pops the rest if the claim was short.
-    #[inline(always)]
-    fn popped(&self, c: usize, n: usize, out: &mut [T]) -> Moved {
-        self.empty_into(c, &mut out[..n]);
-        if n == out.len() {
-            return Moved {
-                count: n,
-                stop: None,
-            };
-        }
-        self.pop_rest(n, out)
-    }
-
-    /// Fills `out[done..]` with as many claims as it takes (see
-    /// [`push_rest`](Self::push_rest)), and says why it stopped.
     #[cold]
     #[inline(never)]
     fn pop_rest(&self, mut done: usize, out: &mut [T]) -> Moved {
@@ -262,6 +245,41 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     /// publishes them.
     #[inline(always)]
     fn fill(&self, h: usize, items: &[T]) {
+        self.copy_in(h, items);
+        flip::<N, W>(&self.published, h, items.len());
+    }
+
+    /// [`fill`](Self::fill) of the first `run.n` of `items` into the
+    /// positions of `run`, which was counted with `max = items.len()`.
+    #[inline(always)]
+    fn fill_run(&self, run: Run, items: &[T]) {
+        debug_assert!(run.n <= items.len());
+        // SAFETY: a run is at most as long as the `max` it was counted
+        // for, which the callers pass as `items.len()`.
+        let items = unsafe { items.get_unchecked(..run.n) };
+        if run.in_one_word() {
+            pause_point(pause::BURST_PUSH_CLAIMED);
+            // SAFETY: we claimed these positions, so their slots are ours
+            // until we flip them; a run inside one bitmap word does not wrap
+            // around the array, so they lie at `slot(from)..slot(from) + n`;
+            // the slice and the ring never overlap.
+            #[cfg(not(sluicegate_loom))]
+            unsafe {
+                let to = self.slot_ptr(Self::slot(run.from));
+                core::ptr::copy_nonoverlapping(items.as_ptr(), to, run.n);
+            }
+            #[cfg(sluicegate_loom)]
+            self.copy_in_slowly(run.from, items);
+            pause_point(pause::BURST_PUSH_WRITTEN);
+        } else {
+            self.copy_in(run.from, items);
+        }
+        run.flip(&self.published);
+    }
+
+    /// Copies `items` into the claimed positions from counter word `h`.
+    #[inline(always)]
+    fn copy_in(&self, h: usize, items: &[T]) {
         pause_point(pause::BURST_PUSH_CLAIMED);
         #[cfg(not(sluicegate_loom))]
         {
@@ -282,25 +300,64 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
             }
         }
         #[cfg(sluicegate_loom)]
+        self.copy_in_slowly(h, items);
+        pause_point(pause::BURST_PUSH_WRITTEN);
+    }
+
+    /// Under loom: copies slot by slot (each slot is its own tracked cell).
+    #[cfg(sluicegate_loom)]
+    fn copy_in_slowly(&self, h: usize, items: &[T]) {
         for (k, item) in items.iter().enumerate() {
-            // SAFETY: as above, slot by slot.
+            // SAFETY: the caller claimed these positions.
             unsafe { self.write(Self::slot(h.wrapping_add(k * ONE)), *item) };
         }
-        pause_point(pause::BURST_PUSH_WRITTEN);
-        flip::<N, W>(&self.published, h, items.len());
     }
 
     /// Copies the items of the claimed positions from counter word `c` into
     /// `out` and frees their slots.
     #[inline(always)]
     fn empty_into(&self, c: usize, out: &mut [T]) {
+        self.copy_out(c, out);
+        flip::<N, W>(&self.consumed, c, out.len());
+    }
+
+    /// [`empty_into`](Self::empty_into) of the positions of `run` into the
+    /// front of `out`; `run` was counted with `max = out.len()`.
+    #[inline(always)]
+    fn empty_run(&self, run: Run, out: &mut [T]) {
+        debug_assert!(run.n <= out.len());
+        // SAFETY: as in `fill_run`, with `out.len()`.
+        let out = unsafe { out.get_unchecked_mut(..run.n) };
+        if run.in_one_word() {
+            pause_point(pause::BURST_POP_CLAIMED);
+            // SAFETY: we claimed these published positions, so their slots
+            // hold items and are ours until we flip them; ranges as in
+            // `fill_run`.
+            #[cfg(not(sluicegate_loom))]
+            unsafe {
+                let from = self.slot_ptr(Self::slot(run.from));
+                core::ptr::copy_nonoverlapping(from, out.as_mut_ptr(), run.n);
+            }
+            #[cfg(sluicegate_loom)]
+            self.copy_out_slowly(run.from, out);
+            pause_point(pause::BURST_POP_READ);
+        } else {
+            self.copy_out(run.from, out);
+        }
+        run.flip(&self.consumed);
+    }
+
+    /// Copies the items of the claimed positions from counter word `c` into
+    /// `out`.
+    #[inline(always)]
+    fn copy_out(&self, c: usize, out: &mut [T]) {
         pause_point(pause::BURST_POP_CLAIMED);
         #[cfg(not(sluicegate_loom))]
         {
             let (start, first, rest) = Self::split(c, out.len());
             // SAFETY: we claimed these published positions, so their slots
             // hold items and are ours until we flip them; ranges as in
-            // `fill`.
+            // `copy_in`.
             unsafe {
                 core::ptr::copy_nonoverlapping(self.slot_ptr(start), out.as_mut_ptr(), first);
                 if rest > 0 {
@@ -313,12 +370,17 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
             }
         }
         #[cfg(sluicegate_loom)]
+        self.copy_out_slowly(c, out);
+        pause_point(pause::BURST_POP_READ);
+    }
+
+    /// Under loom: copies slot by slot.
+    #[cfg(sluicegate_loom)]
+    fn copy_out_slowly(&self, c: usize, out: &mut [T]) {
         for (k, item) in out.iter_mut().enumerate() {
-            // SAFETY: as above, slot by slot.
+            // SAFETY: the caller claimed these published positions.
             *item = unsafe { self.read(Self::slot(c.wrapping_add(k * ONE))) };
         }
-        pause_point(pause::BURST_POP_READ);
-        flip::<N, W>(&self.consumed, c, out.len());
     }
 
     /// The slot of counter word `word`, and how a run of `len` positions

@@ -37,6 +37,129 @@ pub(super) fn run<const N: usize, const W: usize>(
     run_on::<N, W>(map, (from >> SHIFT).wrapping_add(room), max - room, plus) + room
 }
 
+/// Position `q` (a position, not a counter word) in a bitmap: its word
+/// and its bit's mask, for [`Bit::is`] and [`Bit::flip`].
+#[derive(Clone, Copy)]
+pub(super) struct Bit {
+    word: usize,
+    mask: u32,
+    /// Its lap's parity in bit 0.
+    lap: u32,
+}
+
+impl Bit {
+    #[inline(always)]
+    pub(super) fn of<const N: usize>(q: usize) -> Self {
+        let s = q & (N - 1);
+        Bit {
+            word: s / 32,
+            mask: 1 << (s % 32),
+            lap: (q >> N.trailing_zeros()) as u32,
+        }
+    }
+
+    /// Whether the bit in `map` equals the lap's parity plus `plus`
+    /// ([`run`] of at most one): one acquire load.
+    #[inline(always)]
+    pub(super) fn is<const W: usize>(self, map: &[AtomicU32; W], plus: u32) -> bool {
+        // Acquire: the slot hand-off (module docs).
+        let word = map[self.word].load(Ordering::Acquire);
+        // The bit, made 0 if it equals the lap's parity; then compared
+        // with `plus`, which the callers pass as a constant.
+        let off = (word ^ 0u32.wrapping_sub(self.lap & 1)) & self.mask;
+        if plus == 0 {
+            off == 0
+        } else {
+            off != 0
+        }
+    }
+
+    /// Flips the bit in `map` ([`flip`] of one): one release `fetch_xor`.
+    #[inline(always)]
+    pub(super) fn flip<const W: usize>(self, map: &[AtomicU32; W]) {
+        // Release: the slot hand-off (module docs).
+        map[self.word].fetch_xor(self.mask, Ordering::Release);
+    }
+}
+
+/// A run of positions in at most two bitmap words (the fast paths of the
+/// bursts): its first position's counter word, its length, and its bits.
+#[derive(Clone, Copy)]
+pub(super) struct Run {
+    pub(super) from: usize,
+    pub(super) n: usize,
+    /// The first word, and the run's bits in it and in the next word (the
+    /// same word again where a ring of fewer than 32 slots wraps).
+    word: usize,
+    first: u32,
+    second: u32,
+}
+
+impl Run {
+    /// The run of at most `max` (`>= 1`) positions from counter word `from`
+    /// whose bits in `map` equal their lap's parity plus `plus`, as [`run`]
+    /// counts it, if it is not empty and ends within two words (`None`
+    /// otherwise): one acquire load per word.
+    #[inline(always)]
+    pub(super) fn of<const N: usize, const W: usize>(
+        map: &[AtomicU32; W],
+        from: usize,
+        max: usize,
+        plus: usize,
+    ) -> Option<Self> {
+        let q = from >> SHIFT;
+        let s = q & (N - 1);
+        let (got, room) = run_in_word::<N, W>(map, q, plus);
+        if got == 0 {
+            return None;
+        }
+        if got < room || max <= room {
+            let n = got.min(max);
+            return Some(Run {
+                from,
+                n,
+                word: s / 32,
+                first: (u32::MAX >> (32 - n)) << (s % 32),
+                second: 0,
+            });
+        }
+        // The run fills its first word: on into the next, if it ends there.
+        let (got2, room2) = run_in_word::<N, W>(map, q.wrapping_add(room), plus);
+        let more = max - room;
+        // (`>=`: in a ring of fewer than 32 slots the bits past the last
+        // slot are never flipped and may read as a longer run.)
+        if got2 >= room2 && more > room2 {
+            return None;
+        }
+        let n2 = got2.min(more);
+        Some(Run {
+            from,
+            n: room + n2,
+            word: s / 32,
+            first: (u32::MAX >> (32 - room)) << (s % 32),
+            second: if n2 == 0 { 0 } else { u32::MAX >> (32 - n2) },
+        })
+    }
+
+    /// Whether the run lies inside one bitmap word (so it does not wrap
+    /// around the array either).
+    #[inline(always)]
+    pub(super) fn in_one_word(self) -> bool {
+        self.second == 0
+    }
+
+    /// Flips the run's bits in `map` ([`flip`] of the run): one release
+    /// `fetch_xor` per word.
+    #[inline(always)]
+    pub(super) fn flip<const W: usize>(self, map: &[AtomicU32; W]) {
+        // Release: the slot hand-off (module docs).
+        map[self.word].fetch_xor(self.first, Ordering::Release);
+        if self.second != 0 {
+            map[(self.word + 1) % W].fetch_xor(self.second, Ordering::Release);
+        }
+    }
+}
+
 /// The run from position `q` up to the end of its bitmap word (or of the
 /// lap, in a ring of fewer than 32 slots): its length, and that room.
 #[inline(always)]

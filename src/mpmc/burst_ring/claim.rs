@@ -42,6 +42,43 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
         Some((h, n))
     }
 
+    /// [`try_claim_push`](Self::try_claim_push) of exactly one position:
+    /// its counter word, or `None` as there.
+    #[inline(always)]
+    pub(super) fn try_claim_one_push(&self) -> Option<(usize, Bit)> {
+        // SeqCst: as in `try_claim_push`.
+        let h = self.prod.load(Ordering::SeqCst);
+        let bit = Bit::of::<N>(h >> SHIFT);
+        if h & FLAGS != 0 || !bit.is(&self.consumed, 0) {
+            return None;
+        }
+        pause_point(pause::BURST_PUSH_CHECKED);
+        self.prod
+            .compare_exchange(h, h.wrapping_add(ONE), Ordering::SeqCst, Ordering::SeqCst)
+            .ok()?;
+        self.debug_check_claim(h.wrapping_add(ONE));
+        Some((h, bit))
+    }
+
+    /// [`try_claim_push`](Self::try_claim_push) of a run that ends within
+    /// two bitmap words (`None` also when it may not).
+    #[inline(always)]
+    pub(super) fn try_claim_push_run(&self, max: usize) -> Option<Run> {
+        // SeqCst: as in `try_claim_push`.
+        let h = self.prod.load(Ordering::SeqCst);
+        if h & FLAGS != 0 {
+            return None;
+        }
+        let run = Run::of::<N, W>(&self.consumed, h, max, 0)?;
+        pause_point(pause::BURST_PUSH_CHECKED);
+        let to = h.wrapping_add(run.n * ONE);
+        self.prod
+            .compare_exchange(h, to, Ordering::SeqCst, Ordering::SeqCst)
+            .ok()?;
+        self.debug_check_claim(to);
+        Some(run)
+    }
+
     /// [`claim_push`](Self::claim_push)'s loop.
     #[cold]
     #[inline(never)]
@@ -105,6 +142,44 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
             .ok()?;
         self.sample_peak(c, n);
         Some((c, n))
+    }
+
+    /// [`try_claim_pop`](Self::try_claim_pop) of exactly one position.
+    #[inline(always)]
+    pub(super) fn try_claim_one_pop(&self) -> Option<(usize, Bit)> {
+        // SeqCst: as in `try_claim_push`.
+        let c = self.cons.load(Ordering::SeqCst);
+        let bit = Bit::of::<N>(c >> SHIFT);
+        if !bit.is(&self.published, 1) {
+            return None;
+        }
+        pause_point(pause::BURST_POP_CHECKED);
+        let to = c.wrapping_add(ONE);
+        self.cons
+            .compare_exchange(c, to, Ordering::SeqCst, Ordering::SeqCst)
+            .ok()?;
+        self.sample_peak_one(to);
+        Some((c, bit))
+    }
+
+    /// [`try_claim_pop`](Self::try_claim_pop) of a run that ends within
+    /// two bitmap words (`None` also when it may not).
+    #[inline(always)]
+    pub(super) fn try_claim_pop_run(&self, max: usize) -> Option<Run> {
+        // SeqCst: as in `try_claim_push`.
+        let c = self.cons.load(Ordering::SeqCst);
+        let run = Run::of::<N, W>(&self.published, c, max, 1)?;
+        pause_point(pause::BURST_POP_CHECKED);
+        self.cons
+            .compare_exchange(
+                c,
+                c.wrapping_add(run.n * ONE),
+                Ordering::SeqCst,
+                Ordering::SeqCst,
+            )
+            .ok()?;
+        self.sample_peak(c, run.n);
+        Some(run)
     }
 
     /// [`claim_pop`](Self::claim_pop)'s loop.

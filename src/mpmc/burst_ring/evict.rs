@@ -22,7 +22,50 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     /// assert_eq!(ring.try_pop(), Ok(2));
     /// assert_eq!(ring.try_pop(), Ok(3));
     /// ```
+    #[inline]
     pub fn push_overwrite(&self, item: T) -> Result<Option<T>, PushError<T>> {
+        // The first attempt, inlined: a free slot or a plain eviction. The
+        // steps and their orderings are those of the loop below.
+        let h = self.prod.load(Ordering::SeqCst);
+        if h & FLAGS == 0 {
+            let bit = Bit::of::<N>(h >> SHIFT);
+            if bit.is(&self.consumed, 0) {
+                pause_point(pause::BURST_PUSH_CHECKED);
+                let to = h.wrapping_add(ONE);
+                if self
+                    .prod
+                    .compare_exchange(h, to, Ordering::SeqCst, Ordering::SeqCst)
+                    .is_ok()
+                {
+                    self.debug_check_claim(to);
+                    self.put(h, bit, item);
+                    return Ok(None);
+                }
+            } else {
+                // The oldest position, `h - N`, is in the same slot, one lap
+                // earlier: it is published when the bit shows `h`'s lap.
+                let old = h.wrapping_sub(N * ONE);
+                if self.cons.load(Ordering::SeqCst) == old && bit.is(&self.published, 0) {
+                    pause_point(pause::BURST_EVICT_CHECKED);
+                    let to = old.wrapping_add(ONE);
+                    if self
+                        .cons
+                        .compare_exchange(old, to, Ordering::SeqCst, Ordering::SeqCst)
+                        .is_ok()
+                    {
+                        return Ok(Some(self.evict(old, h, bit, item)));
+                    }
+                }
+            }
+        }
+        self.push_overwrite_slow(item)
+    }
+
+    /// [`push_overwrite`](Self::push_overwrite) after its first attempt
+    /// failed.
+    #[cold]
+    #[inline(never)]
+    fn push_overwrite_slow(&self, item: T) -> Result<Option<T>, PushError<T>> {
         // SeqCst: the claim's load (see `try_claim_push`).
         let mut h = self.prod.load(Ordering::SeqCst);
         loop {
@@ -39,7 +82,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
                 ) {
                     Ok(_) => {
                         self.debug_check_claim(h.wrapping_add(ONE));
-                        self.put(h, item);
+                        self.put(h, Bit::of::<N>(h >> SHIFT), item);
                         return Ok(None);
                     }
                     Err(now) => {
@@ -85,15 +128,17 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
                 h = self.prod.load(Ordering::SeqCst);
                 continue;
             }
-            return Ok(Some(self.evict(old, h, item)));
+            return Ok(Some(self.evict(old, h, Bit::of::<N>(h >> SHIFT), item)));
         }
     }
 
     /// The eviction: we claimed `old` from the pops, the ring being full at
     /// `prod == h`; swaps `item` for its item and publishes `item` at `h`.
+    /// `bit` is `h`'s (and `old`'s: the same slot).
     #[inline(always)]
-    pub(super) fn evict(&self, old: usize, h: usize, item: T) -> T {
+    pub(super) fn evict(&self, old: usize, h: usize, bit: Bit, item: T) -> T {
         pause_point(pause::BURST_EVICT_CLAIMED);
+        debug_assert_eq!(old, h.wrapping_sub(N * ONE));
         let s = Self::slot(h);
         // SAFETY: we claimed `old` from the pops (its item is published and
         // ours), and position `h`, in the same slot, is ours too: no push
@@ -108,8 +153,8 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
         debug_assert_eq!(was & !CLOSED, h);
         self.debug_check_claim(h.wrapping_add(ONE));
         pause_point(pause::BURST_EVICT_WRITTEN);
-        flip::<N, W>(&self.consumed, old, 1);
-        flip::<N, W>(&self.published, h, 1);
+        bit.flip(&self.consumed);
+        bit.flip(&self.published);
         // Still alone among evictions (see the field).
         self.overwritten.add(1);
         // SeqCst: as a claim; a push that sees the flag clear sees the
