@@ -107,6 +107,9 @@ pub(crate) struct Node {
     /// Under the lock while `LINKED`; the owner's once it reads
     /// `NOTIFIED_*` or `UNLINKED`.
     target: UnsafeCell<Target>,
+    /// Where a ranked list keeps it ([`RawList::link_ranked`]); written by
+    /// its owner under the lock before it links, read under the lock.
+    rank: UnsafeCell<usize>,
     _pin: PhantomPinned,
 }
 
@@ -125,6 +128,7 @@ impl Node {
                 prev: UnsafeCell::new(None),
                 next: UnsafeCell::new(None),
                 target: UnsafeCell::new(Target::None),
+                rank: UnsafeCell::new(0),
                 _pin: PhantomPinned,
             }
         }
@@ -205,6 +209,69 @@ impl RawList {
         wake: Wake<'_>,
         fresh: &mut Option<Target>,
     ) -> Linked {
+        // SAFETY: the caller's contract.
+        unsafe {
+            self.link_with(waiting, node, wake, fresh, |list| {
+                if front {
+                    list.push_front(node);
+                } else {
+                    list.push_back(node);
+                }
+            })
+        }
+    }
+
+    /// [`link`](Self::link) in rank order: the nodes of lower ranks nearer
+    /// the head, `node` (of rank `rank`) at the front of its rank's nodes
+    /// if `front`, else at their back. Walks the nodes of lower ranks (and
+    /// of its own, unless `front`): for lists that a bound keeps short.
+    ///
+    /// # Safety
+    /// As [`link`](Self::link); every node of this list is linked with
+    /// this method.
+    pub(crate) unsafe fn link_ranked(
+        &mut self,
+        waiting: &LoadStoreUsize,
+        node: &Node,
+        rank: usize,
+        front: bool,
+        wake: Wake<'_>,
+        fresh: &mut Option<Target>,
+    ) -> Linked {
+        // SAFETY: the caller's contract.
+        unsafe {
+            self.link_with(waiting, node, wake, fresh, |list| {
+                node.rank.with_mut(|r| *r = rank);
+                let mut at = list.head;
+                while let Some(p) = at {
+                    // Under the lock; linked nodes are alive.
+                    let (r, next) = (p.as_ref().rank.with(|r| *r), p.as_ref().next.with(|x| *x));
+                    if r > rank || (front && r == rank) {
+                        break;
+                    }
+                    at = next;
+                }
+                match at {
+                    Some(p) => list.insert_before(node, p),
+                    None => list.push_back(node),
+                }
+            })
+        }
+    }
+
+    /// The common part of the links: the target, then `insert` (which puts
+    /// the node in the list) if the node is not linked yet.
+    ///
+    /// # Safety
+    /// As [`link`](Self::link).
+    unsafe fn link_with(
+        &mut self,
+        waiting: &LoadStoreUsize,
+        node: &Node,
+        wake: Wake<'_>,
+        fresh: &mut Option<Target>,
+        insert: impl FnOnce(&mut Self),
+    ) -> Linked {
         // SAFETY: under the lock, or the owner's (the caller's contract).
         let keep = node.target.with(|t| wake.is(unsafe { &*t }));
         if !keep && fresh.is_none() {
@@ -220,14 +287,7 @@ impl RawList {
         };
         // Relaxed: under the lock.
         if node.state.load(Ordering::Relaxed) != LINKED {
-            // SAFETY: the caller's contract.
-            unsafe {
-                if front {
-                    self.push_front(node);
-                } else {
-                    self.push_back(node);
-                }
-            }
+            insert(self);
             node.state.store(LINKED, Ordering::Relaxed);
             waiting.store(waiting.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
         }
@@ -329,6 +389,24 @@ impl RawList {
             }
         }
         self.head = Some(p);
+    }
+
+    /// # Safety
+    /// As [`Self::push_back`]; `at` is in this list.
+    unsafe fn insert_before(&mut self, node: &Node, at: NonNull<Node>) {
+        let p = NonNull::from(node);
+        // SAFETY: under the lock (the caller's contract); `at` and its
+        // neighbours are linked, so alive.
+        unsafe {
+            let prev = at.as_ref().prev.with(|x| *x);
+            node.prev.with_mut(|x| *x = prev);
+            node.next.with_mut(|x| *x = Some(at));
+            at.as_ref().prev.with_mut(|x| *x = Some(p));
+            match prev {
+                Some(q) => q.as_ref().next.with_mut(|x| *x = Some(p)),
+                None => self.head = Some(p),
+            }
+        }
     }
 
     /// # Safety

@@ -264,6 +264,33 @@ impl WaitList {
         &self,
         node: &Node,
         wake: Wake<'_>,
+        op: impl FnMut() -> Option<O>,
+    ) -> Poll<O> {
+        self.poll_at(node, wake, None, op)
+    }
+
+    /// [`poll`](Self::poll) for a ranked list (every waiter of this list
+    /// polls this way): links the node by `rank` (lower ranks are woken
+    /// first), at the front of its rank's nodes if `lifo` (or if a wake
+    /// brought it here and found nothing), else at their back.
+    pub(crate) fn poll_ranked<O>(
+        &self,
+        node: &Node,
+        wake: Wake<'_>,
+        rank: usize,
+        lifo: bool,
+        op: impl FnMut() -> Option<O>,
+    ) -> Poll<O> {
+        self.poll_at(node, wake, Some((rank, lifo)), op)
+    }
+
+    /// [`poll`](Self::poll), linking as `ranked` says (`None`: at the back,
+    /// or at the head after a wake).
+    fn poll_at<O>(
+        &self,
+        node: &Node,
+        wake: Wake<'_>,
+        ranked: Option<(usize, bool)>,
         mut op: impl FnMut() -> Option<O>,
     ) -> Poll<O> {
         let state = node.state();
@@ -284,8 +311,14 @@ impl WaitList {
         loop {
             // SAFETY: under the lock; the node is pinned in the caller's
             // future or frame and in no other list.
-            let linked = self
-                .locked(|list| unsafe { list.link(&self.waiting, node, woken, wake, &mut fresh) });
+            let linked = self.locked(|list| unsafe {
+                match ranked {
+                    None => list.link(&self.waiting, node, woken, wake, &mut fresh),
+                    Some((rank, lifo)) => {
+                        list.link_ranked(&self.waiting, node, rank, woken || lifo, wake, &mut fresh)
+                    }
+                }
+            });
             match linked {
                 Linked::Ok(old) => {
                     drop(old);
