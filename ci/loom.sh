@@ -53,10 +53,11 @@ for s in "${selected[@]}"; do
       filter="$s::loom_tests::"
       ;;
   esac
-  # The models of the waits need the `async` feature; the others run without
-  # it, on the code that a build without it has.
+  # The models of the waits (the rings' and the limiter's) need the `async`
+  # feature; the others run without it, on the code that a build without it
+  # has.
   features=()
-  [ "${filter%%::*}" = wait ] && features=(--features async)
+  case "$filter" in wait::* | limit::wait::*) features=(--features async) ;; esac
   # --release: every model runs through many interleavings; optimised code
   # gets through them much faster.
   # --target-dir: a separate dir, so the RUSTFLAGS change does not rebuild

@@ -16,6 +16,12 @@
 //! * [`Permit::ignore`], or dropping the permit: no information (cancelled,
 //!   client error). The permit is released all the same.
 //!
+//! A caller that can wait briefly for a permit instead of being refused
+//! uses `Limiter::acquire` (feature `async`) or `Limiter::acquire_blocking`
+//! (feature `std`): a bounded backlog of waiters that releases serve, the
+//! highest class first and, by default, the newest waiter first
+//! (`src/limit/wait.rs` has the protocol).
+//!
 //! ## The baseline: queue-free samples only
 //!
 //! A permit admitted with at most `min_limit` permits in flight (itself
@@ -200,16 +206,23 @@ mod permit;
 mod pressure;
 #[cfg(all(test, not(sluicegate_loom)))]
 mod tests;
+#[cfg(feature = "async")]
+mod wait;
 #[cfg(all(test, not(sluicegate_loom)))]
 mod weight_tests;
 mod word;
 
-pub use config::{ConfigError, Law, LimiterConfig, Priority, CLASSES, MAX_TICKS, ONE};
+pub use config::{
+    BacklogOrder, ConfigError, Law, LimiterConfig, Priority, CLASSES, MAX_TICKS, ONE,
+};
 pub use observe::LimiterStats;
 #[cfg(feature = "std")]
 pub use owned::OwnedPermit;
 pub use permit::Permit;
 pub use pressure::Pressure;
+#[cfg(feature = "async")]
+#[cfg_attr(docsrs, doc(cfg(feature = "async")))]
+pub use wait::Acquire;
 pub use word::MAX_LIMIT;
 
 use crate::sync::{const_fn, AtomicUsize, Ordering, Padded, SharedCounter};
@@ -312,6 +325,14 @@ pub struct Limiter {
     hot: Padded<Hot>,
     track: Padded<Track>,
     cold: Padded<Cold>,
+    /// The waiting acquires' backlog (`src/limit/wait.rs`).
+    #[cfg(feature = "async")]
+    waits: Padded<wait::Waits>,
+    /// Its bound, and whether a class's waiters are served newest first.
+    #[cfg(feature = "async")]
+    backlog: usize,
+    #[cfg(feature = "async")]
+    lifo: bool,
     /// Immutable after construction: `min_limit ≤ max_limit ≤ MAX_LIMIT`.
     min_limit: usize,
     max_limit: usize,
@@ -457,6 +478,12 @@ impl Limiter {
                     shed: [SharedCounter::new(), SharedCounter::new(), SharedCounter::new()],
                     holding: [AtomicUsize::new(0), AtomicUsize::new(0)],
                 }),
+                #[cfg(feature = "async")]
+                waits: Padded::new(wait::Waits::new()),
+                #[cfg(feature = "async")]
+                backlog: c.backlog as usize,
+                #[cfg(feature = "async")]
+                lifo: matches!(c.backlog_order, BacklogOrder::Lifo),
                 min_limit: c.min_limit as usize,
                 max_limit: c.max_limit as usize,
                 backoff: c.backoff as usize,
@@ -493,6 +520,8 @@ impl Limiter {
         // Release: pairs with the Acquire loads of the counters in
         // admissions (semaphore semantics).
         self.hot.released.ignored.add_release(grant.weight as usize);
+        #[cfg(feature = "async")]
+        self.wake_waiter();
     }
 
     fn on_dropped(&self, grant: Grant) {
@@ -500,6 +529,8 @@ impl Limiter {
         let w = grant.weight as usize;
         // Release: as in `on_ignore`.
         self.hot.released.dropped.add_release(w);
+        #[cfg(feature = "async")]
+        self.wake_waiter();
         self.adapt(Event::Dropped {
             at_admission: grant.at_admission,
             w,
@@ -521,6 +552,8 @@ impl Limiter {
             .success
             .fetch_add(w, Ordering::Release)
             .wrapping_add(w);
+        #[cfg(feature = "async")]
+        self.wake_waiter();
         if in_flight_of(grant.at_admission) <= self.min_limit {
             self.learn(x, n);
         }

@@ -132,6 +132,16 @@ fn mpmc_cs_ring_needs_only_send_items() {
     assert_not!(Sync: mpmc::cs::Ring<R, 4>);
 }
 
+/// A waiting acquire's future moves between a multi-threaded executor's
+/// threads: `Send` (its waiter node is shared with releasers only through
+/// the limiter's locked list).
+#[cfg(feature = "async")]
+#[test]
+fn acquire_future_is_send_and_sync() {
+    is_send::<sluicegate::limit::Acquire<'static>>();
+    is_sync::<sluicegate::limit::Acquire<'static>>();
+}
+
 /// An owned permit moves into a spawned task or thread: `Send + 'static`.
 #[cfg(feature = "std")]
 #[test]

@@ -16,11 +16,26 @@
 //! include edge values and invalid ones (which `try_new` must refuse for the
 //! documented reasons); counters and epochs start at arbitrary values to
 //! reach wrap-around.
+//!
+//! The waiting acquires too: a waiter is admitted exactly when the rule
+//! above admits, joins the backlog otherwise (or is shed when it is full),
+//! and each release wakes exactly the waiter the model expects (the first
+//! linked one of the highest class, the newest under LIFO, the oldest under
+//! FIFO, a waiter woken and refused again at the front of its class); a
+//! waiter dropped with an unused wake passes it on; `queued`, `timed_out`
+//! and `backlog_peak` are exact.
 #![no_main]
 
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
-use sluicegate::limit::{Law, Limiter, LimiterConfig, Permit, Priority, MAX_LIMIT};
+use sluicegate::limit::{
+    Acquire, BacklogOrder, Law, Limiter, LimiterConfig, Permit, Priority, MAX_LIMIT,
+};
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::task::{Context, Poll, Wake, Waker};
 
 #[derive(Arbitrary, Debug)]
 struct Config {
@@ -36,16 +51,68 @@ struct Config {
     normal_reserve: u16,
     background_reserve: u16,
     shadow: bool,
+    backlog: u8,
+    fifo: bool,
 }
 
 #[derive(Arbitrary, Debug)]
 enum Op {
     Acquire(u8),
-    AcquireN { class: u8, n: u8 },
-    Success { which: u8, ticks: u32 },
+    AcquireN {
+        class: u8,
+        n: u8,
+    },
+    Success {
+        which: u8,
+        ticks: u32,
+    },
     Dropped(u8),
     Ignore(u8),
     Forget(u8),
+    /// A waiting acquire of class `n % 3`, polled once.
+    Wait(u8),
+    /// Polls a waiter again.
+    PollWaiter(u8),
+    /// Drops a waiter (a timeout, a cancel).
+    DropWaiter(u8),
+}
+
+/// A waker that counts its wakes.
+struct Count(AtomicUsize);
+
+impl Wake for Count {
+    fn wake(self: Arc<Self>) {
+        self.0.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// A waiting acquire and what the model expects of it.
+struct Waiter<'g> {
+    fut: Pin<Box<Acquire<'g>>>,
+    count: Arc<Count>,
+    waker: Waker,
+    class: usize,
+    /// Wakes it should have had.
+    woken: usize,
+}
+
+/// The model's list: waiter ids in wake order, each with its class.
+/// Links `id` at the front of its class's waiters (`front`) or at their
+/// back.
+fn link(list: &mut Vec<(usize, usize)>, id: usize, class: usize, front: bool) {
+    let at = list
+        .iter()
+        .position(|&(_, c)| c > class || (front && c == class))
+        .unwrap_or(list.len());
+    list.insert(at, (id, class));
+}
+
+/// A release (or a dropped waiter's unused wake) wakes the list's first.
+fn wake_first(list: &mut Vec<(usize, usize)>, waiters: &mut [Option<Waiter<'_>>]) {
+    if !list.is_empty() {
+        let (id, _) = list.remove(0);
+        waiters[id].as_mut().unwrap().woken += 1;
+    }
 }
 
 #[derive(Arbitrary, Debug)]
@@ -114,6 +181,12 @@ fuzz_target!(|input: Input| {
         normal_reserve: c.normal_reserve % 300,
         background_reserve: c.background_reserve % 300,
         enforce: !c.shadow,
+        backlog: (c.backlog % 5) as u32,
+        backlog_order: if c.fifo {
+            BacklogOrder::Fifo
+        } else {
+            BacklogOrder::Lifo
+        },
     };
     let gate = match Limiter::with_start(config, input.epoch, input.count) {
         Ok(a) => {
@@ -150,6 +223,28 @@ fuzz_target!(|input: Input| {
     // The lowest and highest queue-free latency seen, in ticks as the
     // limiter takes them (0 counts as 1; at most 2^28 - 1).
     let mut free_seen: Option<(u32, u32)> = None;
+    // The waiters (by id; `None` once gone), the linked ones in wake
+    // order, and the backlog's counts.
+    let mut waiters: Vec<Option<Waiter<'_>>> = Vec::new();
+    let mut list: Vec<(usize, usize)> = Vec::new();
+    let (mut queued, mut timed_out, mut peak) = (0usize, 0usize, 0usize);
+    let lifo = !input.config.fifo;
+    // Whether a request of `class` for one unit is admitted now, and
+    // whether only in shadow mode.
+    let admits = |held: &[(Permit<'_>, usize, usize)], limit: u32, class: usize| {
+        let in_flight: usize = held.iter().map(|h| h.0.weight() as usize).sum();
+        let in_class: usize = held
+            .iter()
+            .filter(|h| h.1 == class)
+            .map(|h| h.0.weight() as usize)
+            .sum();
+        let open = in_flight < threshold(limit, class, shares[class])
+            || (reserves[class] != 0
+                && in_flight + 1 < limit as usize
+                && in_class < reserved(limit, reserves[class]));
+        let shadow = !open && !config.enforce && in_flight < config.max_limit as usize;
+        (open, shadow)
+    };
 
     for op in &input.ops {
         let baseline_before = (gate.baseline(), gate.stats().mean);
@@ -213,12 +308,96 @@ fuzz_target!(|input: Input| {
                 }
                 assert_eq!(gate.limit(), limit);
             }
+            Op::Wait(p) => {
+                let class = p as usize % 3;
+                let (open, shadow) = admits(&held, limit, class);
+                let count = Arc::new(Count(AtomicUsize::new(0)));
+                let waker = Waker::from(count.clone());
+                let mut fut = Box::pin(gate.acquire(CLASSES[class]));
+                let live = waiters.iter().flatten().count();
+                match fut.as_mut().poll(&mut Context::from_waker(&waker)) {
+                    Poll::Ready(Some(permit)) => {
+                        assert!(open || shadow, "a waiter admitted over the threshold");
+                        held.push((permit, class, epochs));
+                        admitted += 1;
+                        shed[class] += usize::from(shadow);
+                    }
+                    Poll::Ready(None) => {
+                        assert!(!open && !shadow, "a waiter shed below the threshold");
+                        assert_eq!(
+                            live, config.backlog as usize,
+                            "shed with room in the backlog"
+                        );
+                        shed[class] += 1;
+                    }
+                    Poll::Pending => {
+                        assert!(!open && !shadow, "a waiter waits below the threshold");
+                        assert!(live < config.backlog as usize, "waits past the backlog");
+                        queued += 1;
+                        peak = peak.max(live + 1);
+                        link(&mut list, waiters.len(), class, lifo);
+                        waiters.push(Some(Waiter {
+                            fut,
+                            count,
+                            waker,
+                            class,
+                            woken: 0,
+                        }));
+                    }
+                }
+            }
+            Op::PollWaiter(i) | Op::DropWaiter(i) if waiters.iter().flatten().count() > 0 => {
+                let ids: Vec<usize> = (0..waiters.len())
+                    .filter(|&k| waiters[k].is_some())
+                    .collect();
+                let id = ids[i as usize % ids.len()];
+                let linked = list.iter().position(|&(k, _)| k == id);
+                if let Some(at) = linked {
+                    list.remove(at);
+                }
+                let mut w = waiters[id].take().unwrap();
+                let class = w.class;
+                if matches!(op, Op::DropWaiter(_)) {
+                    drop(w);
+                    timed_out += 1;
+                    shed[class] += 1;
+                    if linked.is_none() {
+                        // Woken and gone without trying: the wake moves on.
+                        wake_first(&mut list, &mut waiters);
+                    }
+                } else {
+                    let (open, shadow) = admits(&held, limit, class);
+                    match w.fut.as_mut().poll(&mut Context::from_waker(&w.waker)) {
+                        Poll::Ready(Some(permit)) => {
+                            assert!(open || shadow, "a waiter admitted over the threshold");
+                            held.push((permit, class, epochs));
+                            admitted += 1;
+                            shed[class] += usize::from(shadow);
+                        }
+                        Poll::Pending => {
+                            assert!(
+                                !open && !shadow,
+                                "a waiter left waiting below the threshold"
+                            );
+                            // Kept in place if it was linked; a woken one
+                            // goes back to the front of its class.
+                            match linked {
+                                Some(at) => list.insert(at, (id, class)),
+                                None => link(&mut list, id, class, true),
+                            }
+                            waiters[id] = Some(w);
+                        }
+                        Poll::Ready(None) => panic!("a waiter in the backlog shed"),
+                    }
+                }
+            }
             Op::Success { which, ticks } if !held.is_empty() => {
                 let (permit, _, epoch) = held.swap_remove(which as usize % held.len());
                 queue_free = permit.in_flight_at_admission() <= config.min_limit;
                 from_epoch = Some(epoch);
                 succeeded += permit.weight() as usize;
                 permit.success(ticks);
+                wake_first(&mut list, &mut waiters);
                 if queue_free {
                     let t = ticks.clamp(1, u32::MAX >> 4);
                     let (lo, hi) = free_seen.map_or((t, t), |(lo, hi)| (lo.min(t), hi.max(t)));
@@ -233,6 +412,7 @@ fuzz_target!(|input: Input| {
                 from_epoch = Some(epoch);
                 dropped += permit.weight() as usize;
                 permit.dropped();
+                wake_first(&mut list, &mut waiters);
                 assert_eq!(
                     (gate.baseline(), gate.stats().mean),
                     baseline_before,
@@ -247,6 +427,7 @@ fuzz_target!(|input: Input| {
                 } else {
                     drop(permit);
                 }
+                wake_first(&mut list, &mut waiters);
                 assert_eq!(gate.limit(), limit);
                 assert_eq!(
                     (gate.baseline(), gate.stats().mean),
@@ -330,10 +511,22 @@ fuzz_target!(|input: Input| {
         );
         assert_eq!(s.shed, shed);
         assert_eq!(
+            (s.queued, s.timed_out, s.backlog_peak),
+            (queued, timed_out, peak)
+        );
+        for w in waiters.iter().flatten() {
+            assert_eq!(
+                w.count.0.load(Ordering::Relaxed),
+                w.woken,
+                "a wake went astray"
+            );
+        }
+        assert_eq!(
             (s.decreases, s.increases, s.probes),
             (decreases, increases, probes)
         );
     }
+    drop(waiters);
     drop(held);
     assert_eq!(gate.in_flight(), 0);
 });

@@ -60,7 +60,7 @@ impl Limiter {
     /// ```
     #[inline(always)]
     pub fn try_acquire_with(&self, priority: Priority) -> Option<Permit<'_>> {
-        self.acquire(priority, 1, |grant| Permit::new(self, grant))
+        self.admit(priority, 1, |grant| Permit::new(self, grant))
     }
 
     /// Admits a [`Priority::Critical`] request for `n` units at once if
@@ -141,7 +141,7 @@ impl Limiter {
             self.cold.shed[priority as usize].add(1);
             return None;
         }
-        self.acquire(priority, n, make)
+        self.admit(priority, n, make)
     }
 
     /// Admits `n` units (`1..=max_limit`) of class `priority`, the permit
@@ -153,7 +153,21 @@ impl Limiter {
     /// makes its permit where it admits, so the caller's release sees the
     /// fast path's class and weight as constants.
     #[inline(always)]
-    pub(super) fn acquire<P>(
+    pub(super) fn admit<P>(
+        &self,
+        priority: Priority,
+        n: usize,
+        make: impl FnOnce(Grant) -> P,
+    ) -> Option<P> {
+        self.acquire_counting::<true, P>(priority, n, make)
+    }
+
+    /// [`admit`](Self::admit), counting a refusal in `shed` only if
+    /// `SHED` (a waiting acquire's tries do not: it counts once, when it
+    /// gives up). A refusal with the whole limit in use counts in
+    /// `at_limit` either way: the limit binds.
+    #[inline(always)]
+    pub(super) fn acquire_counting<const SHED: bool, P>(
         &self,
         priority: Priority,
         n: usize,
@@ -195,7 +209,8 @@ impl Limiter {
                 ));
             }
         }
-        self.acquire_slow(priority, n, cur, in_flight).map(make)
+        self.acquire_slow::<SHED>(priority, n, cur, in_flight)
+            .map(make)
     }
 
     /// The grant for an admission CAS of `n` units that succeeded on `cur`
@@ -226,12 +241,12 @@ impl Limiter {
         }
     }
 
-    /// `acquire` after its first attempt failed: the full loop. `cur` and
+    /// `admit` after its first attempt failed: the full loop. `cur` and
     /// `in_flight` are the first attempt's reads, judged again here before
     /// anything is read anew.
     #[cold]
     #[inline(never)]
-    fn acquire_slow(
+    fn acquire_slow<const SHED: bool>(
         &self,
         priority: Priority,
         n: usize,
@@ -259,7 +274,7 @@ impl Limiter {
             }
             let mut shadow = false;
             if in_flight + n > threshold(limit_of(cur), share) {
-                match self.beyond_threshold(class, n, cur, in_flight) {
+                match self.beyond_threshold::<SHED>(class, n, cur, in_flight) {
                     Beyond::Admit => {}
                     Beyond::Shadow => shadow = true,
                     Beyond::Shed => return None,
@@ -291,7 +306,13 @@ impl Limiter {
     /// CAS that follows compares the word `in_flight` was judged in, so at
     /// the admission at most `in_flight + n < limit` are in flight, and
     /// Critical can take the last permit.
-    fn beyond_threshold(&self, class: usize, n: usize, cur: usize, in_flight: usize) -> Beyond {
+    fn beyond_threshold<const SHED: bool>(
+        &self,
+        class: usize,
+        n: usize,
+        cur: usize,
+        in_flight: usize,
+    ) -> Beyond {
         let limit = limit_of(cur);
         let reserve = self.reserves[class];
         // Relaxed: a fairness heuristic (racing admissions may overshoot
@@ -313,7 +334,9 @@ impl Limiter {
         if self.hot.state.load(Ordering::Relaxed) != cur {
             return Beyond::Retry;
         }
-        self.cold.shed[class].add(1);
+        if SHED {
+            self.cold.shed[class].add(1);
+        }
         if in_flight + n > limit {
             self.cold.at_limit.add(1);
         }

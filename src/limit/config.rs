@@ -182,12 +182,34 @@ pub struct LimiterConfig {
     /// adapts, and the requests that would have been refused are counted in
     /// [`LimiterStats::shed`](super::LimiterStats::shed). Default `true`.
     pub enforce: bool,
+    /// How many requests may wait for a permit at once in the waiting
+    /// acquires (`Limiter::acquire`, feature `async`, and
+    /// `Limiter::acquire_blocking`, feature `std`); one more is shed at
+    /// once. 0: they never wait. Default 100. The waiters take no memory of
+    /// the limiter's: each lives in its future or its caller's frame.
+    pub backlog: u32,
+    /// The order in which waiters of one class get a permit; a higher
+    /// class always goes first. Default [`BacklogOrder::Lifo`].
+    pub backlog_order: BacklogOrder,
+}
+
+/// The order in which the waiting acquires of one class are served.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub enum BacklogOrder {
+    /// The newest waiter first (Netflix's `LifoBlockingLimiter`): under
+    /// overload the requests still likely to be wanted are served, and the
+    /// oldest, whose clients may have given up, wait until they time out.
+    Lifo,
+    /// The oldest waiter first.
+    Fifo,
 }
 
 impl LimiterConfig {
     /// The AIMD preset: min 2, initial 8, max 1000, ×0.9 backoff, a 50 %
     /// tolerance over the queue-free median, no latency floor, 75 % / 50 %
-    /// class ceilings and a 5 % background reserve. Works untuned on the
+    /// class ceilings, a 5 % background reserve, and a LIFO backlog of 100
+    /// waiters. Works untuned on the
     /// scenarios of the limiter suite (`BENCHMARKS.md`).
     pub const DEFAULT: Self = Self {
         law: Law::Aimd,
@@ -202,6 +224,8 @@ impl LimiterConfig {
         normal_reserve: 0,
         background_reserve: 13,
         enforce: true,
+        backlog: 100,
+        backlog_order: BacklogOrder::Lifo,
     };
 
     /// [`DEFAULT`](Self::DEFAULT) with [`Law::Gradient`] and a 37.5 %

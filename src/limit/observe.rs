@@ -53,6 +53,15 @@ pub struct LimiterStats {
     /// The queue-free mean latency in ticks, once a queue-free success was
     /// seen.
     pub mean: Option<u32>,
+    /// Requests that waited in the backlog of the waiting acquires
+    /// (`Limiter::acquire`, `acquire_blocking`; 0 without the `async`
+    /// feature).
+    pub queued: usize,
+    /// Of those, the ones that left it without a permit: a timeout, or a
+    /// future dropped while it waited (also counted in `shed`).
+    pub timed_out: usize,
+    /// The most requests that waited at once.
+    pub backlog_peak: usize,
 }
 
 impl Limiter {
@@ -234,12 +243,19 @@ impl Limiter {
     ///         probes: 0,
     ///         baseline: Some(50),
     ///         mean: Some(50),
+    ///         queued: 0,
+    ///         timed_out: 0,
+    ///         backlog_peak: 0,
     ///     }
     /// );
     /// ```
     pub fn stats(&self) -> LimiterStats {
         let (t, cold) = (&*self.track, &*self.cold);
         let (word, [succeeded, dropped, ignored], in_flight) = self.snapshot();
+        #[cfg(feature = "async")]
+        let (queued, timed_out, backlog_peak) = self.waits.counts();
+        #[cfg(not(feature = "async"))]
+        let (queued, timed_out, backlog_peak) = (0, 0, 0);
         LimiterStats {
             limit: limit_of(word) as u32,
             in_flight: in_flight as u32,
@@ -255,6 +271,9 @@ impl Limiter {
             probes: cold.probes.get(),
             baseline: self.baseline(),
             mean: ticks_of(t.mean.load(Ordering::Relaxed)),
+            queued,
+            timed_out,
+            backlog_peak,
         }
     }
 }

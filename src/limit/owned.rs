@@ -75,7 +75,7 @@ impl Limiter {
     /// ```
     #[inline]
     pub fn try_acquire_owned_with(self: &Arc<Self>, priority: Priority) -> Option<OwnedPermit> {
-        self.acquire(priority, 1, |grant| self.own(grant))
+        self.admit(priority, 1, |grant| self.own(grant))
     }
 
     /// [`try_acquire_n_with`](Self::try_acquire_n_with) for a limiter in an

@@ -187,6 +187,8 @@ fn invalid_configs_are_rejected_by_try_new() {
         normal_reserve: 256,
         background_reserve: 1,
         enforce: false,
+        backlog: 0,
+        backlog_order: super::BacklogOrder::Fifo,
     };
     assert_eq!(edge.validate(), Ok(()));
     assert_eq!(Limiter::try_new(edge).unwrap().limit(), MAX_LIMIT);

@@ -1,0 +1,95 @@
+//! loom models of the waiting acquires (feature `async`): a release must
+//! wake a waiter (the hand-off), a waiter that gives up while a release
+//! races it must not swallow the wake another waiter needs (a timeout),
+//! and a woken waiter dropped before it polls must pass its wake on
+//! (cancel). `loom::future::block_on` parks the waiting thread between
+//! polls, so a lost wake-up shows up as a deadlock that loom reports.
+//!
+//! Run: `ci/loom.sh limit::wait`, or
+//! `RUSTFLAGS="--cfg sluicegate_loom" LOOM_MAX_PREEMPTIONS=2 cargo test --release --features async --lib -- limit::wait::loom_tests::`
+
+use crate::limit::{Limiter, LimiterConfig, Priority};
+use crate::sync::explores;
+use core::future::Future;
+use core::pin::pin;
+use core::task::{Context, Poll, Waker};
+use loom::future::block_on;
+use loom::thread;
+use std::boxed::Box;
+
+/// A limiter of one permit, leaked so that permits cross threads.
+fn gate() -> &'static Limiter {
+    Box::leak(Box::new(
+        Limiter::try_new(LimiterConfig {
+            min_limit: 1,
+            initial_limit: 1,
+            max_limit: 1,
+            ..LimiterConfig::DEFAULT
+        })
+        .unwrap(),
+    ))
+}
+
+/// The hand-off: the permit's holder releases it on another thread while
+/// the main thread waits for it.
+#[test]
+fn loom_limit_wait_release_hands_over_to_a_waiter() {
+    explores::model(|| {
+        let g = gate();
+        let held = g.try_acquire().unwrap();
+        let releaser = thread::spawn(move || held.success(1));
+        let got = block_on(g.acquire(Priority::Critical)).expect("admitted");
+        releaser.join().unwrap();
+        got.ignore();
+        let s = g.stats();
+        assert_eq!((s.in_flight, s.timed_out, s.shed), (0, 0, [0, 0, 0]));
+    });
+}
+
+/// A timeout racing a release: one waiter polls once and gives up (its
+/// future dropped) while the permit is released; the other waiter must
+/// still be served, whichever of the two the release woke.
+#[test]
+fn loom_limit_wait_timeout_racing_a_release() {
+    explores::capped(1, || {
+        let g = gate();
+        let held = g.try_acquire().unwrap();
+        let quitter = thread::spawn(move || {
+            let mut fut = pin!(g.acquire(Priority::Critical));
+            let mut cx = Context::from_waker(Waker::noop());
+            // A permit got on this one poll is given back at once.
+            if let Poll::Ready(Some(p)) = fut.as_mut().poll(&mut cx) {
+                p.ignore();
+            }
+        });
+        let releaser = thread::spawn(move || held.ignore());
+        let got = block_on(g.acquire(Priority::Critical)).expect("admitted");
+        quitter.join().unwrap();
+        releaser.join().unwrap();
+        got.ignore();
+        assert_eq!(g.in_flight(), 0);
+    });
+}
+
+/// Cancel: a waiter is woken by the release and dropped before it polls
+/// again; its wake goes to the other waiter. The main thread waits first,
+/// so under LIFO the release wakes the later waiter, the one dropped.
+#[test]
+fn loom_limit_wait_cancelled_waiter_passes_its_wake_on() {
+    explores::capped(1, || {
+        let g = gate();
+        let held = g.try_acquire().unwrap();
+        let mut first = Box::pin(g.acquire(Priority::Critical));
+        let mut cx = Context::from_waker(Waker::noop());
+        assert!(first.as_mut().poll(&mut cx).is_pending());
+        let mut second = Box::pin(g.acquire(Priority::Critical));
+        assert!(second.as_mut().poll(&mut cx).is_pending());
+        let releaser = thread::spawn(move || held.ignore());
+        let canceller = thread::spawn(move || drop(second));
+        let got = block_on(first).expect("admitted");
+        releaser.join().unwrap();
+        canceller.join().unwrap();
+        got.ignore();
+        assert_eq!(g.stats().timed_out, 1);
+    });
+}
