@@ -97,10 +97,11 @@
 //! `admitted | limit | epoch`; each release is one `fetch_add` on the counter
 //! of its outcome, on the same cache line (`src/limit/word.rs` has the
 //! layout, the transitions and why one step keeps in flight under the
-//! limit). A [`Limiter`] is 35 words: 140 bytes on 32-bit Arm, where nothing
+//! limit). A [`Limiter`] is 39 words: 156 bytes on 32-bit Arm, where nothing
 //! is padded, and 512 on x86-64, where the admission word and the release
 //! counters, the adaptation words every success reads, and the words
-//! written off the success path each take a 128-byte line.
+//! written off the success path each take a 128-byte line. The `async`
+//! feature adds the waiting acquires' backlog: 192 and 640 bytes.
 //!
 //! # Progress
 //!

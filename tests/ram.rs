@@ -63,7 +63,8 @@ fn measured() -> Vec<(&'static str, usize, usize)> {
 // waiters, which the rows below leave out (`async_adds` pins them): on
 // x86-64 one more 128-byte line for an SPSC ring (a waker cell per side) and
 // for an `mpmc::Ring` (a waiter list per side: count, lock word, head and
-// tail), and 48 bytes for an `mpmc::cs::Ring` (a count and a list per side).
+// tail), and 48 bytes for an `mpmc::cs::Ring` (a count and a list per side);
+// a `limit::Limiter` holds its waiting acquires' backlog, one more line.
 #[test]
 #[cfg(all(target_arch = "x86_64", not(feature = "async")))]
 fn ram_on_x86_64_is_what_the_readme_says() {
@@ -124,4 +125,6 @@ fn async_adds() {
     assert_eq!(size("mpmc::SmallRing", 8), 768 + 128);
     #[cfg(feature = "critical-section")]
     assert_eq!(size("mpmc::cs::Ring", 8), 80 + 48);
+    // The waiting acquires' backlog: one more line.
+    assert_eq!(size("limit::Limiter", 0), 512 + 128);
 }
