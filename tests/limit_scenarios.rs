@@ -504,6 +504,13 @@ fn goal_classes() {
 
 #[test]
 #[cfg_attr(debug_assertions, ignore = "full-length scenarios: run with --release")]
+fn goal_blocking() {
+    // Two draws (`--goals --seeds 16 blocking` takes 13 s).
+    check(|row| goals::blocking(row, 2));
+}
+
+#[test]
+#[cfg_attr(debug_assertions, ignore = "full-length scenarios: run with --release")]
 fn goal_settling() {
     // Two draws (the sixteen of `--goals --seeds 16 settling` take a
     // minute). A known miss: with 16 closed-loop clients AIMD's half-full

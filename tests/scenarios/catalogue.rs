@@ -8,7 +8,9 @@
 //! anchors on all of them), statistics over 5 s to the end.
 //! "Load" is the arrival rate over the capacity (workers / mean service).
 
-use super::harness::{Burst, Check, ClosedLoop, Door, Kind, Limits, Scenario, Service, Window};
+use super::harness::{
+    Backlog, Burst, Check, ClosedLoop, Door, Kind, Limits, Scenario, Service, Window,
+};
 
 const MS: u64 = 1000;
 const S: u64 = 1_000_000;
@@ -41,6 +43,7 @@ pub fn base(
         door: Door::Fifo,
         check: Check::Expired,
         retry: None,
+        backlog: None,
         workers: vec![(0, workers)],
         service,
         slow: Vec::new(),
@@ -523,6 +526,34 @@ pub fn settling() -> Vec<Scenario> {
     v.push(stall_under_load(60));
     v.push(cold_start(60));
     v
+}
+
+/// Requests the limiter refuses wait in a backlog of 100 for a permit (the
+/// waiting acquires) instead of being shed, at `load_pct` % of capacity:
+/// 16 workers × 10 ms ± 20 %, client deadline 100 ms, newest first
+/// (`lifo`) or oldest first.
+pub fn blocking(load_pct: u32, lifo: bool, secs: u64) -> Scenario {
+    let order = if lifo { "lifo" } else { "fifo" };
+    let mut sc = base(
+        &format!("blocking-{order}-{load_pct}"),
+        &format!("{load_pct} % load; refused requests wait (backlog of 100, {order})"),
+        16,
+        uniform(20),
+        load_pct as f64 / 100.0,
+        secs,
+    );
+    sc.backlog = Some(Backlog { size: 100, lifo });
+    sc
+}
+
+/// The waiting acquires at 1.2×, 2× and 3× load (LIFO), and at 2× FIFO.
+pub fn blocking_all(secs: u64) -> Vec<Scenario> {
+    vec![
+        blocking(120, true, secs),
+        blocking(200, true, secs),
+        blocking(300, true, secs),
+        blocking(200, false, secs),
+    ]
 }
 
 /// Every scenario at full length, in table order.

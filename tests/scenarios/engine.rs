@@ -38,6 +38,10 @@ struct Attempt<T> {
     serial: u64,
     /// Sent at (latencies and window counts start here).
     arrival: u64,
+    /// Admitted at: after `arrival` only if it waited in the backlog. The
+    /// latency the limiter is told starts here, as a caller's clock would
+    /// after its permit came.
+    admitted: u64,
     /// The closed-loop client and its request number, if one sent it.
     client: Option<(u32, u64)>,
     request: Request,
@@ -63,6 +67,17 @@ enum Next {
     },
     /// It sends another attempt of the request.
     Retry(Request),
+    /// Waiter `id` of the backlog reaches its client's deadline.
+    Unwait { id: u64 },
+}
+
+/// A request waiting in the limiter's backlog (`Scenario::backlog`).
+struct Waiter {
+    id: u64,
+    /// When its attempt was sent (its latency starts here).
+    sent: u64,
+    req: Request,
+    burst: bool,
 }
 
 /// A client event in the heap: ordered by time, then by scheduling order,
@@ -221,6 +236,12 @@ struct Engine<'s, 'l, L: SimLimiter> {
     serials: u64,
     peak_queue: usize,
     peak_slots: usize,
+    /// The backlog of refused requests waiting for a permit, oldest first.
+    waiting: Vec<Waiter>,
+    /// Releases since the backlog was last served (each offers its permit
+    /// to one waiter), and the waiters' numbering.
+    offers: usize,
+    waiters: u64,
 }
 
 /// Runs `sc` against `lim` and measures it.
@@ -230,6 +251,10 @@ pub fn run<L: SimLimiter>(sc: &Scenario, lim: &mut L, name: &str) -> Report {
     let class_total: u64 = sc.classes.iter().map(|&w| w as u64).sum();
     let queue = Queue::new(sc.door);
     let waits = sc.retry.is_some() || queue.blocks();
+    assert!(
+        sc.backlog.is_none() || sc.clients.is_none(),
+        "a backlog is modelled for open-loop clients only"
+    );
     let mut e = Engine {
         sc,
         lim,
@@ -264,6 +289,9 @@ pub fn run<L: SimLimiter>(sc: &Scenario, lim: &mut L, name: &str) -> Report {
         serials: 0,
         peak_queue: 0,
         peak_slots: 0,
+        waiting: Vec::new(),
+        offers: 0,
+        waiters: 0,
     };
     let mut samples = Vec::with_capacity((sc.duration_us / SAMPLE_US + 1) as usize);
     let mut reach: Vec<Option<u64>> = vec![None; sc.reach.len()];
@@ -326,6 +354,7 @@ pub fn run<L: SimLimiter>(sc: &Scenario, lim: &mut L, name: &str) -> Report {
             match due.next {
                 Next::GiveUp { serial, slot, req } => e.give_up(serial, slot, req),
                 Next::Retry(request) => e.send(request, None, false),
+                Next::Unwait { id } => e.unwait(id),
             }
         } else {
             // Who sends at `now`: a client (or nobody, if the client event
@@ -368,6 +397,7 @@ pub fn run<L: SimLimiter>(sc: &Scenario, lim: &mut L, name: &str) -> Report {
             }
         }
 
+        e.serve_backlog();
         e.dispatch();
 
         for (i, &(from, target)) in sc.reach.iter().enumerate() {
@@ -389,9 +419,35 @@ impl<L: SimLimiter> Engine<'_, '_, L> {
             if class == 0 && self.lower_on_last > 0 {
                 self.inversions += 1;
             }
+            if self.sc.backlog.is_some_and(|b| self.waiting.len() < b.size) {
+                self.waiters += 1;
+                let id = self.waiters;
+                self.waiting.push(Waiter {
+                    id,
+                    sent: now,
+                    req,
+                    burst,
+                });
+                self.at(now + self.sc.timeout_us, Next::Unwait { id });
+                return;
+            }
             self.refused(req, client, burst);
             return;
         };
+        self.admit(req, client, burst, token, now);
+    }
+
+    /// An attempt of `req` sent at `sent` got `token`: it goes to the door.
+    fn admit(
+        &mut self,
+        req: Request,
+        client: Option<(u32, u64)>,
+        burst: bool,
+        token: L::Token,
+        sent: u64,
+    ) {
+        let now = self.now;
+        let class = req.class;
         self.acquired += 1;
         self.held[class] += 1;
         let last = class != 0 && self.held.iter().sum::<u64>() >= self.lim.limit() as u64;
@@ -404,7 +460,8 @@ impl<L: SimLimiter> Engine<'_, '_, L> {
         });
         self.slab[slot] = Some(Attempt {
             serial,
-            arrival: now,
+            arrival: sent,
+            admitted: now,
             client,
             request: req,
             last,
@@ -440,7 +497,7 @@ impl<L: SimLimiter> Engine<'_, '_, L> {
         }
         if self.waits {
             let giveup = Next::GiveUp { serial, slot, req };
-            self.at(now + self.sc.timeout_us, giveup);
+            self.at(sent + self.sc.timeout_us, giveup);
         }
         let len = self.queue.len() + self.blocked_live;
         if len > self.peak_queue {
@@ -528,7 +585,46 @@ impl<L: SimLimiter> Engine<'_, '_, L> {
         self.released += 1;
         let token = a.token.take().expect("a permit held");
         self.lim.release(token, self.now, outcome);
+        if !self.waiting.is_empty() {
+            self.offers += 1;
+        }
         a
+    }
+
+    /// Each release since the last call offers its permit to one waiter:
+    /// the highest class, then the newest (LIFO) or the oldest. A waiter
+    /// the limiter still refuses (a request took the permit first, or its
+    /// class may not have it) waits on, and the offer is spent.
+    fn serve_backlog(&mut self) {
+        let Some(b) = self.sc.backlog else { return };
+        while self.offers > 0 && !self.waiting.is_empty() {
+            self.offers -= 1;
+            let class = self.waiting.iter().map(|w| w.req.class).min().unwrap();
+            let of_class = |w: &Waiter| w.req.class == class;
+            let i = if b.lifo {
+                self.waiting.iter().rposition(of_class)
+            } else {
+                self.waiting.iter().position(of_class)
+            }
+            .unwrap();
+            if let Some(token) = self.lim.acquire(self.now, class) {
+                let w = self.waiting.remove(i);
+                self.admit(w.req, None, w.burst, token, w.sent);
+            }
+        }
+        self.offers = 0;
+    }
+
+    /// Waiter `id` reaches its client's deadline: it times out (or its
+    /// client retries), unless it was admitted meanwhile.
+    fn unwait(&mut self, id: u64) {
+        let Some(i) = self.waiting.iter().position(|w| w.id == id) else {
+            return;
+        };
+        let w = self.waiting.remove(i);
+        self.metrics
+            .end(w.sent, w.req.class, w.burst, End::TimedOut);
+        self.retry(w.req, 0);
     }
 
     /// Attempt `slot` ends at the server: answered (in time or late),
@@ -564,7 +660,7 @@ impl<L: SimLimiter> Engine<'_, '_, L> {
         let Reverse((finish, _, slot)) = self.done.pop().unwrap();
         self.busy -= 1;
         let a = self.slab[slot].as_ref().expect("a live attempt");
-        let (arrival, started) = (a.arrival, a.started);
+        let (arrival, admitted, started) = (a.arrival, a.admitted, a.started);
         let work = finish - started;
         self.estimate = self.estimate - self.estimate / 8 + work / 8;
         let latency = finish - arrival;
@@ -573,7 +669,7 @@ impl<L: SimLimiter> Engine<'_, '_, L> {
         if late {
             self.end(slot, End::Late, Outcome::Dropped);
         } else {
-            let ticks = (finish / self.sc.tick_us - arrival / self.sc.tick_us) as u32;
+            let ticks = (finish / self.sc.tick_us - admitted / self.sc.tick_us) as u32;
             self.end(slot, End::Good(latency), Outcome::Success { ticks });
         }
     }

@@ -327,6 +327,57 @@ pub fn settling(row: &Row, seeds: u64) -> Goal {
     )
 }
 
+/// The waiting acquires ([`cat::blocking_all`]): the same backlog before
+/// every row (as Netflix's `LifoBlockingLimiter` wraps its limiters), so
+/// the rows differ by their limits alone. Good-put at least the best
+/// adaptive anchor's (means over the draws), and every draw's p99 within
+/// the client's deadline.
+pub fn blocking(row: &Row, seeds: u64) -> Goal {
+    let anchors: Vec<Row> = anchor_rows()
+        .into_iter()
+        .filter(|a| !a.name.starts_with("static"))
+        .collect();
+    let parts = cat::blocking_all(30)
+        .iter()
+        .map(|sc| {
+            let draws: Vec<Scenario> = (0..seeds).map(|k| sc.reseeded(k)).collect();
+            // (mean good-put %, worst p99 in µs) over the draws.
+            let measure = |r: &Row| {
+                let (mut good, mut p99) = (0.0, 0u64);
+                for d in &draws {
+                    let rep = (r.run)(d);
+                    good += rep.main().goodput_pct;
+                    p99 = p99.max(rep.main().p99_us);
+                }
+                (good / seeds as f64, p99)
+            };
+            let (best, theirs) = anchors
+                .iter()
+                .map(|a| (&a.name, measure(a)))
+                .max_by(|a, b| a.1 .0.total_cmp(&b.1 .0))
+                .unwrap();
+            let mine = measure(row);
+            let ok = mine.0 >= theirs.0 - 0.5 && mine.1 <= sc.timeout_us;
+            (
+                ok,
+                format!(
+                    "{}: good-put {:.1} % (≥ {best}'s {:.1} %), p99 {:.1} ms (≤ {:.0} ms; theirs {:.1})",
+                    sc.name,
+                    mine.0,
+                    theirs.0,
+                    mine.1 as f64 / 1e3,
+                    sc.timeout_us as f64 / 1e3,
+                    theirs.1 as f64 / 1e3,
+                ),
+            )
+        })
+        .collect();
+    goal(
+        "waiting acquires: good-put ≥ the best anchor's behind the same backlog, p99 ≤ the deadline",
+        parts,
+    )
+}
+
 /// The goal called `name` (its function's name), for `row`;
 /// `vs_anchors:TEXT` compares on the scenarios whose names contain `TEXT`.
 pub fn by_name(name: &str, row: &Row, seeds: u64) -> Option<Goal> {
@@ -346,6 +397,7 @@ pub fn by_name(name: &str, row: &Row, seeds: u64) -> Option<Goal> {
         "capacity_doubling" => capacity_doubling(row, seeds),
         "classes" => classes(row, seeds),
         "settling" => settling(row, seeds),
+        "blocking" => blocking(row, seeds),
         _ => return None,
     })
 }
@@ -361,5 +413,6 @@ pub fn all(row: &Row, seeds: u64) -> Vec<Goal> {
         capacity_doubling(row, seeds),
         classes(row, seeds),
         settling(row, seeds),
+        blocking(row, seeds),
     ]
 }

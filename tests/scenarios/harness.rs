@@ -133,6 +133,19 @@ pub enum Backoff {
     },
 }
 
+/// Requests the limiter refuses wait for a permit instead of being shed:
+/// the waiting acquires (`Limiter::acquire`), for every row alike (Netflix's
+/// `LifoBlockingLimiter` wraps any of its limiters the same way). A waiter
+/// gives up at its client's deadline; each release offers its permit to one
+/// waiter, the highest class first, then the newest (`lifo`) or the oldest.
+#[derive(Clone, Copy, Debug)]
+pub struct Backlog {
+    /// Most waiters at once; one more is shed at once.
+    pub size: usize,
+    /// Newest first within a class.
+    pub lifo: bool,
+}
+
 /// min / initial / max limit of a scenario, shared by every row that has them.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
@@ -240,6 +253,8 @@ pub struct Scenario {
     pub check: Check,
     /// Open-loop clients retry (`None`: each request is sent once).
     pub retry: Option<Retry>,
+    /// Refused requests wait for a permit (`None`: they are shed).
+    pub backlog: Option<Backlog>,
     /// `(from_us, workers)`, sorted, the first at 0.
     pub workers: Vec<(u64, u32)>,
     /// Unqueued service time.
