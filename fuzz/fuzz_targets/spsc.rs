@@ -24,6 +24,14 @@ enum Op {
     PushBulk(u8),
     PopBurst(u8),
     PopBulk(u8),
+    /// `try_pop_fresh`: an item expires when its value mod 5 is below
+    /// this mod 5.
+    PopFresh(u8),
+    /// `pop_burst_fresh` into `n` slots, expiring as `PopFresh`.
+    PopBurstFresh {
+        n: u8,
+        below: u8,
+    },
     /// Reserve up to `max` slots, write and commit `commit` of them.
     WriteChunk {
         max: u8,
@@ -85,6 +93,8 @@ impl Op {
             | Op::Peek
             | Op::PopBurst(_)
             | Op::PopBulk(_)
+            | Op::PopFresh(_)
+            | Op::PopBurstFresh { .. }
             | Op::ReadChunk { .. }
             | Op::DrainAll
             | Op::Clear
@@ -124,6 +134,7 @@ fn run<const N: usize>(start: usize, marks: (u8, u8), ops: &[Op]) {
     let mut max_len = 0usize;
     let mut next = 0u64;
     let mut rejected = 0usize;
+    let mut expired = 0usize;
     let fresh = |next: &mut u64, n: usize| -> Vec<u64> {
         let v: Vec<u64> = (*next..*next + n as u64).collect();
         *next += n as u64;
@@ -166,6 +177,7 @@ fn run<const N: usize>(start: usize, marks: (u8, u8), ops: &[Op]) {
         }
         if let (Some(tx), Some(rx)) = &mut handles {
             step::<N>(op, tx, rx, &mut model, &mut next, &mut rejected, fresh);
+            expired += pop_fresh::<N>(op, rx, &mut model);
         }
         max_len = max_len.max(model.len());
         assert_eq!(ring.len(), model.len());
@@ -175,6 +187,7 @@ fn run<const N: usize>(start: usize, marks: (u8, u8), ops: &[Op]) {
         let stats = ring.stats();
         assert_eq!(stats.rejected, rejected);
         assert_eq!(stats.overwritten, 0);
+        assert_eq!(stats.expired, expired);
         // A length the ring had, and at least half the largest.
         assert!(
             stats.peak <= max_len && max_len <= 2 * stats.peak,
@@ -242,6 +255,68 @@ fn check_level<const N: usize>(
     }
 }
 
+/// The fresh pops against the model (the ring's are in `src/expire.rs`):
+/// at most `N` discards per call, each counted; `pop_burst_fresh` keeps
+/// the fresh items in order. Returns how many the call discarded.
+fn pop_fresh<const N: usize>(
+    op: &Op,
+    rx: &mut sluicegate::spsc::Consumer<'_, u64, N, Marked>,
+    model: &mut VecDeque<u64>,
+) -> usize {
+    let (below, n) = match *op {
+        Op::PopFresh(below) => (below, None),
+        Op::PopBurstFresh { n, below } => (below, Some(n as usize % (2 * N + 1))),
+        _ => return 0,
+    };
+    let below = u64::from(below % 5);
+    let expired = |x: &u64| x % 5 < below;
+    let mut discarded = Vec::new();
+    match n {
+        None => {
+            let got = rx.try_pop_fresh_with(expired, |x| discarded.push(x));
+            let mut want = None;
+            let mut gone = Vec::new();
+            for _ in 0..N {
+                match model.pop_front() {
+                    None => break,
+                    Some(x) if expired(&x) => gone.push(x),
+                    Some(x) => {
+                        want = Some(x);
+                        break;
+                    }
+                }
+            }
+            assert_eq!(got, want, "try_pop_fresh");
+            assert_eq!(discarded, gone, "try_pop_fresh discards");
+            gone.len()
+        }
+        Some(n) => {
+            let mut out = vec![0; n];
+            let kept = rx.pop_burst_fresh(&mut out, expired);
+            // The model of `burst_fresh`: bursts into the free tail, up to
+            // the discards left, until `out` is full, a burst comes up
+            // short, or `N` were discarded.
+            let (mut want, mut gone) = (Vec::new(), 0usize);
+            while want.len() < n && gone < N {
+                let room = (n - want.len()).min(N - gone);
+                let got = room.min(model.len());
+                for x in model.drain(..got) {
+                    if expired(&x) {
+                        gone += 1;
+                    } else {
+                        want.push(x);
+                    }
+                }
+                if got < room {
+                    break;
+                }
+            }
+            assert_eq!(&out[..kept], &want[..], "pop_burst_fresh");
+            gone
+        }
+    }
+}
+
 fn step<const N: usize>(
     op: &Op,
     tx: &mut sluicegate::spsc::Producer<'_, u64, N, Marked>,
@@ -252,7 +327,13 @@ fn step<const N: usize>(
     fresh: impl Fn(&mut u64, usize) -> Vec<u64>,
 ) {
     match *op {
-        Op::DropProducer | Op::DropConsumer | Op::Split | Op::PushBlocking | Op::PopBlocking => {}
+        Op::DropProducer
+        | Op::DropConsumer
+        | Op::Split
+        | Op::PushBlocking
+        | Op::PopBlocking
+        | Op::PopFresh(_)
+        | Op::PopBurstFresh { .. } => {}
         Op::Level => {
             let level = tx.level();
             assert_eq!(level, rx.level());

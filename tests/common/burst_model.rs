@@ -45,6 +45,8 @@ pub struct Model {
     pub rejected: usize,
     pub overwritten: usize,
     pub busy: usize,
+    /// Items the fresh pops discarded.
+    pub expired: usize,
 }
 
 impl Model {
@@ -63,6 +65,7 @@ impl Model {
             rejected: 0,
             overwritten: 0,
             busy: 0,
+            expired: 0,
         }
     }
 
@@ -339,8 +342,8 @@ impl<'r, const N: usize, const W: usize> Driver<'r, N, W> {
         assert_eq!(ring.len() as u64, m.prod - m.cons, "{ctx}");
         let s = ring.stats();
         assert_eq!(
-            (s.rejected, s.overwritten, s.busy),
-            (m.rejected, m.overwritten, m.busy),
+            (s.rejected, s.overwritten, s.busy, s.expired),
+            (m.rejected, m.overwritten, m.busy, m.expired),
             "{ctx}"
         );
         let len = m.prod - m.cons;
@@ -366,8 +369,9 @@ impl<'r, const N: usize, const W: usize> Driver<'r, N, W> {
 
     /// Operation `kind` (below [`KINDS`]) of size `k` (`1..=2N + 2`): the
     /// pushes and pops, bursts and bulks of `k`, evictions, read and write
-    /// chunks held and finished later, drain, clear and (the last kind, if
-    /// `may_close`) close. `buf` holds at least `k` items.
+    /// chunks held and finished later, drain, clear, the fresh pops and
+    /// (the last kind, if `may_close`) close. `buf` holds at least `k`
+    /// items.
     pub fn apply(
         &mut self,
         ring: &'r BurstRing<u32, N, W>,
@@ -529,7 +533,66 @@ impl<'r, const N: usize, const W: usize> Driver<'r, N, W> {
                 }
                 assert_eq!(got, want, "{ctx}: clear");
             }
-            13 if self.may_close => {
+            // The fresh pops: an item expires when its value mod 5 is below
+            // `k` mod 5; at most `N` discards per call, each counted.
+            13 => {
+                let below = (k % 5) as u32;
+                let expired = |x: &u32| x % 5 < below;
+                let (mut want, mut gone) = (Err(PopError::Empty), Vec::new());
+                for _ in 0..N {
+                    match m.pop_burst(1) {
+                        (got, _) if got.len() == 1 && expired(&got[0]) => gone.push(got[0]),
+                        (got, _) if got.len() == 1 => {
+                            want = Ok(got[0]);
+                            break;
+                        }
+                        (_, why) => {
+                            want = Err(match why {
+                                Some(Why::Busy) => PopError::Busy,
+                                Some(Why::Closed) => PopError::Closed,
+                                _ => PopError::Empty,
+                            });
+                            break;
+                        }
+                    }
+                }
+                m.expired += gone.len();
+                let mut discarded = Vec::new();
+                let got = ring.try_pop_fresh_with(expired, |x| discarded.push(x));
+                assert_eq!((got, discarded), (want, gone), "{ctx}: try_pop_fresh");
+            }
+            14 => {
+                let below = (k % 5) as u32;
+                let expired = |x: &u32| x % 5 < below;
+                let (mut want, mut gone, mut why) = (Vec::new(), 0, None);
+                while want.len() < k && gone < N {
+                    let room = (k - want.len()).min(N - gone);
+                    let (got, stop) = m.pop_burst(room);
+                    why = stop;
+                    for x in &got {
+                        if expired(x) {
+                            gone += 1;
+                        } else {
+                            want.push(*x);
+                        }
+                    }
+                    if got.len() < room {
+                        break;
+                    }
+                }
+                if want.len() < k && why.is_none() {
+                    why = Some(Why::Empty);
+                }
+                m.expired += gone;
+                let moved = ring.pop_burst_fresh(&mut buf[..k], expired);
+                let want_moved = Moved {
+                    count: want.len(),
+                    stop: why.map(stop),
+                };
+                assert_eq!(moved, want_moved, "{ctx}: pop_burst_fresh {k}");
+                assert_eq!(buf[..want.len()], want[..], "{ctx}: pop_burst_fresh {k}");
+            }
+            15 if self.may_close => {
                 assert_eq!(ring.close(), !m.closed, "{ctx}: close");
                 m.closed = true;
             }
@@ -539,4 +602,4 @@ impl<'r, const N: usize, const W: usize> Driver<'r, N, W> {
 }
 
 /// How many kinds of operation [`Driver::apply`] knows.
-pub const KINDS: u64 = 14;
+pub const KINDS: u64 = 16;
