@@ -31,6 +31,9 @@ pub enum Op {
     PushBlocking,
     /// `pop_blocking`, where it cannot wait for ever (an item, or closed).
     PopBlocking,
+    /// `try_pop_fresh_with`: an item expires when its value mod 5 is below
+    /// this mod 5.
+    PopFresh(u8),
 }
 
 /// The API the two MPMC rings share, for items of type [`Item`].
@@ -44,6 +47,11 @@ pub trait Mpmc {
     fn push_overwrite(&self, item: Item) -> Overwritten<Item>;
     fn try_pop(&self) -> Option<Item>;
     fn try_pop_or_closed(&self) -> Result<Item, TryPopError>;
+    fn try_pop_fresh_with(
+        &self,
+        expiry: impl FnMut(&Item) -> bool,
+        on_expired: impl FnMut(Item),
+    ) -> Option<Item>;
     fn push_iter(&self, items: impl Iterator<Item = Item>) -> usize;
     fn drain(&self) -> impl Iterator<Item = Item> + '_;
     fn clear(&self) -> usize;
@@ -73,6 +81,13 @@ macro_rules! forward {
             }
             fn try_pop_or_closed(&self) -> Result<Item, TryPopError> {
                 self.try_pop_or_closed()
+            }
+            fn try_pop_fresh_with(
+                &self,
+                expiry: impl FnMut(&Item) -> bool,
+                on_expired: impl FnMut(Item),
+            ) -> Option<Item> {
+                self.try_pop_fresh_with(expiry, on_expired)
             }
             fn push_iter(&self, items: impl Iterator<Item = Item>) -> usize {
                 self.push_iter(items)
@@ -134,6 +149,7 @@ struct Model {
     items: VecDeque<u64>,
     rejected: usize,
     overwritten: usize,
+    expired: usize,
     next: u64,
     closed: bool,
 }
@@ -243,6 +259,29 @@ impl Model {
                 assert_eq!(ring.close(), !self.closed);
                 self.closed = true;
             }
+            Op::PopFresh(below) => {
+                let below = u64::from(below % 5);
+                let mut gone = Vec::new();
+                let got = ring.try_pop_fresh_with(
+                    |it: &Item| it.value() % 5 < below,
+                    |it| gone.push(it.take()),
+                );
+                // At most `N` discards, each counted and handed over.
+                let (mut want, mut want_gone) = (None, Vec::new());
+                for _ in 0..cap {
+                    match self.items.pop_front() {
+                        None => break,
+                        Some(v) if v % 5 < below => want_gone.push(v),
+                        Some(v) => {
+                            want = Some(v);
+                            break;
+                        }
+                    }
+                }
+                assert_eq!(got.map(Item::take), want);
+                assert_eq!(gone, want_gone);
+                self.expired += want_gone.len();
+            }
             Op::PushOverwrite => self.overwrite(ring),
             Op::Pop => self.pop(ring),
             Op::Drain(n) => {
@@ -284,6 +323,7 @@ pub fn run<R: Mpmc>(ring: R, ops: &[Op]) {
         assert_eq!(ring.is_closed(), m.closed);
         assert_eq!(stats.rejected, m.rejected);
         assert_eq!(stats.overwritten, m.overwritten);
+        assert_eq!(stats.expired, m.expired);
     }
     drop_checked(ring, &m.items);
 }
