@@ -354,7 +354,7 @@ fn stress<R: Closable<u64>>(ring: &R, close_after: usize) {
                             match ring.try_push(v) {
                                 Ok(()) => break None,
                                 Err(TryPushError::Closed(back)) => break Some(back),
-                                Err(TryPushError::Full(_)) => std::hint::spin_loop(),
+                                Err(TryPushError::Full(_)) => thread::yield_now(),
                             }
                         },
                         1 => ring.push_blocking(v).err().map(Closed::into_inner),
