@@ -145,6 +145,7 @@ impl Limiter {
 
     /// Gives the place back.
     fn leave_backlog(&self) {
+        // Relaxed: as in `join_backlog`, a bound on a count.
         self.waits.now.fetch_sub(1, Ordering::Relaxed);
     }
 

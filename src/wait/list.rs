@@ -209,7 +209,9 @@ impl RawList {
         wake: Wake<'_>,
         fresh: &mut Option<Target>,
     ) -> Linked {
-        // SAFETY: the caller's contract.
+        // SAFETY: the lock is held, `node` is pinned, the caller's and in
+        // no other list (this function's contract), which `link_with` and
+        // the pushes require.
         unsafe {
             self.link_with(waiting, node, wake, fresh, |list| {
                 if front {
@@ -238,7 +240,9 @@ impl RawList {
         wake: Wake<'_>,
         fresh: &mut Option<Target>,
     ) -> Linked {
-        // SAFETY: the caller's contract.
+        // SAFETY: as in `link`; and every node of the list is linked here,
+        // so the ranks read under the lock are set (this function's
+        // contract).
         unsafe {
             self.link_with(waiting, node, wake, fresh, |list| {
                 node.rank.with_mut(|r| *r = rank);
