@@ -23,7 +23,12 @@ compile_error!(
     "sluicegate: the `async` feature needs compare-and-swap; on thumbv6m enable `portable-atomic` too"
 );
 
+#[cfg(any(sluicegate_cas, feature = "critical-section"))]
+mod contract;
 pub mod expire;
+#[cfg(all(feature = "async", sluicegate_cas))]
+#[cfg_attr(docsrs, doc(cfg(feature = "async")))]
+pub mod future;
 mod outcome;
 mod spin;
 mod sync;

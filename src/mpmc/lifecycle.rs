@@ -213,16 +213,7 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
     /// });
     /// ```
     pub fn push_blocking(&self, item: T) -> Result<(), Closed<T>> {
-        #[cfg(feature = "std")]
-        {
-            let attempt = |item| self.push_if_room(item).map_err(|NoRoom(i)| i);
-            match attempt(item).or_else(|item| crate::spin::briefly(item, attempt)) {
-                Err(item) => crate::wait::park::wait(self.push(item)),
-                Ok(done) => done,
-            }
-        }
-        #[cfg(not(feature = "std"))]
-        crate::spin::until(item, |item| self.push_if_room(item).map_err(|NoRoom(i)| i))
+        crate::contract::push_blocking(self, item)
     }
 
     /// Pops the oldest item, waiting until there is one; `None` once the
@@ -241,16 +232,7 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
     /// assert_eq!(ring.pop_blocking(), None);
     /// ```
     pub fn pop_blocking(&self) -> Option<T> {
-        #[cfg(feature = "std")]
-        {
-            let attempt = |()| self.pop_or_finished().ok_or(());
-            match attempt(()).or_else(|()| crate::spin::briefly((), attempt)) {
-                Ok(out) => out,
-                Err(()) => crate::wait::park::wait(self.pop()),
-            }
-        }
-        #[cfg(not(feature = "std"))]
-        crate::spin::until((), |()| self.pop_or_finished().ok_or(()))
+        crate::contract::pop_blocking(self)
     }
 }
 

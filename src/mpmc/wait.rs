@@ -1,6 +1,7 @@
-//! Waiting on the SCQ ring (feature `async`): [`Ring::push`] and
-//! [`Ring::pop`], their futures [`Push`] and [`Pop`], and the wake-ups the
-//! ring's other operations send them. The protocol and why it loses no
+//! Waiting on the SCQ ring: its side of the ring contract
+//! (`src/contract.rs`), on which [`Ring::push`], [`Ring::pop`] and the
+//! blocking calls are written once, and the wake-ups the ring's other
+//! operations send the waiters (feature `async`). The protocol and why it loses no
 //! wake-up are in `src/wait.rs`; each side's waiters are a list of nodes
 //! that live in the futures (`src/wait/queue.rs`), so any number wait and
 //! none polls.
@@ -8,17 +9,18 @@
 //! Without the feature the wake-up helpers are empty and the ring is
 //! unchanged.
 
-#[cfg(feature = "async")]
 use super::lifecycle::NoRoom;
 #[cfg(feature = "async")]
 use super::FreeIndices;
 use super::{FreePool, Ring};
+use crate::contract::Waitable;
 #[cfg(feature = "async")]
 use crate::wait::{list::Node, list::Wake, queue, Side};
-#[cfg(feature = "async")]
 use crate::Closed;
 #[cfg(feature = "async")]
-use core::{pin::Pin, task::Poll};
+use crate::{contract, future};
+#[cfg(feature = "async")]
+use core::task::Poll;
 
 /// One waiter list per side (`Side as usize`).
 #[cfg(feature = "async")]
@@ -81,49 +83,130 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
 }
 
 #[cfg(feature = "async")]
-crate::wait::mpmc_wait_futures!("sluicegate::mpmc", F);
+impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
+    /// Pushes `item`, waiting (asynchronously) for a free slot. Resolves to
+    /// `Ok(())` once the item is in, or to `Err(Closed(item))` once the ring
+    /// is closed. Any pop (on any context, an interrupt handler's `try_pop`
+    /// included) or the close wakes it; any number of tasks may wait, none
+    /// of them polling (a pop wakes the one that waited longest). A wait is
+    /// not counted as a rejection; dropping the future drops the item. The
+    /// future is `!Unpin` ([`crate::future`]). Feature `async`.
+    ///
+    /// ```
+    /// use sluicegate::mpmc::Ring;
+    ///
+    /// static JOBS: Ring<u32, 2> = Ring::new();
+    /// std::thread::scope(|s| {
+    ///     for t in 0..3 {
+    ///         s.spawn(move || {
+    ///             pollster::block_on(async {
+    ///                 for i in 0..10 {
+    ///                     JOBS.push(t * 10 + i).await.unwrap();
+    ///                 }
+    ///             })
+    ///         });
+    ///     }
+    ///     let sum: u32 = pollster::block_on(async {
+    ///         let mut sum = 0;
+    ///         for _ in 0..30 {
+    ///             sum += JOBS.pop().await.unwrap();
+    ///         }
+    ///         sum
+    ///     });
+    ///     assert_eq!(sum, (0..30).sum());
+    /// });
+    /// JOBS.close();
+    /// assert!(pollster::block_on(JOBS.push(1)).is_err()); // handed back
+    /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
+    pub fn push(&self, item: T) -> Push<'_, T, N, F> {
+        future::Push::new(self, item)
+    }
 
-#[cfg(feature = "async")]
-impl<T, const N: usize, F: FreePool<N>> Push<'_, T, N, F> {
-    /// One poll, woken as `wake` says.
-    fn poll_as(self: Pin<&mut Self>, wake: Wake<'_>) -> Poll<Result<(), Closed<T>>> {
-        // SAFETY: `node` is never moved out of the pinned future (only
-        // borrowed); `item` is not pinned (it moves by value).
-        let this = unsafe { self.get_unchecked_mut() };
-        assert!(this.item.is_some(), "Push polled after it resolved");
-        let (ring, item, node) = (this.ring, &mut this.item, &this.node);
-        ring.waiters[Side::Room as usize].poll(node, wake, || {
-            match ring.push_if_room(item.take()?) {
-                Ok(done) => Some(done),
-                Err(NoRoom(back)) => {
-                    *item = Some(back);
-                    None
-                }
-            }
-        })
+    /// Pops the oldest item, waiting (asynchronously) until there is one;
+    /// resolves to `None` once the ring is closed and drained. Any push (an
+    /// interrupt handler's `try_push` included) wakes one waiting pop, the
+    /// one that waited longest; the close wakes them all. Any number of
+    /// tasks may wait; the future is `!Unpin` (see [`push`](Self::push)).
+    /// Feature `async`.
+    ///
+    /// ```
+    /// use sluicegate::mpmc::Ring;
+    ///
+    /// static EVENTS: Ring<u8, 4> = Ring::new();
+    /// let isr = std::thread::spawn(|| {
+    ///     EVENTS.try_push(1).unwrap();
+    ///     EVENTS.close();
+    /// });
+    /// assert_eq!(pollster::block_on(EVENTS.pop()), Some(1));
+    /// assert_eq!(pollster::block_on(EVENTS.pop()), None); // closed and drained
+    /// isr.join().unwrap();
+    /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
+    pub fn pop(&self) -> Pop<'_, T, N, F> {
+        future::Pop::new(self)
     }
 }
 
-#[cfg(feature = "async")]
-impl<T, const N: usize, F: FreePool<N>> Pop<'_, T, N, F> {
-    /// One poll, woken as `wake` says.
-    fn poll_as(self: Pin<&mut Self>, wake: Wake<'_>) -> Poll<Option<T>> {
-        let this = self.into_ref().get_ref();
-        let ring = this.ring;
-        ring.waiters[Side::Item as usize].poll(&this.node, wake, || ring.pop_or_finished())
+impl<T, const N: usize, F: FreePool<N>> Waitable for Ring<T, N, F> {
+    type Item = T;
+
+    #[inline]
+    fn push_now(&self, item: T) -> Result<Result<(), Closed<T>>, T> {
+        self.push_if_room(item).map_err(|NoRoom(back)| back)
+    }
+
+    #[inline]
+    fn pop_now(&self) -> Option<Option<T>> {
+        self.pop_or_finished()
+    }
+
+    #[cfg(feature = "async")]
+    fn poll_push(
+        &self,
+        node: &Node,
+        wake: Wake<'_>,
+        item: &mut Option<T>,
+    ) -> Poll<Result<(), Closed<T>>> {
+        contract::poll_push_in(self, &self.waiters[Side::Room as usize], node, wake, item)
+    }
+
+    #[cfg(feature = "async")]
+    fn poll_pop(&self, node: &Node, wake: Wake<'_>) -> Poll<Option<T>> {
+        self.waiters[Side::Item as usize].poll(node, wake, || self.pop_or_finished())
+    }
+
+    #[cfg(feature = "async")]
+    fn leave(&self, side: Side, node: &Node) {
+        self.waiters[side as usize].leave(node);
     }
 }
 
+/// The future of [`Ring::push`] (feature `async`): [`future::Push`] on this
+/// ring.
+///
+/// ```
+/// use sluicegate::mpmc::{Push, Ring};
+///
+/// let ring: Ring<u8, 1> = Ring::new();
+/// let push: Push<'_, u8, 1> = ring.push(1);
+/// assert_eq!(pollster::block_on(push), Ok(()));
+/// ```
 #[cfg(feature = "async")]
-impl<T, const N: usize, F: FreePool<N>> Drop for Push<'_, T, N, F> {
-    fn drop(&mut self) {
-        self.ring.waiters[Side::Room as usize].leave(&self.node);
-    }
-}
+#[cfg_attr(docsrs, doc(cfg(feature = "async")))]
+pub type Push<'r, T, const N: usize, F = FreeIndices<N>> = future::Push<'r, Ring<T, N, F>>;
 
+/// The future of [`Ring::pop`] (feature `async`): [`future::Pop`] on this
+/// ring.
+///
+/// ```
+/// use sluicegate::mpmc::{Pop, Ring};
+///
+/// let ring: Ring<u8, 1> = Ring::new();
+/// ring.try_push(2).unwrap();
+/// let pop: Pop<'_, u8, 1> = ring.pop();
+/// assert_eq!(pollster::block_on(pop), Some(2));
+/// ```
 #[cfg(feature = "async")]
-impl<T, const N: usize, F: FreePool<N>> Drop for Pop<'_, T, N, F> {
-    fn drop(&mut self) {
-        self.ring.waiters[Side::Item as usize].leave(&self.node);
-    }
-}
+#[cfg_attr(docsrs, doc(cfg(feature = "async")))]
+pub type Pop<'r, T, const N: usize, F = FreeIndices<N>> = future::Pop<'r, Ring<T, N, F>>;

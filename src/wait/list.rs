@@ -40,8 +40,8 @@ pub(crate) const NOTIFIED_ONE: usize = 2;
 pub(crate) const NOTIFIED_ALL: usize = 3;
 
 /// How the context that waits wants to be woken.
-#[derive(Clone, Copy)]
-pub(crate) enum Wake<'a> {
+#[derive(Clone, Copy, Debug)]
+pub enum Wake<'a> {
     /// A task, through its waker.
     Task(&'a Waker),
     /// The calling thread, unparked (the blocking calls).
@@ -97,7 +97,7 @@ impl Target {
 /// One waiter: lives in a pinned future or a blocking call's frame, and is
 /// linked into its side's list while it waits. `!Unpin`: the list holds its
 /// address.
-pub(crate) struct Node {
+pub struct Node {
     /// One of the states in the module table. Stored by the owner (any
     /// state) and by notifiers (`NOTIFIED_*`, under the lock).
     state: LoadStoreUsize,
@@ -111,6 +111,14 @@ pub(crate) struct Node {
     /// its owner under the lock before it links, read under the lock.
     rank: UnsafeCell<usize>,
     _pin: PhantomPinned,
+}
+
+impl core::fmt::Debug for Node {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.debug_struct("Node")
+            .field("state", &self.state())
+            .finish_non_exhaustive()
+    }
 }
 
 // SAFETY: the node's cells are reached only under its list's lock, or by

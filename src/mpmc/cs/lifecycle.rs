@@ -3,9 +3,17 @@
 //! the blocking calls, and dropping the ring with its items.
 
 use super::{Ring, State};
+use crate::contract::Waitable;
+#[cfg(feature = "async")]
+use crate::wait::{
+    list::{Node, Wake},
+    Side,
+};
 #[cfg(doc)]
 use crate::Overwritten;
 use crate::{Closed, TryPopError, TryPushError};
+#[cfg(feature = "async")]
+use core::task::Poll;
 
 impl<T, const N: usize> Ring<T, N> {
     /// Closes the ring: from now on every push fails and hands its item
@@ -167,16 +175,7 @@ impl<T, const N: usize> Ring<T, N> {
     /// });
     /// ```
     pub fn push_blocking(&self, item: T) -> Result<(), Closed<T>> {
-        #[cfg(feature = "std")]
-        {
-            let attempt = |item| self.push_unless_full(item);
-            match attempt(item).or_else(|item| crate::spin::briefly(item, attempt)) {
-                Ok(done) => done,
-                Err(item) => crate::wait::park::wait(self.push(item)),
-            }
-        }
-        #[cfg(not(feature = "std"))]
-        crate::spin::until(item, |item| self.push_unless_full(item))
+        crate::contract::push_blocking(self, item)
     }
 
     /// One critical section: pushes `item` (`Ok(Ok(()))`), or hands it back
@@ -203,28 +202,44 @@ impl<T, const N: usize> Ring<T, N> {
     /// assert_eq!(ring.pop_blocking(), None);
     /// ```
     pub fn pop_blocking(&self) -> Option<T> {
-        #[cfg(feature = "std")]
-        {
-            let attempt = |()| self.pop_or_finished().ok_or(());
-            match attempt(()).or_else(|()| crate::spin::briefly((), attempt)) {
-                Ok(out) => out,
-                Err(()) => crate::wait::park::wait(self.pop()),
-            }
-        }
-        #[cfg(not(feature = "std"))]
-        crate::spin::until((), |()| self.pop_or_finished().ok_or(()))
+        crate::contract::pop_blocking(self)
     }
 }
 
-impl<T, const N: usize> Ring<T, N> {
-    /// `Some(Some(item))`, `Some(None)` if closed and drained, `None` if the
-    /// caller must wait.
-    fn pop_or_finished(&self) -> Option<Option<T>> {
+impl<T, const N: usize> Waitable for Ring<T, N> {
+    type Item = T;
+
+    #[inline]
+    fn push_now(&self, item: T) -> Result<Result<(), Closed<T>>, T> {
+        self.push_unless_full(item)
+    }
+
+    fn pop_now(&self) -> Option<Option<T>> {
         match self.try_pop_or_closed() {
             Ok(item) => Some(Some(item)),
             Err(TryPopError::Closed) => Some(None),
             Err(TryPopError::Empty) => None,
         }
+    }
+
+    #[cfg(feature = "async")]
+    fn poll_push(
+        &self,
+        node: &Node,
+        wake: Wake<'_>,
+        item: &mut Option<T>,
+    ) -> Poll<Result<(), Closed<T>>> {
+        Ring::poll_push(self, node, wake, item)
+    }
+
+    #[cfg(feature = "async")]
+    fn poll_pop(&self, node: &Node, wake: Wake<'_>) -> Poll<Option<T>> {
+        Ring::poll_pop(self, node, wake)
+    }
+
+    #[cfg(feature = "async")]
+    fn leave(&self, side: Side, node: &Node) {
+        Ring::leave(self, side, node);
     }
 }
 

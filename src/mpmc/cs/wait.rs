@@ -73,8 +73,8 @@ use crate::wait::list::{
     Left, Linked, Node, RawList, Target, Wake, NOTIFIED_ALL, NOTIFIED_ONE, UNLINKED,
 };
 use crate::wait::Side;
-use crate::Closed;
-use core::{pin::Pin, task::Poll};
+use crate::{future, Closed};
+use core::task::Poll;
 
 /// Nodes woken per critical section by the close.
 const BATCH: usize = 8;
@@ -273,7 +273,7 @@ impl<T, const N: usize> Ring<T, N> {
 
     /// Takes `node` out of `side`'s list (a future dropped before it
     /// completed), passing on a wake it did not use.
-    fn leave(&self, side: Side, node: &Node) {
+    pub(super) fn leave(&self, side: Side, node: &Node) {
         // Only the owner moves a node to `UNLINKED`, so reading it here is
         // exact.
         if node.state() != UNLINKED {
@@ -303,17 +303,101 @@ fn push_if_room<T, const N: usize>(
     }
 }
 
-crate::wait::mpmc_wait_futures!("sluicegate::mpmc::cs");
+impl<T, const N: usize> Ring<T, N> {
+    /// Pushes `item`, waiting (asynchronously) for a free slot, as
+    /// [`mpmc::Ring::push`](crate::mpmc::Ring::push): resolves to `Ok(())`
+    /// once the item is in, or to `Err(Closed(item))` once the ring is
+    /// closed; any pop or the close wakes it, any number of tasks may wait
+    /// and none polls. Feature `async`.
+    ///
+    /// ```
+    /// use sluicegate::mpmc::cs::Ring;
+    ///
+    /// static JOBS: Ring<u32, 2> = Ring::new();
+    /// std::thread::scope(|s| {
+    ///     s.spawn(|| pollster::block_on(async {
+    ///         for i in 0..10 {
+    ///             JOBS.push(i).await.unwrap();
+    ///         }
+    ///     }));
+    ///     let sum: u32 = pollster::block_on(async {
+    ///         let mut sum = 0;
+    ///         for _ in 0..10 {
+    ///             sum += JOBS.pop().await.unwrap();
+    ///         }
+    ///         sum
+    ///     });
+    ///     assert_eq!(sum, 45);
+    /// });
+    /// JOBS.close();
+    /// assert!(pollster::block_on(JOBS.push(1)).is_err()); // handed back
+    /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
+    pub fn push(&self, item: T) -> Push<'_, T, N> {
+        future::Push::new(self, item)
+    }
 
-impl<T, const N: usize> Push<'_, T, N> {
-    /// One poll, woken as `wake` says.
-    fn poll_as(self: Pin<&mut Self>, wake: Wake<'_>) -> Poll<Result<(), Closed<T>>> {
-        // SAFETY: `node` is never moved out of the pinned future (only
-        // borrowed); `item` is not pinned (it moves by value).
-        let this = unsafe { self.get_unchecked_mut() };
-        assert!(this.item.is_some(), "Push polled after it resolved");
-        let (ring, item, node) = (this.ring, &mut this.item, &this.node);
-        ring.poll_wait(
+    /// Pops the oldest item, waiting (asynchronously) until there is one;
+    /// resolves to `None` once the ring is closed and drained, as
+    /// [`mpmc::Ring::pop`](crate::mpmc::Ring::pop). Feature `async`.
+    ///
+    /// ```
+    /// use sluicegate::mpmc::cs::Ring;
+    ///
+    /// static EVENTS: Ring<u8, 4> = Ring::new();
+    /// let isr = std::thread::spawn(|| {
+    ///     EVENTS.try_push(1).unwrap();
+    ///     EVENTS.close();
+    /// });
+    /// assert_eq!(pollster::block_on(EVENTS.pop()), Some(1));
+    /// assert_eq!(pollster::block_on(EVENTS.pop()), None); // closed and drained
+    /// isr.join().unwrap();
+    /// ```
+    #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
+    pub fn pop(&self) -> Pop<'_, T, N> {
+        future::Pop::new(self)
+    }
+}
+
+/// The future of [`Ring::push`] (feature `async`): [`future::Push`] on this
+/// ring.
+///
+/// ```
+/// use sluicegate::mpmc::cs::{Push, Ring};
+///
+/// let ring: Ring<u8, 1> = Ring::new();
+/// let push: Push<'_, u8, 1> = ring.push(1);
+/// assert_eq!(pollster::block_on(push), Ok(()));
+/// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "async")))]
+pub type Push<'r, T, const N: usize> = future::Push<'r, Ring<T, N>>;
+
+/// The future of [`Ring::pop`] (feature `async`): [`future::Pop`] on this
+/// ring.
+///
+/// ```
+/// use sluicegate::mpmc::cs::{Pop, Ring};
+///
+/// let ring: Ring<u8, 1> = Ring::new();
+/// ring.try_push(2).unwrap();
+/// let pop: Pop<'_, u8, 1> = ring.pop();
+/// assert_eq!(pollster::block_on(pop), Some(2));
+/// ```
+#[cfg_attr(docsrs, doc(cfg(feature = "async")))]
+pub type Pop<'r, T, const N: usize> = future::Pop<'r, Ring<T, N>>;
+
+/// The waiting half of the ring contract (`src/contract.rs`; the other
+/// half, `push_now`/`pop_now`, is in `lifecycle.rs`).
+impl<T, const N: usize> Ring<T, N> {
+    /// One poll of a waiting push (the contract's `poll_push`).
+    pub(super) fn poll_push(
+        &self,
+        node: &Node,
+        wake: Wake<'_>,
+        item: &mut Option<T>,
+    ) -> Poll<Result<(), Closed<T>>> {
+        assert!(item.is_some(), "Push polled after it resolved");
+        self.poll_wait(
             Side::Room,
             node,
             wake,
@@ -321,15 +405,12 @@ impl<T, const N: usize> Push<'_, T, N> {
             Result::is_ok,
         )
     }
-}
 
-impl<T, const N: usize> Pop<'_, T, N> {
-    /// One poll, woken as `wake` says.
-    fn poll_as(self: Pin<&mut Self>, wake: Wake<'_>) -> Poll<Option<T>> {
-        let this = self.into_ref().get_ref();
-        this.ring.poll_wait(
+    /// One poll of a waiting pop (the contract's `poll_pop`).
+    pub(super) fn poll_pop(&self, node: &Node, wake: Wake<'_>) -> Poll<Option<T>> {
+        self.poll_wait(
             Side::Item,
-            &this.node,
+            node,
             wake,
             |s| match s.pop() {
                 Some(v) => Some(Some(v)),
@@ -338,17 +419,5 @@ impl<T, const N: usize> Pop<'_, T, N> {
             },
             Option::is_some,
         )
-    }
-}
-
-impl<T, const N: usize> Drop for Push<'_, T, N> {
-    fn drop(&mut self) {
-        self.ring.leave(Side::Room, &self.node);
-    }
-}
-
-impl<T, const N: usize> Drop for Pop<'_, T, N> {
-    fn drop(&mut self) {
-        self.ring.leave(Side::Item, &self.node);
     }
 }
