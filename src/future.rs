@@ -1,6 +1,7 @@
 //! The futures of the MPMC rings' waits (feature `async`): [`Push`] and
 //! [`Pop`], the same two types for [`mpmc::Ring`](crate::mpmc::Ring),
-//! [`SmallRing`](crate::mpmc::SmallRing) and `mpmc::cs::Ring`. Each ring
+//! [`SmallRing`](crate::mpmc::SmallRing),
+//! [`BurstRing`](crate::mpmc::BurstRing) and `mpmc::cs::Ring`. Each ring
 //! module also names them for its ring (`mpmc::Push<'_, T, N>`, …).
 //!
 //! A future holds a reference to its ring and a waiter node. While it

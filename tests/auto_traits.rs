@@ -110,6 +110,18 @@ fn burst_ring_needs_send_items_and_its_read_chunk_sync_ones() {
     type P = *const u8; // Copy, !Send, !Sync
     assert_not!(Send: mpmc::BurstRing<P, 4, 1>);
     assert_not!(Sync: mpmc::BurstRing<P, 4, 1>);
+    // Its futures: as the other MPMC rings' (`Push` holds the item, `Pop`
+    // only `&BurstRing`).
+    #[cfg(feature = "async")]
+    {
+        use mpmc::burst_ring::{Pop, Push};
+        is_send::<Push<'static, K, 4, 1>>();
+        is_send::<Pop<'static, K, 4, 1>>();
+        is_sync::<Pop<'static, K, 4, 1>>();
+        is_sync::<Push<'static, u32, 4, 1>>();
+        assert_not!(Sync: Push<'static, K, 4, 1>);
+        assert_not!(Send: Push<'static, P, 4, 1>, Pop<'static, P, 4, 1>);
+    }
     // The answers: plain data, or the item handed back.
     is_send::<Moved>();
     is_sync::<Moved>();

@@ -73,3 +73,27 @@ fn matches_the_model_at_64_slots() {
 fn matches_the_model_at_128_slots() {
     each::<128, 4>();
 }
+
+/// On a closed ring of more than one slot, a pop still holding the last
+/// items (a read chunk) does not hold back "closed and drained" from the
+/// others: no item can come after it. On a ring of one slot it does (it
+/// looks like an eviction between its claims), and the others answer busy
+/// until it is released.
+#[test]
+fn a_pop_in_progress_does_not_hide_the_drained_end() {
+    let ring: BurstRing<u32, 2, 1> = BurstRing::new();
+    ring.push_burst(&[1, 2]);
+    ring.close();
+    let chunk = ring.read_chunk(2).unwrap();
+    assert_eq!(ring.try_pop(), Err(PopError::Closed));
+    drop(chunk);
+    assert_eq!(ring.try_pop(), Err(PopError::Closed));
+
+    let ring: BurstRing<u32, 1, 1> = BurstRing::new();
+    ring.try_push(1).unwrap();
+    ring.close();
+    let chunk = ring.read_chunk(1).unwrap();
+    assert_eq!(ring.try_pop(), Err(PopError::Busy));
+    drop(chunk);
+    assert_eq!(ring.try_pop(), Err(PopError::Closed));
+}

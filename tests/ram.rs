@@ -59,10 +59,10 @@ fn measured() -> Vec<(&'static str, usize, usize)> {
     rows
 }
 
-// With the `async` feature every ring but `mpmc::BurstRing` also holds its
-// waiters, which the rows below leave out (`async_adds` pins them): on
-// x86-64 one more 128-byte line for an SPSC ring (a waker cell per side) and
-// for an `mpmc::Ring` (a waiter list per side: count, lock word, head and
+// With the `async` feature every ring also holds its waiters, which the
+// rows below leave out (`async_adds` pins them): on x86-64 one more 128-byte
+// line for an SPSC ring (a waker cell per side) and for an `mpmc::Ring` or
+// `mpmc::BurstRing` (a waiter list per side: count, lock word, head and
 // tail), and 48 bytes for an `mpmc::cs::Ring` (a count and a list per side);
 // a `limit::Limiter` holds its waiting acquires' backlog, one more line.
 #[test]
@@ -123,6 +123,8 @@ fn async_adds() {
     assert_eq!(size("mpmc::Ring", 8), 1152 + 128);
     assert_eq!(size("mpmc::Ring", 128), 5504 + 128);
     assert_eq!(size("mpmc::SmallRing", 8), 768 + 128);
+    assert_eq!(size("mpmc::BurstRing", 8), 640 + 128);
+    assert_eq!(size("mpmc::BurstRing", 1024), 4864 + 128);
     #[cfg(feature = "critical-section")]
     assert_eq!(size("mpmc::cs::Ring", 8), 80 + 48);
     // The waiting acquires' backlog: one more line.

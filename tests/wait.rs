@@ -15,6 +15,8 @@ use std::thread;
 /// The ring `tests/common/ring_waits.rs` tests here; `tests/wait_cs.rs` runs
 /// the same tests on `mpmc::cs::Ring`.
 use sluicegate::mpmc::Ring;
+/// The 64-slot ring of the shared tests.
+type Ring64 = Ring<u32, 64>;
 
 #[path = "common/ring_waits.rs"]
 mod ring_waits;

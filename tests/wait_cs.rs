@@ -6,6 +6,8 @@
 #![cfg(not(sluicegate_loom))]
 
 use sluicegate::mpmc::cs::Ring;
+/// The 64-slot ring of the shared tests.
+type Ring64 = Ring<u32, 64>;
 
 #[path = "common/ring_waits.rs"]
 mod ring_waits;

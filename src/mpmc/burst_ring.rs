@@ -24,6 +24,16 @@
 //! assert_eq!(out[..32], burst);
 //! ```
 //!
+//! # Waiting
+//!
+//! With the `async` feature, [`BurstRing::push`] and [`BurstRing::pop`]
+//! wait (asynchronously) where `try_push` and `try_pop` answer full, empty
+//! or busy, woken by the commit that ends it (any number of waiters, none
+//! polling; `wait.rs`); [`BurstRing::push_blocking`] and
+//! [`BurstRing::pop_blocking`] park the thread with `std` and spin without
+//! it. A wait is counted neither as rejected nor as busy. Each commit then
+//! pays one fence and one load while nobody waits (`BENCHMARKS.md`).
+//!
 //! # Which MPMC ring
 //!
 //! - **This ring** on pinned cores that move bursts (packet paths, worker
@@ -177,13 +187,16 @@
 //! pushed, the answer is busy and the new item is handed back.
 //!
 //! **Closed and drained is final.** A pop answers [`Stop::Closed`] when
-//! `prod` carries the close bit, `cons == prod`, and position `prod - N`
-//! was consumed. Pushes refuse once they see the bit, and every claim CAS
+//! `prod` carries the close bit, `cons == prod`, and (for `N == 1` only)
+//! position `prod - N` was consumed. Pushes refuse once they see the bit, and every claim CAS
 //! after the close fails (the word changed), so `prod` then moves only by
 //! an eviction that claimed its oldest position before the close. Between
 //! its two claims such an eviction has moved `cons` but not `prod`, and
 //! `prod - N` is exactly the position it took and has not flipped; the
-//! drained test fails until it has published the new item.
+//! drained test fails until it has published the new item. Its claim of
+//! `cons` leaves `cons == prod - N + 1`, which equals `prod` only for
+//! `N == 1`: for larger rings `cons == prod` already excludes it, and pops
+//! still in progress (which only take items) do not hold the answer back.
 //!
 //! # Progress
 //!
@@ -254,10 +267,14 @@ mod observe;
 mod pause_tests;
 #[cfg(all(test, not(sluicegate_loom)))]
 mod schedule_tests;
+mod wait;
 mod write;
 
 pub use answer::{Moved, PopError, PushError, Stop};
 pub use batch::ReadChunk;
+#[cfg(feature = "async")]
+#[cfg_attr(docsrs, doc(cfg(feature = "async")))]
+pub use wait::{Pop, Push};
 pub use write::WriteChunk;
 
 use bits::*;
@@ -312,6 +329,10 @@ pub struct BurstRing<T: Copy, const N: usize, const W: usize> {
     expired: SharedCounter,
     /// The largest length a pop sampled (see [`BurstRing::stats`]).
     peak: AtomicUsize,
+    /// Per side (`Side as usize`): the tasks and threads waiting
+    /// (`wait.rs`).
+    #[cfg(feature = "async")]
+    waiters: Padded<crate::wait::queue::Sides>,
 }
 
 // SAFETY: items cross between contexts by value (`T: Send`); a slot is
@@ -383,6 +404,8 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
                 busy: SharedCounter::new(),
                 expired: SharedCounter::new(),
                 peak: AtomicUsize::new(0),
+                #[cfg(feature = "async")]
+                waiters: Padded::new(crate::wait::queue::sides()),
             }
         }
     }
@@ -423,7 +446,8 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
         }
     }
 
-    /// Writes `item` to the claimed position `h` and publishes it.
+    /// Writes `item` to the claimed position `h`, publishes it and wakes a
+    /// waiting pop.
     #[inline(always)]
     fn put(&self, h: usize, bit: Bit, item: T) {
         pause_point(pause::BURST_PUSH_CLAIMED);
@@ -432,6 +456,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
         unsafe { self.write(Self::slot(h), item) };
         pause_point(pause::BURST_PUSH_WRITTEN);
         bit.flip(&self.published);
+        self.wake_poppers(1);
     }
 
     /// Pops the oldest item, or says why not: [`PopError::Empty`],
@@ -469,7 +494,8 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
         }
     }
 
-    /// Reads the item of the claimed position `c` and frees its slot.
+    /// Reads the item of the claimed position `c`, frees its slot and wakes
+    /// a waiting push.
     #[inline(always)]
     fn take(&self, c: usize, bit: Bit) -> T {
         pause_point(pause::BURST_POP_CLAIMED);
@@ -478,6 +504,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
         let item = unsafe { self.read(Self::slot(c)) };
         pause_point(pause::BURST_POP_READ);
         bit.flip(&self.consumed);
+        self.wake_pushers(1);
         item
     }
 

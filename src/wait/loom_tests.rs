@@ -220,3 +220,6 @@ fn loom_wait_mpmc_pop_woken_by_eviction_end_after_close() {
 
 /// The MPMC waiter list with three waiters, on a stand-in ring.
 mod list;
+
+/// The waits of the burst ring.
+mod burst;

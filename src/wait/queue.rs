@@ -106,6 +106,30 @@ impl WaitList {
         }
     }
 
+    /// Whether anyone waits, after the caller's `fence(SeqCst)` (the check
+    /// of [`notify`](Self::notify), for a caller that checks two lists
+    /// after one fence).
+    #[inline(always)]
+    pub(crate) fn waiting(&self) -> bool {
+        // Relaxed: ordered by the caller's fence, as in `notify`.
+        self.waiting.load(Ordering::Relaxed) != 0
+    }
+
+    /// [`notify`](Self::notify), but wakes every waiter instead if `all`
+    /// says so; `all` runs only when someone waits (after the fence).
+    #[inline(always)]
+    pub(crate) fn notify_or_all(&self, n: usize, all: impl FnOnce() -> bool) {
+        // SeqCst: as in `notify`.
+        fence(Ordering::SeqCst);
+        // Relaxed: ordered by the fence, as in `notify`.
+        if self.waiting.load(Ordering::Relaxed) != 0 {
+            let all = all();
+            if all || n > 0 {
+                self.wake(if all { 0 } else { n }, all);
+            }
+        }
+    }
+
     /// After a write that may let every waiter proceed (a close, the end
     /// of an eviction): wakes all of them.
     #[inline]

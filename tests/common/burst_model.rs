@@ -115,8 +115,10 @@ impl Model {
         if bulk_short || !self.closed {
             return Why::Empty;
         }
-        // Closed and drained once the pop or eviction of `q - n` is done.
-        if q < self.n || !self.popping.contains(&(q - self.n)) {
+        // Closed and drained; on a ring of one slot only once the pop or
+        // eviction of `q - 1` is done (on larger rings no eviction can be
+        // in progress with `cons == prod`, and a pop in progress only takes).
+        if self.n > 1 || q < self.n || !self.popping.contains(&(q - self.n)) {
             Why::Closed
         } else {
             Why::Busy

@@ -247,6 +247,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     fn fill(&self, h: usize, items: &[T]) {
         self.copy_in(h, items);
         flip::<N, W>(&self.published, h, items.len());
+        self.wake_poppers(items.len());
     }
 
     /// [`fill`](Self::fill) of the first `run.n` of `items` into the
@@ -275,6 +276,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
             self.copy_in(run.from, items);
         }
         run.flip(&self.published);
+        self.wake_poppers(run.n);
     }
 
     /// Copies `items` into the claimed positions from counter word `h`.
@@ -319,6 +321,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     fn empty_into(&self, c: usize, out: &mut [T]) {
         self.copy_out(c, out);
         flip::<N, W>(&self.consumed, c, out.len());
+        self.wake_pushers(out.len());
     }
 
     /// [`empty_into`](Self::empty_into) of the positions of `run` into the
@@ -345,6 +348,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
             self.copy_out(run.from, out);
         }
         run.flip(&self.consumed);
+        self.wake_pushers(run.n);
     }
 
     /// Copies the items of the claimed positions from counter word `c` into
@@ -495,6 +499,7 @@ impl<T: Copy, const N: usize, const W: usize> Drop for ReadChunk<'_, T, N, W> {
     fn drop(&mut self) {
         pause_point(pause::BURST_POP_READ);
         flip::<N, W>(&self.ring.consumed, self.from, self.len);
+        self.ring.wake_pushers(self.len);
     }
 }
 

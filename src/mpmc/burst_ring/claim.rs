@@ -252,9 +252,10 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
                 return Blocked::Stop(Stop::Empty);
             }
             // Closed and drained, unless an eviction has taken `q - N` and
-            // is yet to publish its item at `q` (or a pop of `q - N` has
-            // not finished).
-            return Blocked::Stop(if run::<N, W>(&self.consumed, q, 1, 0) == 1 {
+            // is yet to publish its item at `q`. That leaves `cons` at
+            // `q - N + 1`, so it can only be so for `N == 1`, where it looks
+            // like a pop of `q - N` that has not finished (busy either way).
+            return Blocked::Stop(if N > 1 || run::<N, W>(&self.consumed, q, 1, 0) == 1 {
                 Stop::Closed
             } else {
                 Stop::Busy
@@ -295,6 +296,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
             clear::<N, W>(&self.void, c, v);
             flip::<N, W>(&self.published, c, v);
             flip::<N, W>(&self.consumed, c, v);
+            self.wake_pushers(v);
         }
         true
     }

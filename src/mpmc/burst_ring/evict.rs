@@ -161,6 +161,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
         // flips and the count before it (release), and the close's order
         // is kept.
         self.prod.fetch_sub(EVICTING, Ordering::SeqCst);
+        self.wake_after_eviction();
         evicted
     }
 }

@@ -26,7 +26,9 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     /// ```
     pub fn close(&self) -> bool {
         // SeqCst: ordered with the claims (module docs, "Closed and drained").
-        self.prod.fetch_or(CLOSED, Ordering::SeqCst) & CLOSED == 0
+        let was_open = self.prod.fetch_or(CLOSED, Ordering::SeqCst) & CLOSED == 0;
+        self.wake_all();
+        was_open
     }
 
     /// Whether [`close`](Self::close) has been called.
@@ -89,7 +91,9 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
         // drained is final").
         let p = self.prod.load(Ordering::SeqCst);
         let c = self.cons.load(Ordering::SeqCst);
-        p & CLOSED != 0 && gap(p & !FLAGS, c) == 0 && run::<N, W>(&self.consumed, c, 1, 0) == 1
+        p & CLOSED != 0
+            && gap(p & !FLAGS, c) == 0
+            && (N > 1 || run::<N, W>(&self.consumed, c, 1, 0) == 1)
     }
 
     /// Number of items, as a snapshot: positions claimed by pushes and not
