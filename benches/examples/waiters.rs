@@ -1,9 +1,9 @@
 //! What waiting costs on `mpmc::Ring` (feature `std` of this package, which
 //! turns on the library's): the CPU of 64 tasks awaiting `pop()` on an idle
 //! ring and of 64 threads in `pop_blocking`, each for 2 s; blocking 8
-//! producers x 8 consumers through a ring of 4 against crossbeam-channel's
-//! `bounded(4)` (items/s and CPU, median of 5 runs); and the wake-up latency
-//! of one parked `pop_blocking` (p50/p99).
+//! producers x 8 consumers through a ring of 4 (and a `BurstRing` of 4)
+//! against crossbeam-channel's `bounded(4)` (items/s and CPU, median of 5
+//! runs); and the wake-up latency of one parked `pop_blocking` (p50/p99).
 //!
 //! ```text
 //! cargo run --release -p sluicegate-bench --features std --example waiters
@@ -14,7 +14,7 @@
 
 use futures::executor::LocalPool;
 use futures::task::LocalSpawnExt;
-use sluicegate::mpmc::Ring;
+use sluicegate::mpmc::{BurstRing, Ring};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -155,6 +155,7 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 fn blocking_8p8c() {
     let mut ours = (Vec::new(), Vec::new());
+    let mut burst = (Vec::new(), Vec::new());
     let mut theirs = (Vec::new(), Vec::new());
     for _ in 0..5 {
         let ring: Ring<u64, 4> = Ring::new();
@@ -167,6 +168,16 @@ fn blocking_8p8c() {
         );
         ours.0.push(r);
         ours.1.push(c);
+        let ring: BurstRing<u64, 4, 1> = BurstRing::new();
+        let (r, c) = run_8p8c(
+            |v| ring.push_blocking(v).unwrap(),
+            || ring.pop_blocking(),
+            || {
+                ring.close();
+            },
+        );
+        burst.0.push(r);
+        burst.1.push(c);
         // The consumers end on a sentinel each (the producers' closure still
         // borrows the sender when the close runs).
         let (tx, rx) = crossbeam_channel::bounded::<u64>(4);
@@ -180,6 +191,7 @@ fn blocking_8p8c() {
     }
     for (name, (rates, cpus)) in [
         ("sluicegate mpmc::Ring<_, 4>", ours),
+        ("sluicegate mpmc::BurstRing<_, 4, 1>", burst),
         ("crossbeam-channel bounded(4)", theirs),
     ] {
         println!(

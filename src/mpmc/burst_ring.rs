@@ -26,7 +26,7 @@
 //!
 //! # Waiting
 //!
-//! With the `async` feature, [`BurstRing::push`] and [`BurstRing::pop`]
+//! With the `async` feature, `BurstRing::push` and `BurstRing::pop`
 //! wait (asynchronously) where `try_push` and `try_pop` answer full, empty
 //! or busy, woken by the commit that ends it (any number of waiters, none
 //! polling; `wait.rs`); [`BurstRing::push_blocking`] and

@@ -250,6 +250,24 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
         .ok_or(why)
     }
 
+    /// Waits (asynchronously) for an item that has not expired, discarding
+    /// and counting the expired ones; `None` once the ring is closed and
+    /// drained. Yields after each run of `N` discards. Feature `async`.
+    ///
+    /// ```
+    /// use sluicegate::mpmc::burst_ring::BurstRing;
+    ///
+    /// let ring: BurstRing<u32, 4, 1> = BurstRing::new();
+    /// ring.push_burst(&[1, 40]);
+    /// assert_eq!(pollster::block_on(ring.pop_fresh(|x: &u32| *x < 10)), Some(40));
+    /// assert_eq!(ring.stats().expired, 1);
+    /// ```
+    #[cfg(feature = "async")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
+    pub async fn pop_fresh<E: Expiry<T>>(&self, mut expiry: E) -> Option<T> {
+        crate::expire::pop_fresh_async(N, || self.pop(), &mut expiry, || self.note_expired(1)).await
+    }
+
     /// [`pop_burst`](Self::pop_burst), discarding expired items (counted):
     /// the front `count` items of `out` have not expired, in ring order;
     /// `stop` is why the last burst stopped short (`None` when `out`
