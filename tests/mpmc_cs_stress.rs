@@ -4,11 +4,15 @@
 //! items in push order; the counters equal what the callers saw.
 #![cfg(not(sluicegate_loom))]
 
-use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicUsize, Ordering};
 use sluicegate::mpmc::cs::Ring;
 use sluicegate::Overwritten;
 use std::sync::Barrier;
 use std::thread;
+
+#[path = "common/ledger.rs"]
+mod ledger;
+use ledger::{item, Ledger, Order};
 
 const PRODUCERS: usize = 4;
 const CONSUMERS: usize = 4;
@@ -18,56 +22,6 @@ fn per_producer() -> usize {
         60
     } else {
         100_000
-    }
-}
-
-fn item(p: usize, seq: usize) -> u64 {
-    ((p as u64) << 32) | seq as u64
-}
-
-fn split(v: u64) -> (usize, usize) {
-    ((v >> 32) as usize, (v & 0xffff_ffff) as usize)
-}
-
-/// One flag per item: set once when the item leaves the ring by any route.
-struct Ledger {
-    seen: Vec<AtomicBool>,
-    m: usize,
-}
-
-impl Ledger {
-    fn new(m: usize) -> Self {
-        Self {
-            seen: (0..PRODUCERS * m).map(|_| AtomicBool::new(false)).collect(),
-            m,
-        }
-    }
-
-    fn mark(&self, v: u64) {
-        let (p, s) = split(v);
-        assert!(p < PRODUCERS && s < self.m, "corrupt item {v:#x}");
-        assert!(
-            !self.seen[p * self.m + s].swap(true, Ordering::Relaxed),
-            "duplicate item {v:#x}"
-        );
-    }
-
-    fn assert_complete(&self) {
-        let missing = self.seen.iter().filter(|b| !b.load(Ordering::Relaxed));
-        assert_eq!(missing.count(), 0, "items lost");
-    }
-}
-
-/// Checks per-producer order for one consumer (or one evicting producer).
-struct Order([Option<usize>; PRODUCERS]);
-
-impl Order {
-    fn check(&mut self, v: u64) {
-        let (p, s) = split(v);
-        if let Some(last) = self.0[p] {
-            assert!(s > last, "producer {p}: seq {s} after {last}");
-        }
-        self.0[p] = Some(s);
     }
 }
 
@@ -88,7 +42,7 @@ fn run<const N: usize>(overwrite: bool) {
             let (evicted, full, done) = (&evicted, &full, &producers_done);
             sc.spawn(move || {
                 start.wait();
-                let mut order = Order([None; PRODUCERS]);
+                let mut order = Order::new();
                 for s in 0..m {
                     let mut v = item(p, s);
                     if overwrite {
@@ -120,7 +74,7 @@ fn run<const N: usize>(overwrite: bool) {
             let (popped, done) = (&popped, &producers_done);
             sc.spawn(move || {
                 start.wait();
-                let mut order = Order([None; PRODUCERS]);
+                let mut order = Order::new();
                 loop {
                     // The flag before the pop: if every producer had finished
                     // and the pop still finds nothing, nothing more can come.

@@ -3,10 +3,14 @@
 //! once, and every consumer sees each producer's items in push order.
 #![cfg(not(sluicegate_loom))]
 
-use core::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use core::sync::atomic::{AtomicUsize, Ordering};
 use sluicegate::mpmc::{FreeBits, FreeIndices, FreeMask, FreePool, Ring};
 use std::sync::{Arc, Barrier};
 use std::thread;
+
+#[path = "common/ledger.rs"]
+mod ledger;
+use ledger::{item, Ledger, Order};
 
 const PRODUCERS: usize = 4;
 const CONSUMERS: usize = 4;
@@ -29,60 +33,6 @@ fn max_tries() -> usize {
         256
     } else {
         usize::MAX
-    }
-}
-
-fn item(p: usize, seq: usize) -> u64 {
-    ((p as u64) << 32) | seq as u64
-}
-
-fn split(v: u64) -> (usize, usize) {
-    ((v >> 32) as usize, (v & 0xffff_ffff) as usize)
-}
-
-/// One flag per item: set once when the item leaves the ring by any route.
-struct Ledger {
-    seen: Vec<AtomicBool>,
-    m: usize,
-}
-
-impl Ledger {
-    fn new(m: usize) -> Self {
-        Self {
-            seen: (0..PRODUCERS * m).map(|_| AtomicBool::new(false)).collect(),
-            m,
-        }
-    }
-
-    fn mark(&self, v: u64) {
-        let (p, s) = split(v);
-        assert!(p < PRODUCERS && s < self.m, "corrupt item {v:#x}");
-        assert!(
-            !self.seen[p * self.m + s].swap(true, Ordering::Relaxed),
-            "duplicate item {v:#x}"
-        );
-    }
-
-    fn assert_complete(&self) {
-        let missing = self
-            .seen
-            .iter()
-            .filter(|b| !b.load(Ordering::Relaxed))
-            .count();
-        assert_eq!(missing, 0, "items lost");
-    }
-}
-
-/// Checks per-producer order for one consumer.
-struct Order([Option<usize>; PRODUCERS]);
-
-impl Order {
-    fn check(&mut self, v: u64) {
-        let (p, s) = split(v);
-        if let Some(last) = self.0[p] {
-            assert!(s > last, "producer {p}: seq {s} after {last}");
-        }
-        self.0[p] = Some(s);
     }
 }
 
@@ -162,7 +112,7 @@ fn run<const N: usize, F: FreePool<N>>(overwrite: bool) {
         );
         handles.push(thread::spawn(move || {
             start.wait();
-            let mut order = Order([None; PRODUCERS]);
+            let mut order = Order::new();
             loop {
                 // Read the flag before popping: if all producers were done and
                 // the pop still finds nothing, nothing more can arrive.
@@ -301,7 +251,7 @@ fn stress_wrap_around_under_contention() {
     let consumer = {
         let (ring, ledger) = (ring.clone(), ledger.clone());
         thread::spawn(move || {
-            let mut order = Order([None; PRODUCERS]);
+            let mut order = Order::new();
             for _ in 0..m {
                 if let Some(v) = ring.try_pop() {
                     order.check(v);
