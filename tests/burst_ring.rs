@@ -97,3 +97,26 @@ fn a_pop_in_progress_does_not_hide_the_drained_end() {
     drop(chunk);
     assert_eq!(ring.try_pop(), Err(PopError::Closed));
 }
+
+/// A bulk longer than the ring never fits; on a closed ring it says
+/// `Closed` (and counts nothing), as a bulk that fits would, so a loop of
+/// bulks ends on a closed ring whatever their size.
+#[test]
+fn oversized_bulks_on_a_closed_ring_say_closed() {
+    let ring: BurstRing<u32, 4, 1> = BurstRing::new();
+    assert_eq!(ring.push_bulk(&[0; 5]), Err(Stop::Full));
+    assert_eq!(ring.stats().rejected, 5);
+    let mut out = [0; 5];
+    assert_eq!(ring.pop_bulk(&mut out), Err(Stop::Empty));
+    ring.try_push(1).unwrap();
+    ring.close();
+    assert_eq!(ring.push_bulk(&[0; 5]), Err(Stop::Closed));
+    assert_eq!(
+        ring.stats().rejected,
+        5,
+        "a closed ring's refusal is not a rejection"
+    );
+    assert_eq!(ring.pop_bulk(&mut out), Err(Stop::Empty), "one item left");
+    assert_eq!(ring.try_pop(), Ok(1));
+    assert_eq!(ring.pop_bulk(&mut out), Err(Stop::Closed));
+}

@@ -200,6 +200,9 @@ impl Model {
 
     pub fn push_bulk(&mut self, items: &[u32]) -> Result<(), Why> {
         if items.len() as u64 > self.n {
+            if self.closed {
+                return Err(Why::Closed);
+            }
             return Err(self.count(Why::Full, items.len()));
         }
         let n = self.push_run(items.len());
@@ -232,7 +235,10 @@ impl Model {
 
     pub fn pop_bulk(&mut self, k: usize) -> Result<Vec<u32>, Why> {
         if k as u64 > self.n {
-            return Err(Why::Empty);
+            let drained = self.closed
+                && self.prod == self.cons
+                && self.pop_stop(self.cons, false) == Why::Closed;
+            return Err(if drained { Why::Closed } else { Why::Empty });
         }
         self.skip_front_voids();
         let n = self.pop_run(k);

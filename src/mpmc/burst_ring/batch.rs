@@ -80,8 +80,9 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
 
     /// Bulk push: copies in all of `items` with one claim, or none. Refuses
     /// with [`Stop::Full`] if fewer slots are free (all of `items` count as
-    /// rejected; so does a slice longer than `N`), [`Stop::Busy`] if a pop in
-    /// progress holds one of them, [`Stop::Closed`] on a closed ring.
+    /// rejected; so does a slice longer than `N` on an open ring),
+    /// [`Stop::Busy`] if a pop in progress holds one of them,
+    /// [`Stop::Closed`] on a closed ring.
     ///
     /// ```
     /// use sluicegate::mpmc::burst_ring::{BurstRing, Stop};
@@ -96,6 +97,10 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
             return Ok(());
         }
         if items.len() > N {
+            // Never fits; a closed ring says so first, as a claim would.
+            if self.is_closed() {
+                return Err(Stop::Closed);
+            }
             return Err(self.count(Stop::Full, items.len()));
         }
         match self.claim_push(items.len(), items.len()) {
@@ -198,7 +203,13 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
             return Ok(());
         }
         if out.len() > N {
-            return Err(Stop::Empty);
+            // Never filled; a closed and drained ring says so, as a claim
+            // would.
+            return Err(if self.is_drained() {
+                Stop::Closed
+            } else {
+                Stop::Empty
+            });
         }
         match self.claim_pop(out.len(), out.len()) {
             Ok((c, _)) => {
