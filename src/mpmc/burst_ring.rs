@@ -239,7 +239,10 @@
 //! hot paths (`W` words each), each on its own 128-byte line on hosts;
 //! the voids' bitmap (`W` words) and four statistics words. On a Cortex-M3
 //! `BurstRing<u32, 8, 1>` takes 68 bytes and `BurstRing<u32, 1024, 32>`
-//! 4504; on x86-64, 640 and 4864. `N` must be a power of two from 1 to `2^(usize::BITS - 3)`:
+//! 4504; on x86-64, 640 and 4864. The `async` feature adds a waiter list
+//! per side (a count, a lock word and the list's two ends: 8 words, on one
+//! more 128-byte line on hosts; `tests/ram.rs` pins it). `N` must be a
+//! power of two from 1 to `2^(usize::BITS - 3)`:
 //!
 //! ```compile_fail,E0080
 //! static BAD: sluicegate::mpmc::burst_ring::BurstRing<u8, 48, 1> =
