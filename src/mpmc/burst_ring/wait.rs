@@ -20,8 +20,9 @@
 //! commits decide only when someone waits, after the fence. On a ring of
 //! one slot, a pop of the last item in progress on a closed ring looks like
 //! an eviction between its two claims (`claim.rs`, `pop_blocked`), so the
-//! others wait for it: there the pops' commits wake every waiting pop of a
-//! closed ring too (a second fence, only where `N == 1`).
+//! others wait for it: there the pops' commits check both sides (one fence,
+//! two loads, only where `N == 1`) and wake every waiting pop of a closed
+//! ring too.
 //!
 //! Waiting is counted neither as rejected nor as busy.
 
@@ -58,14 +59,36 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     #[inline(always)]
     pub(super) fn wake_pushers(&self, n: usize) {
         #[cfg(feature = "async")]
-        {
-            self.waiters[Side::Room as usize].notify(n);
-            if N == 1 {
-                self.wake_poppers(0);
+        if N == 1 {
+            if self.either_side_waits() {
+                self.freed_and_waiting(n);
             }
+        } else {
+            self.waiters[Side::Room as usize].notify(n);
         }
         #[cfg(not(feature = "async"))]
         let _ = n;
+    }
+
+    /// The wake-ups of [`wake_pushers`](Self::wake_pushers) on a ring of
+    /// one slot when someone waits.
+    #[cfg(feature = "async")]
+    #[cold]
+    #[inline(never)]
+    fn freed_and_waiting(&self, n: usize) {
+        self.waiters[Side::Room as usize].notify(n);
+        self.wake_poppers(0);
+    }
+
+    /// The protocol's fence (`src/wait.rs`), once for both sides, then
+    /// whether a task waits on either.
+    #[cfg(feature = "async")]
+    #[inline(always)]
+    fn either_side_waits(&self) -> bool {
+        // SeqCst: the store-load order of the protocol, as in `notify`.
+        fence(Ordering::SeqCst);
+        let [items, room] = &*self.waiters;
+        items.waiting() || room.waiting()
     }
 
     /// After an eviction cleared its flag: it published one item, and the
@@ -73,14 +96,8 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     #[inline(always)]
     pub(super) fn wake_after_eviction(&self) {
         #[cfg(feature = "async")]
-        {
-            // SeqCst: the protocol's fence (`src/wait.rs`), one for both
-            // sides.
-            fence(Ordering::SeqCst);
-            let [items, room] = &*self.waiters;
-            if items.waiting() || room.waiting() {
-                self.evicted_and_waiting();
-            }
+        if self.either_side_waits() {
+            self.evicted_and_waiting();
         }
     }
 

@@ -396,7 +396,6 @@ impl<T, const N: usize> Ring<T, N> {
         wake: Wake<'_>,
         item: &mut Option<T>,
     ) -> Poll<Result<(), Closed<T>>> {
-        assert!(item.is_some(), "Push polled after it resolved");
         self.poll_wait(
             Side::Room,
             node,
