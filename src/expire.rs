@@ -2,7 +2,9 @@
 //!
 //! A request that waited past its client's deadline is work for nobody:
 //! serving it spends the capacity a fresh request needed. Every ring has
-//! `try_pop_fresh(expiry)` (and `_with`, burst and `async` forms): it pops
+//! `try_pop_fresh(expiry)` and `try_pop_fresh_with` (and, where the ring has
+//! bursts and waits, burst and `async` forms; [`spsc::flag`](crate::spsc::flag)
+//! has neither): it pops
 //! as `try_pop` does, but an item that [`Expiry`] says has expired is
 //! discarded (dropped, or handed to the caller's closure) and counted in
 //! [`RingStats::expired`](crate::RingStats::expired), and the pop goes on to

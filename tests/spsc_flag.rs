@@ -20,6 +20,7 @@ fn against_model<const N: usize>(seed: u64, steps: usize) {
     let mut model = VecDeque::new();
     let (mut tx, mut rx) = ring.split();
     let mut resplits = 0;
+    let mut expired = 0;
     for next in 0..steps as u64 {
         assert_eq!(tx.is_full(), model.len() == N);
         assert_eq!(rx.is_empty(), model.is_empty());
@@ -34,7 +35,29 @@ fn against_model<const N: usize>(seed: u64, steps: usize) {
                     assert_eq!(full.into_inner(), next);
                 }
             },
-            7..=13 => assert_eq!(rx.try_pop(), model.pop_front()),
+            7..=11 => assert_eq!(rx.try_pop(), model.pop_front()),
+            12 | 13 => {
+                // Items divisible by 3 have "expired": discarded in order,
+                // counted, at most N per call.
+                let before = rx.expired();
+                let mut late = Vec::new();
+                let got = rx.try_pop_fresh_with(|x: &u64| x % 3 == 0, |x| late.push(x));
+                let mut want_late = Vec::new();
+                let mut want = None;
+                while let Some(&x) = model.front() {
+                    if x % 3 != 0 {
+                        want = model.pop_front();
+                        break;
+                    }
+                    if want_late.len() == N {
+                        break;
+                    }
+                    want_late.push(model.pop_front().unwrap());
+                }
+                assert_eq!((got, &late), (want, &want_late));
+                assert_eq!(rx.expired(), before + late.len());
+                expired += late.len();
+            }
             14 => assert_eq!(rx.peek().copied(), model.front().copied()),
             _ => {
                 drop((tx, rx));
@@ -45,6 +68,12 @@ fn against_model<const N: usize>(seed: u64, steps: usize) {
     }
     drop((tx, rx));
     assert!(resplits > 0);
+    assert!(expired > 0);
+    assert_eq!(
+        ring.expired(),
+        expired,
+        "the ring's count survives the splits"
+    );
     // What is left comes out of a fresh split, in order.
     let (_tx, mut rx) = ring.split();
     let rest: Vec<u64> = std::iter::from_fn(|| rx.try_pop()).collect();

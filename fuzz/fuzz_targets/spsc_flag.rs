@@ -1,5 +1,7 @@
 //! `spsc::flag::Ring`, one operation at a time, against a `VecDeque`: push,
-//! pop and peek at capacities 1, 2, 3, 5 and 8, dropping either handle (the
+//! pop, fresh pop (items whose value has the drawn remainder mod 3 have
+//! expired: discarded in order, counted, at most `N` a call) and peek at
+//! capacities 1, 2, 3, 5 and 8, dropping either handle (the
 //! other sees it abandoned) and splitting again once both are gone; after
 //! every step `is_full`/`is_empty` must match the model exactly.
 #![no_main]
@@ -14,6 +16,8 @@ use sluicegate::spsc::flag::{Consumer, Producer, Ring};
 enum Op {
     Push,
     Pop,
+    /// `try_pop_fresh_with`, treating `x % 3 == r` as expired.
+    PopFresh(u8),
     Peek,
     DropProducer,
     DropConsumer,
@@ -44,6 +48,7 @@ fn run<const N: usize>(ops: &[Op]) {
     let mut handles: Handles<'_, N> = (Some(tx), Some(rx));
     let mut model: VecDeque<u64> = VecDeque::new();
     let mut next = 0u64;
+    let mut expired = 0;
     for op in ops {
         match op {
             Op::Push => {
@@ -64,6 +69,27 @@ fn run<const N: usize>(ops: &[Op]) {
             Op::Pop => {
                 if let Some(rx) = handles.1.as_mut() {
                     assert_eq!(rx.try_pop(), model.pop_front());
+                }
+            }
+            Op::PopFresh(r) => {
+                if let Some(rx) = handles.1.as_mut() {
+                    let r = u64::from(*r % 3);
+                    let mut late = Vec::new();
+                    let got = rx.try_pop_fresh_with(|x: &u64| x % 3 == r, |x| late.push(x));
+                    let mut want_late = Vec::new();
+                    let mut want = None;
+                    while let Some(&x) = model.front() {
+                        if x % 3 != r {
+                            want = model.pop_front();
+                            break;
+                        }
+                        if want_late.len() == N {
+                            break;
+                        }
+                        want_late.push(model.pop_front().unwrap());
+                    }
+                    assert_eq!((got, &late), (want, &want_late));
+                    expired += late.len();
                 }
             }
             Op::Peek => {
@@ -88,6 +114,7 @@ fn run<const N: usize>(ops: &[Op]) {
                 }
             }
         }
+        assert_eq!(ring.expired(), expired);
         if let Some(tx) = handles.0.as_ref() {
             assert_eq!(tx.is_full(), model.len() == N);
             assert_eq!(tx.is_abandoned(), handles.1.is_none());

@@ -8,7 +8,10 @@
 //! does, and a full ring refuses new items: [`Producer::try_push`] fails
 //! exactly when `N` items are inside and hands the item back in [`Full`].
 //! What it leaves out is everything that needs the other side's position:
-//! batches, chunks, overwrite, waits, `len` and counters. Use it where the
+//! batches, chunks, overwrite, waits, `len` and the counters of
+//! [`RingStats`](crate::RingStats), all but one: the consumer's
+//! [`try_pop_fresh`](Consumer::try_pop_fresh) discards expired items and
+//! counts them ([`Ring::expired`]). Use it where the
 //! two handles run on different cores of a cached machine and items move
 //! one at a time; use [`spsc::Ring`](super::Ring) everywhere else.
 //!
@@ -79,9 +82,11 @@
 //!
 //! `N` slots, each a `T` and a one-byte flag rounded up to `T`'s alignment
 //! (a `Ring<u64, N>` is 16 bytes a slot, a `Ring<u8, N>` 2), plus two words
-//! for the stopped handles' indices and the liveness word. Nothing is padded.
+//! for the stopped handles' indices, the count of expired items and the
+//! liveness word. Nothing is padded.
 
 use super::split::Live;
+use crate::expire::{first_fresh, Expiry};
 use crate::sync::{const_fn, LoadStoreBool, LoadStoreUsize, Ordering, Slot, UnsafeCell};
 use crate::Full;
 
@@ -113,6 +118,9 @@ pub struct Ring<T, const N: usize> {
     producer_at: LoadStoreUsize,
     /// The next slot of the consumer, stored by its handle's `Drop`.
     consumer_at: LoadStoreUsize,
+    /// Items the consumer's fresh pops discarded; stored by the consumer
+    /// only (a load and a store), read by anyone.
+    expired: LoadStoreUsize,
     /// Which handles are alive.
     live: Live,
 }
@@ -146,6 +154,7 @@ impl<T, const N: usize> Ring<T, N> {
                 slots: Self::empty_slots(),
                 producer_at: LoadStoreUsize::new(0),
                 consumer_at: LoadStoreUsize::new(0),
+                expired: LoadStoreUsize::new(0),
                 live: Live::new(),
             }
         }
@@ -167,6 +176,24 @@ impl<T, const N: usize> Ring<T, N> {
     /// The most items the ring holds, `N`.
     pub const fn capacity(&self) -> usize {
         N
+    }
+
+    /// How many items the consumers' [`try_pop_fresh`](Consumer::try_pop_fresh)
+    /// calls discarded as expired, over the ring's life (wrapping at
+    /// `usize::MAX`). Readable from any context.
+    ///
+    /// ```
+    /// use sluicegate::spsc::flag::Ring;
+    ///
+    /// static LOG: Ring<u32, 4> = Ring::new();
+    /// let (mut tx, mut rx) = LOG.try_split().unwrap();
+    /// tx.try_push(1).unwrap();
+    /// tx.try_push(20).unwrap();
+    /// assert_eq!(rx.try_pop_fresh(|deadline: &u32| *deadline < 10), Some(20));
+    /// assert_eq!(LOG.expired(), 1);
+    /// ```
+    pub fn expired(&self) -> usize {
+        self.expired.load(Ordering::Relaxed)
     }
 
     /// Splits the ring into its two handles. The `&mut` borrow guarantees no
@@ -442,6 +469,70 @@ impl<T, const N: usize> Consumer<'_, T, N> {
         slot.full.store(false, Ordering::Release);
         self.at = Ring::<T, N>::next(self.at);
         Some(item)
+    }
+
+    /// [`try_pop`](Self::try_pop), discarding expired items: pops until an
+    /// item has not expired (see [`crate::expire`]) and returns it; each
+    /// expired item it meets is counted in [`Ring::expired`], then dropped.
+    /// `None` if the ring is empty, or after `N` discards (bounded work, so
+    /// an interrupt handler may pop this way). Wait-free, as `try_pop`.
+    ///
+    /// ```
+    /// use sluicegate::expire::{OlderThan, Stamp};
+    /// use sluicegate::spsc::flag::Ring;
+    ///
+    /// let mut ring: Ring<Stamp<u16>, 3> = Ring::new();
+    /// let (mut tx, mut rx) = ring.split();
+    /// tx.try_push(Stamp { at: 0, item: 1 }).unwrap();
+    /// tx.try_push(Stamp { at: 90, item: 2 }).unwrap();
+    /// let fresh = rx.try_pop_fresh(OlderThan { now: 100, budget: 20 });
+    /// assert_eq!(fresh.map(|s| s.item), Some(2));
+    /// assert_eq!(rx.expired(), 1);
+    /// ```
+    #[inline]
+    pub fn try_pop_fresh<E: Expiry<T>>(&mut self, expiry: E) -> Option<T> {
+        self.try_pop_fresh_with(expiry, drop)
+    }
+
+    /// [`try_pop_fresh`](Self::try_pop_fresh) that hands each expired item
+    /// to `on_expired` instead of dropping it; counted the same way, before
+    /// `on_expired` runs.
+    ///
+    /// ```
+    /// let mut ring: sluicegate::spsc::flag::Ring<u32, 5> = sluicegate::spsc::flag::Ring::new();
+    /// let (mut tx, mut rx) = ring.split();
+    /// for deadline in [10, 20, 30] {
+    ///     tx.try_push(deadline).unwrap();
+    /// }
+    /// let mut late = Vec::new();
+    /// let fresh = rx.try_pop_fresh_with(|deadline: &u32| *deadline < 25, |x| late.push(x));
+    /// assert_eq!((fresh, late), (Some(30), vec![10, 20]));
+    /// ```
+    pub fn try_pop_fresh_with<E: Expiry<T>>(
+        &mut self,
+        mut expiry: E,
+        on_expired: impl FnMut(T),
+    ) -> Option<T> {
+        let expired = &self.ring.expired;
+        first_fresh(
+            N,
+            || self.try_pop(),
+            &mut expiry,
+            // Relaxed: the consumer is the counter's only writer.
+            || {
+                expired.store(
+                    expired.load(Ordering::Relaxed).wrapping_add(1),
+                    Ordering::Relaxed,
+                )
+            },
+            on_expired,
+        )
+    }
+
+    /// How many items this ring's fresh pops discarded as expired (as
+    /// [`Ring::expired`]).
+    pub fn expired(&self) -> usize {
+        self.ring.expired()
     }
 
     /// The oldest item, left in the ring, or `None` if it is empty.
