@@ -190,6 +190,60 @@ fn overload_static_limit_too_low_wastes_capacity() {
 
 /// The service time doubles at 6 s; good-put after is judged from 10 s to
 /// the end (16 s), against the new capacity.
+#[test]
+#[cfg_attr(miri, ignore = "a pure single-threaded model; minutes under Miri")]
+fn overload_slowed_source_sheds_nothing_and_stays_under_its_high_mark() {
+    for seed in SEEDS {
+        for load in [50, 120, 200, 300] {
+            for check in [Check::Expired, Check::Fresh] {
+                let mut sc = scenario(Policy::Slowed, load, seed);
+                sc.check = check;
+                let run = sim::run(&sc);
+                let w = run.steady();
+                let what = format!("seed {seed}, {load} %, {check:?}");
+                assert_eq!(
+                    w.counts.shed, 0,
+                    "{what}: the source is slowed, never refused"
+                );
+                assert!(
+                    run.peak_queue <= sim::HIGH,
+                    "{what}: peak {}",
+                    run.peak_queue
+                );
+                if load >= 120 {
+                    // Overloaded, the source did stop: the ring reached its
+                    // high mark and the clients' waits ran out upstream.
+                    assert_eq!(run.peak_queue, sim::HIGH, "{what}");
+                    assert!(w.timed_out_pct() > 20.0, "{what}: {w:?}");
+                } else {
+                    assert!(goodput_pct(&w) >= 45.0, "{what}: {w:?}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "a pure single-threaded model; minutes under Miri")]
+fn overload_degradation_band_comes_before_shedding() {
+    for seed in SEEDS {
+        let (run, _) = slowdown(Policy::Aimd, seed);
+        let before = run.window(2 * SECOND, 6 * SECOND);
+        let after = run.window(10 * SECOND, 16 * SECOND);
+        // One class: a saturated class is shed, and only then.
+        for w in [before, after] {
+            assert_eq!(w.bands.iter().sum::<u64>(), w.counts.attempts, "{w:?}");
+            assert_eq!(w.bands[2], w.counts.shed, "{w:?}");
+        }
+        // Below capacity the signal is mostly normal; overloaded after the
+        // slowdown, a good share of attempts see the elevated band, where
+        // an application serves the cheaper answer instead of being shed.
+        assert!(before.band_pct(0) >= 80.0, "seed {seed}: {before:?}");
+        assert!(after.band_pct(1) >= 10.0, "seed {seed}: {after:?}");
+        assert!(after.band_pct(0) < 20.0, "seed {seed}: {after:?}");
+    }
+}
+
 fn slowdown(policy: Policy, seed: u64) -> (Run, f64) {
     let mut sc = Scenario::base(policy, 80);
     sc.service_after = 2 * sc.service;

@@ -72,6 +72,16 @@ const ROWS: &[Row] = &[
         check: Check::Fresh,
     },
     Row {
+        name: "2e ring 16, slowed src",
+        policy: Policy::Slowed,
+        check: Check::Expired,
+    },
+    Row {
+        name: "2f slowed src+exp",
+        policy: Policy::Slowed,
+        check: Check::Fresh,
+    },
+    Row {
         name: "3 ring 16, drop oldest",
         policy: Policy::DropOldest,
         check: Check::Expired,
@@ -276,7 +286,7 @@ fn main() {
          responses to a waiting client, in % of capacity; latency: every served request, \
          send to response; shed: attempts refused or evicted; t/o: attempts the client gave \
          up on; wasted: served requests nobody waited for; peak q: most requests waiting \
-         (incl. blocked senders).\n",
+         (incl. blocked senders; not the slowed source's upstream).\n",
         base.workers,
         base.service / MS,
         base.capacity_per_s(),
@@ -491,6 +501,38 @@ fn slow_table(slow: &[Run]) {
         );
     }
     println!();
+    println!(
+        "Degradation bands (`Limiter::pressure`, read before each attempt for its class): \
+         the share of attempts sent while their class was normal / elevated (3/4 of its share \
+         in use: serve the cheaper answer) / saturated (shed next), and the share shed.\n"
+    );
+    println!(
+        "| {:<19} | {:>22} | {:>22} | {:>22} |",
+        "policy", "before: N / E / S, shed", "20-25: N / E / S, shed", "after: N / E / S, shed"
+    );
+    println!("|{:-<21}|{:->23}:|{:->23}:|{:->23}:|", "", "", "", "");
+    let bands = |w: Window| {
+        format!(
+            "{:.0} / {:.0} / {:.0} %, {:.0} %",
+            w.band_pct(0),
+            w.band_pct(1),
+            w.band_pct(2),
+            w.shed_pct()
+        )
+    };
+    for (row, run) in SLOW_ROWS.iter().zip(slow) {
+        if row.policy.limiter(sim::AIMD).is_none() {
+            continue;
+        }
+        println!(
+            "| {:<19} | {:>22} | {:>22} | {:>22} |",
+            row.name,
+            bands(run.window(BEFORE.0, BEFORE.1)),
+            bands(run.window(RIGHT_AFTER.0, RIGHT_AFTER.1)),
+            bands(run.window(AFTER.0, AFTER.1))
+        );
+    }
+    println!();
 }
 
 /// Per-class success of the two-class AIMD against one class.
@@ -595,6 +637,30 @@ fn summary(base: &Scenario, sweep: &[Vec<Window>], slow: &[Run], hard: &[(Scenar
         dur(blk_exp.p99_ms),
         blk_exp.wasted_pct(),
         sim::RING
+    ));
+    let sl = &two[row_of("2e ring 16, slowed src")];
+    let sl_exp = &two[row_of("2f slowed src+exp")];
+    let sl_peak = LOADS
+        .iter()
+        .map(|&l| sweep[at(l)][row_of("2e ring 16, slowed src")].peak_queue)
+        .max()
+        .unwrap_or(0);
+    bullet(&format!(
+        "- Watermarks slow the source instead (2e: it stops reading at {} requests in the \
+         ring, reads again at {}): nothing is shed at any load and the ring never holds more \
+         than {}, but the queue is upstream again, in arrival order, where the clients' \
+         deadlines pass: {:.0} % good-put, {:.0} % of attempts timed out. Popping fresh \
+         (2f) gets {:.0} %: the requests reach the ring old, so many that start in time finish \
+         after their deadline ({:.0} % of what it serves is wasted). Watermarks suit a source \
+         that can wait or truly slow down (a UART, a sensor, a batch feed), not clients with \
+         deadlines.",
+        sim::HIGH,
+        sim::LOW,
+        sl_peak,
+        gp(sl),
+        sl.timed_out_pct(),
+        gp(sl_exp),
+        sl_exp.wasted_pct(),
     ));
     let slow_row = |name: &str| {
         let i = SLOW_ROWS.iter().position(|r| r.name == name).expect("row");

@@ -12,7 +12,7 @@ use crate::sim::{Run, Scenario, Window, MS, SECOND};
 use crate::Row;
 
 /// One colour per policy name (every panel), distinguishable on white.
-const COLOURS: [(&str, RGBColor); 14] = [
+const COLOURS: [(&str, RGBColor); 16] = [
     ("1 unbounded, no check", RGBColor(120, 120, 120)),
     ("1 unbounded", RGBColor(0, 0, 0)),
     ("1 unbounded, budget chk", RGBColor(150, 90, 40)),
@@ -20,6 +20,8 @@ const COLOURS: [(&str, RGBColor); 14] = [
     ("2b ring 16, block", RGBColor(23, 190, 207)),
     ("2c ring 16, expire", RGBColor(0, 90, 140)),
     ("2d ring 16, block+exp", RGBColor(100, 200, 160)),
+    ("2e ring 16, slowed src", RGBColor(60, 60, 160)),
+    ("2f slowed src+exp", RGBColor(150, 150, 230)),
     ("3 ring 16, drop oldest", RGBColor(44, 160, 44)),
     ("4 static limit 4", RGBColor(255, 127, 14)),
     ("4 static limit 16", RGBColor(188, 189, 34)),

@@ -55,6 +55,9 @@ pub struct Window {
     /// Fresh requests per class and how many of them succeeded (any attempt).
     pub requests: [u64; 2],
     pub succeeded: [u64; 2],
+    /// Attempts by the limiter's degradation band their class was in when
+    /// sent (`Limiter::pressure`): normal, elevated, saturated.
+    pub bands: [u64; 3],
     /// Over the whole run: most requests waiting at once (plus blocked
     /// senders), and the queue's memory at that point.
     pub peak_queue: usize,
@@ -70,6 +73,10 @@ impl Window {
     }
     pub fn wasted_pct(&self) -> f64 {
         pct(self.wasted, self.served)
+    }
+    /// Share of the attempts sent in degradation band `b`, %.
+    pub fn band_pct(&self, b: usize) -> f64 {
+        pct(self.bands[b], self.bands.iter().sum())
     }
     /// Share of class `c`'s fresh requests that succeeded, %.
     pub fn success_pct(&self, c: usize) -> f64 {
@@ -135,6 +142,7 @@ impl Run {
             },
             requests: [r.requests[0], r.requests[2]],
             succeeded: [r.succeeded[0], r.succeeded[2]],
+            bands: r.bands,
             peak_queue: self.peak_queue,
             peak_bytes: self.peak_bytes,
         }

@@ -25,7 +25,8 @@
 //!   [`Backoff::Immediate`] retries at once.
 //! * **Front door** ([`Policy`]): what happens to a request between the
 //!   network and the workers. The rings are the crate's `mpmc::Ring` (the
-//!   server queue has many producers and many consumers); the limiters are
+//!   server queue has many producers and many consumers), or for the slowed
+//!   source an `spsc::Ring` with watermarks (one reader feeds it); the limiters are
 //!   the crate's [`Limiter`], driven on virtual ticks: a permit is taken on
 //!   each attempt's send, held while it waits and is served, and ended with
 //!   `success(latency)` when it was answered before its deadline and
@@ -47,8 +48,9 @@ use sluicegate::limit::{Limiter, LimiterConfig, Priority};
 mod scenarios;
 use scenarios::catalogue;
 use scenarios::crate_limiters::{self, row_with};
-pub use scenarios::door::RING;
 use scenarios::door::{Door, Full};
+#[allow(unused_imports)] // `LOW` is only in the stand's text, not in tests/overload.rs
+pub use scenarios::door::{HIGH, LOW, RING};
 use scenarios::harness::{self, Retry, Row, Service, Unlimited};
 pub use scenarios::harness::{Backoff, Rng};
 
@@ -104,6 +106,12 @@ pub enum Policy {
     /// Waiting senders race for a freed slot (Backoff gives no order), so the
     /// model hands it to a random one.
     Block,
+    /// Policy 2e: A source that can be slowed feeds an `spsc::Ring` with
+    /// watermarks (`Marked`, low 4, high 12): it stops reading new requests
+    /// while the level is `High` and reads the ones that waited, oldest
+    /// first, once it is `Normal`; they wait upstream meanwhile (a socket not
+    /// read, TCP's window holding the clients), where clients may give up.
+    Slowed,
     /// Policy 3: A bounded ring that evicts the oldest request (`push_overwrite`);
     /// the evicted request's client gets a 503 at once.
     DropOldest,
@@ -246,6 +254,10 @@ impl Policy {
             },
             Policy::DropOldest => Door::Ring {
                 full: Full::DropOldest,
+                fresh,
+            },
+            Policy::Slowed => Door::Ring {
+                full: Full::Slowed,
                 fresh,
             },
             _ => Door::Fifo,

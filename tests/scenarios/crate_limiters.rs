@@ -11,7 +11,7 @@
 //! Both control laws are the one `Limiter` type with a different
 //! configuration, so a row is a preset and a name (see [`crate_rows`]).
 
-use sluicegate::limit::{Limiter, LimiterConfig, Permit, Priority, ONE};
+use sluicegate::limit::{Limiter, LimiterConfig, Permit, Pressure, Priority, ONE};
 
 use super::harness::{run, Outcome, Row, Scenario, SimLimiter};
 
@@ -25,6 +25,8 @@ pub trait Gate {
     fn limit(&self) -> u32;
     /// Permits out.
     fn in_flight(&self) -> u32;
+    /// `pressure`.
+    fn pressure(&self, priority: Priority) -> Pressure;
 }
 
 impl Gate for Limiter {
@@ -36,6 +38,9 @@ impl Gate for Limiter {
     }
     fn in_flight(&self) -> u32 {
         Limiter::in_flight(self)
+    }
+    fn pressure(&self, priority: Priority) -> Pressure {
+        Limiter::pressure(self, priority)
     }
 }
 
@@ -73,6 +78,14 @@ impl<'a, G: Gate> SimLimiter for CrateLimiter<'a, G> {
 
     fn limit(&self) -> u32 {
         self.gate.limit()
+    }
+
+    fn band(&self, class: usize) -> usize {
+        match self.gate.pressure((self.priority)(class)) {
+            Pressure::Normal => 0,
+            Pressure::Elevated => 1,
+            Pressure::Saturated => 2,
+        }
     }
 }
 

@@ -3,13 +3,14 @@
 //! the workers is [`super::door`]'s.
 
 use std::cmp::{Ordering, Reverse};
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 use super::clients::Clients;
 use super::door::{Push, Queue};
 use super::harness::{
     Backoff, Check, Counts, Outcome, Report, Scenario, SimLimiter, WindowReport, SAMPLE_US,
 };
+use super::metrics::{percentile, End, Metrics, WindowAcc};
 use super::service::{ln, Rng};
 
 /// Where an attempt is.
@@ -114,92 +115,6 @@ enum Client {
     GaveUp,
 }
 
-enum End {
-    Good(u64),
-    Shed,
-    TimedOut,
-    Late,
-}
-
-#[derive(Default)]
-struct WindowAcc {
-    all: Counts,
-    burst: Counts,
-    class: [Counts; 3],
-    latencies: Vec<u32>,
-    served_latencies: Vec<u32>,
-    work_us: u64,
-    wasted_work_us: u64,
-    requests: [u64; 3],
-    succeeded: [u64; 3],
-}
-
-struct Metrics {
-    windows: Vec<(u64, u64, WindowAcc)>,
-    total: Counts,
-}
-
-fn count(c: &mut Counts, end: &End) {
-    c.offered += 1;
-    match end {
-        End::Good(_) => c.good += 1,
-        End::Shed => c.shed += 1,
-        End::TimedOut => c.timed_out += 1,
-        End::Late => c.late += 1,
-    }
-}
-
-impl Metrics {
-    fn windows_at(&mut self, t: u64) -> impl Iterator<Item = &mut WindowAcc> {
-        self.windows
-            .iter_mut()
-            .filter(move |(from, to, _)| *from <= t && t < *to)
-            .map(|w| &mut w.2)
-    }
-
-    fn end(&mut self, arrival: u64, class: usize, burst: bool, end: End) {
-        count(&mut self.total, &end);
-        for acc in self.windows_at(arrival) {
-            count(&mut acc.all, &end);
-            count(&mut acc.class[class], &end);
-            if burst {
-                count(&mut acc.burst, &end);
-            }
-            if let End::Good(lat) = end {
-                acc.latencies.push(lat as u32);
-            }
-        }
-    }
-
-    /// A worker finished an attempt sent at `arrival`; `wasted`: its
-    /// client no longer waited.
-    fn served(&mut self, arrival: u64, latency: u64, work: u64, wasted: bool) {
-        for acc in self.windows_at(arrival) {
-            acc.served_latencies.push(latency as u32);
-            acc.work_us += work;
-            if wasted {
-                acc.wasted_work_us += work;
-            }
-        }
-    }
-
-    /// A request created at `created` ended, answered in time or not.
-    fn request(&mut self, created: u64, class: usize, ok: bool) {
-        for acc in self.windows_at(created) {
-            acc.requests[class] += 1;
-            acc.succeeded[class] += u64::from(ok);
-        }
-    }
-}
-
-fn percentile(sorted: &[u32], q: f64) -> u64 {
-    if sorted.is_empty() {
-        return 0;
-    }
-    let rank = (q * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1] as u64
-}
-
 /// The state of one run.
 struct Engine<'s, 'l, L: SimLimiter> {
     sc: &'s Scenario,
@@ -229,7 +144,7 @@ struct Engine<'s, 'l, L: SimLimiter> {
     other: Rng,
     /// `(slot, serial)` of blocked senders; entries whose attempt has moved
     /// on are skipped.
-    blocked: Vec<(usize, u64)>,
+    blocked: VecDeque<(usize, u64)>,
     blocked_live: usize,
     /// The workers' running estimate of the service time (EWMA, 1/8).
     estimate: u64,
@@ -283,7 +198,7 @@ pub fn run<L: SimLimiter>(sc: &Scenario, lim: &mut L, name: &str) -> Report {
         client: Vec::new(),
         next: BinaryHeap::new(),
         other: Rng(sc.seed ^ 0x0E7A_1E55_0E7A_1E55),
-        blocked: Vec::new(),
+        blocked: VecDeque::new(),
         blocked_live: 0,
         estimate: sc.service.mean_us() as u64,
         serials: 0,
@@ -415,6 +330,8 @@ impl<L: SimLimiter> Engine<'_, '_, L> {
         let now = self.now;
         let class = req.class;
         req.tries += 1;
+        let band = self.lim.band(class);
+        self.metrics.band(now, band);
         let Some(token) = self.lim.acquire(now, class) else {
             if class == 0 && self.lower_on_last > 0 {
                 self.inversions += 1;
@@ -486,7 +403,7 @@ impl<L: SimLimiter> Engine<'_, '_, L> {
             }
             Push::Blocked => {
                 self.attempt(slot).at = At::Blocked;
-                self.blocked.push((slot, serial));
+                self.blocked.push_back((slot, serial));
                 self.blocked_live += 1;
             }
             Push::Queued => {}
@@ -499,7 +416,13 @@ impl<L: SimLimiter> Engine<'_, '_, L> {
             let giveup = Next::GiveUp { serial, slot, req };
             self.at(sent + self.sc.timeout_us, giveup);
         }
-        let len = self.queue.len() + self.blocked_live;
+        // The slowed source's waiting requests are upstream, not queued here.
+        let upstream = if self.queue.slowed() {
+            0
+        } else {
+            self.blocked_live
+        };
+        let len = self.queue.len() + upstream;
         if len > self.peak_queue {
             self.peak_queue = len;
             self.peak_slots = self.peak_slots.max(self.queue.slots());
@@ -680,7 +603,14 @@ impl<L: SimLimiter> Engine<'_, '_, L> {
         let now = self.now;
         let workers = self.sc.workers_at(now);
         while self.busy < workers {
-            let Some(slot) = self.pop() else { break };
+            let Some(slot) = self.pop() else {
+                // A fresh pop stops after a run of discards (or the slots
+                // it freed let waiting senders in): a worker pops again.
+                if self.queue.len() > 0 {
+                    continue;
+                }
+                break;
+            };
             let a = self.slab[slot].as_ref().expect("a live attempt");
             let deadline = a.arrival + self.sc.timeout_us;
             let skip = match self.sc.check {
@@ -719,17 +649,29 @@ impl<L: SimLimiter> Engine<'_, '_, L> {
         for slot in discarded {
             self.end(slot, End::TimedOut, Outcome::Dropped);
         }
-        for _ in 0..freed {
-            self.unblock_one();
+        if self.queue.slowed() {
+            while !self.blocked.is_empty() && self.queue.reading() {
+                self.unblock(true);
+            }
+        } else {
+            for _ in 0..freed {
+                self.unblock(false);
+            }
         }
         head.map(|s| s as usize)
     }
 
-    /// A random blocked sender takes a freed slot.
-    fn unblock_one(&mut self) {
+    /// A blocked sender takes a freed slot: a random one, or with `oldest`
+    /// (the slowed source reading what waited) the oldest one still waiting.
+    fn unblock(&mut self, oldest: bool) {
         while !self.blocked.is_empty() {
-            let i = self.other.below(self.blocked.len() as u64) as usize;
-            let (slot, serial) = self.blocked.swap_remove(i);
+            let (slot, serial) = if oldest {
+                self.blocked.pop_front()
+            } else {
+                let i = self.other.below(self.blocked.len() as u64) as usize;
+                self.blocked.swap_remove_back(i)
+            }
+            .expect("not empty");
             let Some(a) = self.slab[slot].as_mut().filter(|a| a.serial == serial) else {
                 continue;
             };
@@ -766,6 +708,7 @@ impl<L: SimLimiter> Engine<'_, '_, L> {
                     wasted_work_us: acc.wasted_work_us,
                     requests: acc.requests,
                     succeeded: acc.succeeded,
+                    bands: acc.bands,
                 }
             })
             .collect();

@@ -80,6 +80,12 @@ pub trait SimLimiter {
     fn limit(&self) -> u32;
     /// Virtual time has reached `now_us` (fire due timers).
     fn advance(&mut self, _now_us: u64) {}
+    /// The degradation band a request of `class` sees now, before it asks:
+    /// 0 normal, 1 elevated, 2 saturated (the crate's `Limiter::pressure`;
+    /// limiters without such a signal say 0).
+    fn band(&self, _class: usize) -> usize {
+        0
+    }
 }
 
 /// No limiter: every attempt is admitted (the door alone decides).
@@ -422,6 +428,9 @@ pub struct WindowReport {
     pub requests: [u64; 3],
     /// How many of them were answered in time (any attempt).
     pub succeeded: [u64; 3],
+    /// Attempts sent in the window by the degradation band their class
+    /// was in ([`SimLimiter::band`]): normal, elevated, saturated.
+    pub bands: [u64; 3],
 }
 
 /// Everything a run measured.

@@ -5,9 +5,10 @@
 //!
 //! * [`harness`] has the scenario, its options, the metrics and the
 //!   [`harness::SimLimiter`] interface;
-//! * [`engine`] has the event loop;
-//! * [`door`] has the queue before the workers (a FIFO or the crate's
-//!   `mpmc::Ring`);
+//! * [`engine`] has the event loop, [`metrics`] its tallies;
+//! * [`door`] has the queue before the workers (a FIFO, the crate's
+//!   `mpmc::Ring`, or an `spsc::Ring` with watermarks fed by a source that
+//!   can be slowed);
 //! * [`service`] has the service-time model and the seeded arithmetic;
 //! * [`anchors`] has the anchor models;
 //! * [`crate_limiters`] has the adapter for the crate's limiters and their
@@ -30,6 +31,7 @@ pub mod door;
 pub mod engine;
 pub mod goals;
 pub mod harness;
+pub mod metrics;
 pub mod service;
 pub mod table;
 
