@@ -80,6 +80,8 @@ use rte_ring::RteRing;
 #[path = "mpmc/bursts.rs"]
 mod bursts;
 use bursts::{burst_groups, BURST};
+#[path = "mpmc/idle.rs"]
+mod idle;
 
 /// Single items through a shared ring. `false` / `None`: nothing moved
 /// (full, empty, or busy), wait and call again.
@@ -773,6 +775,7 @@ fn single_thread_cases() -> Vec<Case<'static>> {
             Box::leak(Box::new(sluicegate::mpmc::cs::Ring::new()));
         cases.push(("mpmc_pair_128", "sluicegate_cs", pair(cs)));
     }
+    cases.extend(idle::idle_cases());
     cases
 }
 

@@ -164,11 +164,14 @@
 //! every flip before the value it reads.
 //!
 //! **Full, empty and busy are exact.** Full is answered when the push's
-//! counter read `h` before and after a load of `cons` with `h - cons >= N`:
-//! both counters only grow and `prod <= cons + N`, so at that load `prod`
-//! was `h` and `prod - cons == N`. Empty is answered when `cons` read `c`
-//! before and after a load of `prod == c`: at that load no position was
-//! claimed and unpopped. Every other empty run is busy, and only then: a
+//! counter read `h` before a load of `cons` with `h - cons >= N`: both
+//! counters only grow and `prod <= cons + N`, so at that load `prod` was
+//! still `h` and `prod - cons == N`. Empty is answered when `cons` read `c`
+//! before a load of `prod == c`: no push had claimed `c`, so no pop had
+//! either, and at that load `cons == prod`. Where a first attempt fails,
+//! both are tested before anything else, with two loads, so a poll of an
+//! idle ring or a push refused by a full one takes no loop and reads no
+//! bitmap. Every other empty run is busy, and only then: a
 //! claimed position whose bit is not flipped yet belongs to an operation
 //! between its claim and its flip (or is a void, which the pop passes). These loads and the claim CASes are
 //! `SeqCst`, so "at that load" is a point of their single total order.
@@ -237,10 +240,10 @@
 //!
 //! Memory: `N` slots of `T`; the two counters and the two bitmaps of the
 //! hot paths (`W` words each), each on its own 128-byte line on hosts;
-//! the voids' bitmap (`W` words) and four statistics words. On a Cortex-M3
-//! `BurstRing<u32, 8, 1>` takes 68 bytes and `BurstRing<u32, 1024, 32>`
-//! 4504; on x86-64, 640 and 4864. The `async` feature adds a waiter list
-//! per side (a count, a lock word and the list's two ends: 8 words, on one
+//! the voids' bitmap (`W` words) and five statistics words, on a line of
+//! their own on hosts. On a Cortex-M3 `BurstRing<u32, 8, 1>` takes 72
+//! bytes and `BurstRing<u32, 1024, 32>` 4508; on x86-64, 768 and 4864.
+//! The `async` feature adds a waiter list per side (a count, a lock word and the list's two ends: 8 words, on one
 //! more 128-byte line on hosts; `tests/ram.rs` pins it). `N` must be a
 //! power of two from 1 to `2^(usize::BITS - 3)`:
 //!
@@ -303,7 +306,18 @@ const ONE: usize = 1 << SHIFT;
 
 /// A bounded MPMC ring for bursts of `Copy` items; see the
 /// [module documentation](self). `W` is `N / 32`, or 1 for `N < 32`.
+// `repr(C)`: the hot words (the counters, the bitmaps, the waiter lists)
+// in the first 124 bytes on a microcontroller, where a Cortex-M0 reaches a
+// field with one load or store; the slots first on hosts, where copies and
+// slot addresses are one instruction shorter from the ring's start (the
+// padded groups keep the lines apart either way).
+#[repr(C)]
 pub struct BurstRing<T: Copy, const N: usize, const W: usize> {
+    #[cfg(not(all(target_arch = "arm", target_os = "none")))]
+    slots: [Slot<T>; N],
+    /// The statistics and the voids: off the hot paths, on their own line
+    /// on hosts.
+    tally: Padded<Tally<W>>,
     /// Positions claimed by pushes (shifted by [`SHIFT`]), plus [`CLOSED`]
     /// and [`EVICTING`].
     prod: Padded<AtomicUsize>,
@@ -314,14 +328,21 @@ pub struct BurstRing<T: Copy, const N: usize, const W: usize> {
     published: Padded<[AtomicU32; W]>,
     /// Bit `s`: the parity of the laps of slot `s` consumed.
     consumed: Padded<[AtomicU32; W]>,
-    /// Bit `s`: slot `s`'s position was claimed by a write chunk dropped
-    /// without an item for it (a *void*), and not skipped yet. Read only
-    /// on the slow paths.
-    void: [AtomicU32; W],
+    /// Per side (`Side as usize`): the tasks and threads waiting
+    /// (`wait.rs`).
+    #[cfg(feature = "async")]
+    waiters: Padded<crate::wait::queue::Sides>,
     /// Slot `q mod N` holds position `q`'s item while `q` is published and
     /// not consumed. Only the operation that claimed a position touches its
     /// slot between the claim and the flip.
+    #[cfg(all(target_arch = "arm", target_os = "none"))]
     slots: [Slot<T>; N],
+}
+
+/// A [`BurstRing`]'s words off the hot paths.
+struct Tally<const W: usize> {
+    /// The largest length a pop sampled (see [`BurstRing::stats`]).
+    peak: AtomicUsize,
     rejected: SharedCounter,
     /// Counted by evictions only inside the region in which no other
     /// eviction can be (from claiming the oldest position to clearing the
@@ -330,12 +351,10 @@ pub struct BurstRing<T: Copy, const N: usize, const W: usize> {
     busy: SharedCounter,
     /// Items the `*_fresh` pops discarded (see [`crate::expire`]).
     expired: SharedCounter,
-    /// The largest length a pop sampled (see [`BurstRing::stats`]).
-    peak: AtomicUsize,
-    /// Per side (`Side as usize`): the tasks and threads waiting
-    /// (`wait.rs`).
-    #[cfg(feature = "async")]
-    waiters: Padded<crate::wait::queue::Sides>,
+    /// Bit `s`: slot `s`'s position was claimed by a write chunk dropped
+    /// without an item for it (a *void*), and not skipped yet. Read only
+    /// on the slow paths.
+    void: [AtomicU32; W],
 }
 
 // SAFETY: items cross between contexts by value (`T: Send`); a slot is
@@ -400,13 +419,15 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
                 cons: Padded::new(AtomicUsize::new(start.wrapping_mul(ONE))),
                 published: Padded::new(words::<W>()),
                 consumed: Padded::new(words::<W>()),
-                void: words::<W>(),
+                tally: Padded::new(Tally {
+                    peak: AtomicUsize::new(0),
+                    rejected: SharedCounter::new(),
+                    overwritten: SoloCounter::new(),
+                    busy: SharedCounter::new(),
+                    expired: SharedCounter::new(),
+                    void: words::<W>(),
+                }),
                 slots: slots::<T, N>(),
-                rejected: SharedCounter::new(),
-                overwritten: SoloCounter::new(),
-                busy: SharedCounter::new(),
-                expired: SharedCounter::new(),
-                peak: AtomicUsize::new(0),
                 #[cfg(feature = "async")]
                 waiters: Padded::new(crate::wait::queue::sides()),
             }
@@ -440,6 +461,11 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     #[cold]
     #[inline(never)]
     fn try_push_slow(&self, item: T) -> Result<(), PushError<T>> {
+        // The refused push's common case first, before the loop's set-up.
+        if self.is_full_at(self.prod.load(Ordering::SeqCst)) {
+            self.tally.rejected.add(1);
+            return Err(PushError::Full(item));
+        }
         match self.claim_push_slow(1, 1) {
             Ok((h, _)) => {
                 self.put(h, Bit::of::<N>(h >> SHIFT), item);
@@ -487,6 +513,10 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     #[cold]
     #[inline(never)]
     fn try_pop_slow(&self) -> Result<T, PopError> {
+        // The idle poll first, before the loop's set-up.
+        if self.is_empty_at(self.cons.load(Ordering::SeqCst)) {
+            return Err(PopError::Empty);
+        }
         match self.claim_pop_slow(1, 1) {
             Ok((c, _)) => Ok(self.take(c, Bit::of::<N>(c >> SHIFT))),
             Err(stop) => Err(match self.count(stop, 1) {
@@ -527,8 +557,8 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     #[inline(never)]
     fn count(&self, stop: Stop, items: usize) -> Stop {
         match stop {
-            Stop::Full => self.rejected.add(items),
-            Stop::Busy => self.busy.add(1),
+            Stop::Full => self.tally.rejected.add(items),
+            Stop::Busy => self.tally.busy.add(1),
             Stop::Empty | Stop::Closed => {}
         }
         stop
@@ -573,8 +603,8 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
         // Relaxed: a statistic.
         let p = self.prod.load(Ordering::Relaxed) & !FLAGS;
         let seen = gap(p, c).min(N);
-        if seen > self.peak.load(Ordering::Relaxed) {
-            self.peak.fetch_max(seen, Ordering::Relaxed);
+        if seen > self.tally.peak.load(Ordering::Relaxed) {
+            self.tally.peak.fetch_max(seen, Ordering::Relaxed);
         }
     }
 
@@ -619,18 +649,18 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     /// assert_eq!(ring.stats(), RingStats { rejected: 1, overwritten: 1, busy: 0, expired: 0, transitions: 0, peak: 2 });
     /// ```
     pub fn stats(&self) -> RingStats {
-        let (rejected, overwritten) = (self.rejected.get(), self.overwritten.get());
+        let (rejected, overwritten) = (self.tally.rejected.get(), self.tally.overwritten.get());
         RingStats {
             rejected,
             overwritten,
-            busy: self.busy.get(),
-            expired: self.expired.get(),
+            busy: self.tally.busy.get(),
+            expired: self.tally.expired.get(),
             transitions: 0,
             peak: if rejected != 0 || overwritten != 0 {
                 N
             } else {
                 // Relaxed: a statistic.
-                self.peak.load(Ordering::Relaxed).max(self.len())
+                self.tally.peak.load(Ordering::Relaxed).max(self.len())
             },
         }
     }
@@ -638,7 +668,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     /// Counts `k` items a `*_fresh` pop discarded.
     #[cold]
     pub(super) fn note_expired(&self, k: usize) {
-        self.expired.add(k);
+        self.tally.expired.add(k);
     }
 }
 

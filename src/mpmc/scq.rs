@@ -492,7 +492,7 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
     /// returns `None` if it finds the ring empty, else how many it took and
     /// a sample of the length (from the round's first position to `tail`).
     pub(super) fn dequeue_many(&self, out: &mut [usize]) -> Option<(usize, usize)> {
-        if out.is_empty() || (self.threshold.load(Ordering::SeqCst) as isize) < 0 {
+        if out.is_empty() || self.surely_empty() {
             return None;
         }
         let most = out.len().min(N);
@@ -540,6 +540,14 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
                 return None;
             }
         }
+    }
+
+    /// Step 1 of a dequeue: `threshold` is negative, so the ring is empty
+    /// (no index placed since dequeues charged it down; module docs). One
+    /// load, no position taken.
+    #[inline(always)]
+    pub(super) fn surely_empty(&self) -> bool {
+        (self.threshold.load(Ordering::SeqCst) as isize) < 0
     }
 
     /// Removes the oldest index, or `None` if the ring is empty.

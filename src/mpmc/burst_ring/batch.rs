@@ -6,7 +6,7 @@
 use core::marker::PhantomData;
 
 use super::{flip, BurstRing, Moved, Run, Stop, ONE};
-use crate::sync::{pause, pause_point};
+use crate::sync::{pause, pause_point, Ordering};
 
 impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     /// Burst push: copies in as many of `items` as there are free slots
@@ -50,6 +50,14 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     #[cold]
     #[inline(never)]
     fn push_burst_slow(&self, items: &[T]) -> Moved {
+        // The refused burst's common case first, before the loop's set-up.
+        if self.is_full_at(self.prod.load(Ordering::SeqCst)) {
+            self.tally.rejected.add(items.len());
+            return Moved {
+                count: 0,
+                stop: Some(Stop::Full),
+            };
+        }
         self.push_rest(0, items)
     }
 
@@ -154,6 +162,13 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     #[cold]
     #[inline(never)]
     fn pop_burst_slow(&self, out: &mut [T]) -> Moved {
+        // The idle poll first, before the loop's set-up.
+        if self.is_empty_at(self.cons.load(Ordering::SeqCst)) {
+            return Moved {
+                count: 0,
+                stop: Some(Stop::Empty),
+            };
+        }
         self.pop_rest(0, out)
     }
 

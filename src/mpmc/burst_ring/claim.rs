@@ -60,6 +60,28 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
         Some((h, bit))
     }
 
+    /// Whether the ring was full when `cons` is loaded here, for a push
+    /// that loaded `prod == h` before: every position claimed by a push
+    /// and not yet by a pop. Exact (module docs, "Full, empty and busy are
+    /// exact"): `prod` never passes `cons + N`, so `h - cons >= N` means
+    /// `prod` was still `h` at this load. `false` with a flag set (closed,
+    /// or an eviction holding the next position), which the loop answers.
+    /// The refused push's common case, with no loop and no bitmap.
+    #[inline(always)]
+    pub(super) fn is_full_at(&self, h: usize) -> bool {
+        h & FLAGS == 0 && gap(h, self.cons.load(Ordering::SeqCst)) >= N
+    }
+
+    /// Whether the ring was empty when `prod` is loaded here, for a pop
+    /// that loaded `cons == c` before: no push had claimed position `c`, so
+    /// no pop could have either and `cons` was still `c`. `false` with a
+    /// flag set (a closed ring answers `Closed` on the slow path). The idle
+    /// poll's answer, with no loop and no bitmap.
+    #[inline(always)]
+    pub(super) fn is_empty_at(&self, c: usize) -> bool {
+        self.prod.load(Ordering::SeqCst) == c
+    }
+
     /// [`try_claim_push`](Self::try_claim_push) of a run that ends within
     /// two bitmap words (`None` also when it may not).
     #[inline(always)]
@@ -85,6 +107,9 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     pub(super) fn claim_push_slow(&self, min: usize, max: usize) -> Result<(usize, usize), Stop> {
         let max = max.min(N);
         let mut h = self.prod.load(Ordering::SeqCst);
+        if self.is_full_at(h) {
+            return Err(Stop::Full);
+        }
         loop {
             if h & FLAGS != 0 {
                 return Err(flagged(h));
@@ -188,6 +213,9 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     pub(super) fn claim_pop_slow(&self, min: usize, max: usize) -> Result<(usize, usize), Stop> {
         let max = max.min(N);
         let mut c = self.cons.load(Ordering::SeqCst);
+        if self.is_empty_at(c) {
+            return Err(Stop::Empty);
+        }
         loop {
             let n = run::<N, W>(&self.published, c, max, 1);
             if n < min {
@@ -281,7 +309,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
         // Acquire: pairs with the dropped chunk's release (it is done with
         // the slots). A set bit is this lap's: the next lap's push cannot
         // claim the slot before the skip flips its consumed bit.
-        let v = void_run::<N, W>(&self.void, c);
+        let v = void_run::<N, W>(&self.tally.void, c);
         if v == 0 {
             return false;
         }
@@ -293,7 +321,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
         {
             // Cleared before the consumed flip, which lets the next lap's
             // push claim the slot (and perhaps void it again).
-            clear::<N, W>(&self.void, c, v);
+            clear::<N, W>(&self.tally.void, c, v);
             flip::<N, W>(&self.published, c, v);
             flip::<N, W>(&self.consumed, c, v);
             self.wake_pushers(v);

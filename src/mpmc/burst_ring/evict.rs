@@ -156,7 +156,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
         bit.flip(&self.consumed);
         bit.flip(&self.published);
         // Still alone among evictions (see the field).
-        self.overwritten.add(1);
+        self.tally.overwritten.add(1);
         // SeqCst: as a claim; a push that sees the flag clear sees the
         // flips and the count before it (release), and the close's order
         // is kept.

@@ -190,7 +190,7 @@ impl<T: Copy, const N: usize, const W: usize> Drop for WriteChunk<'_, T, N, W> {
         }
         if self.written < self.len {
             let rest = self.from.wrapping_add(self.written * ONE);
-            mark::<N, W>(&self.ring.void, rest, self.len - self.written, true);
+            mark::<N, W>(&self.ring.tally.void, rest, self.len - self.written, true);
         }
         // A pop waiting at a void can pass it now: wake one at least.
         self.ring.wake_poppers(self.written.max(1));
