@@ -54,10 +54,13 @@ for s in "${selected[@]}"; do
       ;;
   esac
   # The models of the waits (the rings' and the limiter's) need the `async`
-  # feature; the others run without it, on the code that a build without it
-  # has.
+  # feature, and the rings' blocking calls `std` (which implies it); the
+  # others run without either, on the code that a build without them has.
   features=()
-  case "$filter" in wait::* | limit::wait::*) features=(--features async) ;; esac
+  case "$filter" in
+    wait::*) features=(--features std) ;;
+    limit::wait::*) features=(--features async) ;;
+  esac
   # --release: every model runs through many interleavings; optimised code
   # gets through them much faster.
   # --target-dir: a separate dir, so the RUSTFLAGS change does not rebuild

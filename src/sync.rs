@@ -41,6 +41,13 @@ pub(crate) use core::sync::atomic::fence;
 #[cfg(sluicegate_loom)]
 pub(crate) use loom::sync::atomic::fence;
 
+#[cfg(all(feature = "std", sluicegate_loom))]
+pub(crate) use loom::thread;
+/// Threads for the blocking calls' parking (feature `std`): loom's under
+/// the models, so that a lost unpark is a deadlock loom reports.
+#[cfg(all(feature = "std", not(sluicegate_loom)))]
+pub(crate) use std::thread;
+
 /// An atomic word that only ever sees loads and stores, never a
 /// read-modify-write. Those are native on every target with atomics,
 /// Cortex-M0 included, so it comes from `core` even with the

@@ -325,12 +325,12 @@ pub(crate) mod queue;
 #[cfg(feature = "std")]
 pub(crate) mod park {
     use super::list::Wake;
+    use crate::sync::thread::{self, Thread};
     use core::future::Future;
     use core::pin::{pin, Pin};
     use core::task::{Context, Poll, Waker};
     use std::sync::Arc;
     use std::task::Wake as StdWake;
-    use std::thread::{self, Thread};
 
     /// A waker that unparks the thread that made it.
     struct Unpark(Thread);

@@ -56,7 +56,7 @@ impl Wake<'_> {
         match self {
             Wake::Task(w) => Target::Task(w.clone()),
             #[cfg(feature = "std")]
-            Wake::Thread => Target::Thread(std::thread::current()),
+            Wake::Thread => Target::Thread(crate::sync::thread::current()),
         }
     }
 
@@ -79,7 +79,7 @@ pub(crate) enum Target {
     None,
     Task(Waker),
     #[cfg(feature = "std")]
-    Thread(std::thread::Thread),
+    Thread(crate::sync::thread::Thread),
 }
 
 impl Target {

@@ -223,3 +223,7 @@ mod list;
 
 /// The waits of the burst ring.
 mod burst;
+
+/// The blocking calls' parking (feature `std`).
+#[cfg(feature = "std")]
+mod blocking;
