@@ -178,6 +178,32 @@ fn loom_wait_mpmc_two_poppers() {
     });
 }
 
+/// Three tasks wait in `pop` on the real `mpmc::Ring`, then three pushes:
+/// each push wakes one, every task ends with an item, every item once.
+/// Capped at preemption bound 1 in the gate; `SLUICEGATE_LOOM_DEEP=1
+/// ci/loom.sh wait` runs it at the full bound.
+#[test]
+fn loom_wait_mpmc_three_poppers() {
+    explores::capped(1, || {
+        let r = Arc::new(mpmc::Ring::<u32, 4>::new());
+        let tasks: Vec<_> = (0..3)
+            .map(|_| {
+                let r = r.clone();
+                thread::spawn(move || block_on(r.pop()))
+            })
+            .collect();
+        for v in 1..=3 {
+            r.try_push(v).unwrap();
+        }
+        let mut got: Vec<u32> = tasks
+            .into_iter()
+            .map(|t| t.join().unwrap().unwrap())
+            .collect();
+        got.sort_unstable();
+        assert_eq!(got, [1, 2, 3]);
+    });
+}
+
 /// A consumer waits in `pop` while the producer `push_overwrite`s twice
 /// into a ring of one (the second push evicts the first item, or is
 /// refused if the consumer holds it): the wait ends with one of them.
