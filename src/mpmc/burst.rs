@@ -47,6 +47,14 @@ impl<T: Copy, const N: usize, F: FreePool<N>> Ring<T, N, F> {
     /// assert_eq!(out[..4], [1, 2, 3, 4]);
     /// ```
     pub fn push_burst(&self, items: &[T]) -> usize {
+        // A full ring refuses before the round's indices are set up (the
+        // first round's own first test, done once here).
+        if self.fq.surely_none() {
+            if !items.is_empty() && !self.is_closed() {
+                self.rejected.add(items.len());
+            }
+            return 0;
+        }
         let mut pushed = 0;
         while pushed < items.len() {
             let mut idx = [0usize; ROUND];

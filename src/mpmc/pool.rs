@@ -115,6 +115,9 @@ pub(super) mod sealed {
         fn give(&self, i: usize);
         /// Takes up to `out.len()` free indices into `out`; returns how many.
         fn take_many(&self, out: &mut [usize]) -> usize;
+        /// Whether a take now would find no free index: the first test
+        /// every take makes, alone (one load).
+        fn surely_none(&self) -> bool;
         /// Gives back every slot of `indices`.
         fn give_many(&self, indices: &[usize]);
         /// How many slots are free, as a snapshot: exact when no take or
@@ -157,6 +160,11 @@ impl<const N: usize> sealed::Pool<N> for FreeIndices<N> {
     #[inline(always)]
     fn take_many(&self, out: &mut [usize]) -> usize {
         self.0.dequeue_many(out).map_or(0, |(got, _)| got)
+    }
+
+    #[inline(always)]
+    fn surely_none(&self) -> bool {
+        self.0.empty_now()
     }
 
     #[inline(always)]
@@ -273,6 +281,12 @@ impl<const N: usize> sealed::Pool<N> for FreeMask {
             m | 1 << i
         });
         self.0.fetch_or(bits, Ordering::SeqCst);
+    }
+
+    #[inline(always)]
+    fn surely_none(&self) -> bool {
+        // SeqCst: as the load that starts `take` and `take_many`.
+        self.0.load(Ordering::SeqCst) == 0
     }
 
     fn free_hint(&self) -> usize {
@@ -479,6 +493,12 @@ impl<const N: usize, const W: usize> sealed::Pool<N> for FreeBits<W> {
             pause_point(pause::MPMC_BITS_GIVEN);
             self.free.fetch_add(indices.len(), Ordering::SeqCst);
         }
+    }
+
+    #[inline(always)]
+    fn surely_none(&self) -> bool {
+        // SeqCst: as the load that starts `reserve`.
+        self.free.load(Ordering::SeqCst) == 0
     }
 
     fn free_hint(&self) -> usize {

@@ -550,6 +550,19 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
         (self.threshold.load(Ordering::SeqCst) as isize) < 0
     }
 
+    /// [`surely_empty`](Self::surely_empty), or else the empty check of
+    /// [`dequeue_many`](Self::dequeue_many)'s round: `tail` loaded after
+    /// `head` is not past it, so the ring was empty at that load ("Empty
+    /// check" in the module docs). No position taken.
+    #[inline(always)]
+    pub(super) fn empty_now(&self) -> bool {
+        self.surely_empty()
+            || !before(
+                self.head.load(Ordering::SeqCst),
+                self.tail.load(Ordering::SeqCst),
+            )
+    }
+
     /// Removes the oldest index, or `None` if the ring is empty.
     /// Lock-free: each failed attempt moves `head` on, and at most `3N-1`
     /// attempts fail between two enqueues.
