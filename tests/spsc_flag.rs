@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{drop_counter, Rng};
+use common::{drop_counter, fresh_pop, Rng};
 use sluicegate::spsc::flag::Ring;
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -42,18 +42,7 @@ fn against_model<const N: usize>(seed: u64, steps: usize) {
                 let before = rx.expired();
                 let mut late = Vec::new();
                 let got = rx.try_pop_fresh_with(|x: &u64| x % 3 == 0, |x| late.push(x));
-                let mut want_late = Vec::new();
-                let mut want = None;
-                while let Some(&x) = model.front() {
-                    if x % 3 != 0 {
-                        want = model.pop_front();
-                        break;
-                    }
-                    if want_late.len() == N {
-                        break;
-                    }
-                    want_late.push(model.pop_front().unwrap());
-                }
+                let (want, want_late) = fresh_pop(&mut model, |x| x % 3 == 0, N);
                 assert_eq!((got, &late), (want, &want_late));
                 assert_eq!(rx.expired(), before + late.len());
                 expired += late.len();

@@ -10,6 +10,10 @@
 
 use std::collections::VecDeque;
 
+#[path = "../../tests/common/fresh_model.rs"]
+mod fresh_model;
+use fresh_model::fresh_pop;
+
 use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use sluicegate::spsc::{Level, Marked, Ring};
@@ -274,18 +278,7 @@ fn pop_fresh<const N: usize>(
     match n {
         None => {
             let got = rx.try_pop_fresh_with(expired, |x| discarded.push(x));
-            let mut want = None;
-            let mut gone = Vec::new();
-            for _ in 0..N {
-                match model.pop_front() {
-                    None => break,
-                    Some(x) if expired(&x) => gone.push(x),
-                    Some(x) => {
-                        want = Some(x);
-                        break;
-                    }
-                }
-            }
+            let (want, gone) = fresh_pop(model, expired, N);
             assert_eq!(got, want, "try_pop_fresh");
             assert_eq!(discarded, gone, "try_pop_fresh discards");
             gone.len()

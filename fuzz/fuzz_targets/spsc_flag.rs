@@ -12,6 +12,10 @@ use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use sluicegate::spsc::flag::{Consumer, Producer, Ring};
 
+#[path = "../../tests/common/fresh_model.rs"]
+mod fresh_model;
+use fresh_model::fresh_pop;
+
 #[derive(Arbitrary, Debug)]
 enum Op {
     Push,
@@ -76,18 +80,7 @@ fn run<const N: usize>(ops: &[Op]) {
                     let r = u64::from(*r % 3);
                     let mut late = Vec::new();
                     let got = rx.try_pop_fresh_with(|x: &u64| x % 3 == r, |x| late.push(x));
-                    let mut want_late = Vec::new();
-                    let mut want = None;
-                    while let Some(&x) = model.front() {
-                        if x % 3 != r {
-                            want = model.pop_front();
-                            break;
-                        }
-                        if want_late.len() == N {
-                            break;
-                        }
-                        want_late.push(model.pop_front().unwrap());
-                    }
+                    let (want, want_late) = fresh_pop(&mut model, |x| x % 3 == r, N);
                     assert_eq!((got, &late), (want, &want_late));
                     expired += late.len();
                 }

@@ -8,6 +8,9 @@ use std::sync::Arc;
 mod splitmix;
 #[allow(unused_imports)] // as `dead_code` above
 pub use splitmix::Rng;
+mod fresh_model;
+#[allow(unused_imports)] // as `dead_code` above
+pub use fresh_model::fresh_pop;
 
 /// A payload with an id that counts its drops in a shared counter.
 #[derive(Debug)]
