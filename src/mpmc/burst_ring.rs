@@ -462,7 +462,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     #[inline(never)]
     fn try_push_slow(&self, item: T) -> Result<(), PushError<T>> {
         // The refused push's common case first, before the loop's set-up.
-        if self.is_full_at(self.prod.load(Ordering::SeqCst)) {
+        if self.full_now() {
             self.tally.rejected.add(1);
             return Err(PushError::Full(item));
         }
@@ -514,7 +514,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     #[inline(never)]
     fn try_pop_slow(&self) -> Result<T, PopError> {
         // The idle poll first, before the loop's set-up.
-        if self.is_empty_at(self.cons.load(Ordering::SeqCst)) {
+        if self.empty_now() {
             return Err(PopError::Empty);
         }
         match self.claim_pop_slow(1, 1) {

@@ -87,7 +87,9 @@
 
 use super::split::Live;
 use crate::expire::{first_fresh, Expiry};
-use crate::sync::{const_fn, LoadStoreBool, LoadStoreUsize, Ordering, Slot, UnsafeCell};
+use crate::sync::{
+    const_fn, LoadStoreBool, LoadStoreUsize, Ordering, Slot, SoloCounter, UnsafeCell,
+};
 use crate::Full;
 
 /// One slot: an item and whether it is there.
@@ -120,7 +122,7 @@ pub struct Ring<T, const N: usize> {
     consumer_at: LoadStoreUsize,
     /// Items the consumer's fresh pops discarded; stored by the consumer
     /// only (a load and a store), read by anyone.
-    expired: LoadStoreUsize,
+    expired: SoloCounter,
     /// Which handles are alive.
     live: Live,
 }
@@ -154,7 +156,7 @@ impl<T, const N: usize> Ring<T, N> {
                 slots: Self::empty_slots(),
                 producer_at: LoadStoreUsize::new(0),
                 consumer_at: LoadStoreUsize::new(0),
-                expired: LoadStoreUsize::new(0),
+                expired: SoloCounter::new(),
                 live: Live::new(),
             }
         }
@@ -193,7 +195,7 @@ impl<T, const N: usize> Ring<T, N> {
     /// assert_eq!(LOG.expired(), 1);
     /// ```
     pub fn expired(&self) -> usize {
-        self.expired.load(Ordering::Relaxed)
+        self.expired.get()
     }
 
     /// Splits the ring into its two handles. The `&mut` borrow guarantees no
@@ -518,13 +520,7 @@ impl<T, const N: usize> Consumer<'_, T, N> {
             N,
             || self.try_pop(),
             &mut expiry,
-            // Relaxed: the consumer is the counter's only writer.
-            || {
-                expired.store(
-                    expired.load(Ordering::Relaxed).wrapping_add(1),
-                    Ordering::Relaxed,
-                )
-            },
+            || expired.add(1),
             on_expired,
         )
     }

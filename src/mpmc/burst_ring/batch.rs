@@ -6,7 +6,7 @@
 use core::marker::PhantomData;
 
 use super::{flip, BurstRing, Moved, Run, Stop, ONE};
-use crate::sync::{pause, pause_point, Ordering};
+use crate::sync::{pause, pause_point};
 
 impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     /// Burst push: copies in as many of `items` as there are free slots
@@ -51,7 +51,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     #[inline(never)]
     fn push_burst_slow(&self, items: &[T]) -> Moved {
         // The refused burst's common case first, before the loop's set-up.
-        if self.is_full_at(self.prod.load(Ordering::SeqCst)) {
+        if self.full_now() {
             self.tally.rejected.add(items.len());
             return Moved {
                 count: 0,
@@ -163,7 +163,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     #[inline(never)]
     fn pop_burst_slow(&self, out: &mut [T]) -> Moved {
         // The idle poll first, before the loop's set-up.
-        if self.is_empty_at(self.cons.load(Ordering::SeqCst)) {
+        if self.empty_now() {
             return Moved {
                 count: 0,
                 stop: Some(Stop::Empty),

@@ -82,6 +82,20 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
         self.prod.load(Ordering::SeqCst) == c
     }
 
+    /// [`is_full_at`](Self::is_full_at) from a fresh load of `prod`
+    /// (SeqCst, as every load of the full test: module docs).
+    #[inline(always)]
+    pub(super) fn full_now(&self) -> bool {
+        self.is_full_at(self.prod.load(Ordering::SeqCst))
+    }
+
+    /// [`is_empty_at`](Self::is_empty_at) from a fresh load of `cons`
+    /// (SeqCst, as every load of the empty test: module docs).
+    #[inline(always)]
+    pub(super) fn empty_now(&self) -> bool {
+        self.is_empty_at(self.cons.load(Ordering::SeqCst))
+    }
+
     /// [`try_claim_push`](Self::try_claim_push) of a run that ends within
     /// two bitmap words (`None` also when it may not).
     #[inline(always)]
