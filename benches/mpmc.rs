@@ -192,7 +192,7 @@ impl<const N: usize> Bursts for RteRing<u64, N> {
 }
 
 #[cfg(feature = "critical-section")]
-impl Queue for sluicegate::mpmc::cs::Ring<u64, 128> {
+impl<M: sluicegate::mpmc::cs::Marks> Queue for sluicegate::mpmc::cs::Ring<u64, 128, M> {
     fn push(&self, v: u64) -> bool {
         self.try_push(v).is_ok()
     }
@@ -774,6 +774,12 @@ fn single_thread_cases() -> Vec<Case<'static>> {
         let cs: &'static sluicegate::mpmc::cs::Ring<u64, 128> =
             Box::leak(Box::new(sluicegate::mpmc::cs::Ring::new()));
         cases.push(("mpmc_pair_128", "sluicegate_cs", pair(cs)));
+        // With watermarks the pair crosses no mark: the cost of testing.
+        let marked: &'static sluicegate::mpmc::cs::Ring<u64, 128, sluicegate::mpmc::cs::Marked> =
+            Box::leak(Box::new(sluicegate::mpmc::cs::Ring::with_watermarks(
+                32, 96,
+            )));
+        cases.push(("mpmc_pair_128", "sluicegate_cs_marked", pair(marked)));
     }
     cases.extend(idle::idle_cases());
     cases

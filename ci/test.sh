@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 cargo test
 # `mpmc::cs` and its tests and doc examples need the `critical-section`
 # feature (the std implementation comes in as a dev-dependency).
-cargo test --features critical-section --lib --test mpmc_cs --test mpmc_cs_stress --test close --test everyday --test ram --test stats \
+cargo test --features critical-section --lib --test mpmc_cs --test mpmc_cs_stress --test watermark_cs --test close --test everyday --test ram --test stats \
   --test panic_safety --test auto_traits
 cargo test --features critical-section --doc
 # The waits: `async` alone (the futures; the blocking calls still spin),
@@ -18,7 +18,7 @@ cargo test --features critical-section --doc
 cargo test --features async --lib --test wait --test wait_burst --test close --test spsc --test mpmc
 cargo test --features async --doc
 cargo test --features async,critical-section --test wait_cs
-cargo test --features std,critical-section --lib --test wait --test wait_cs --test wait_burst --test close --test everyday --test spsc --test limit_owned --test limit_wait \
+cargo test --features std,critical-section --lib --test wait --test wait_cs --test watermark_cs --test wait_burst --test close --test everyday --test spsc --test limit_owned --test limit_wait \
   --test mpmc --test mpmc_stress --test spsc_stress --test panic_safety --test auto_traits --test ram --test watermark
 cargo test --features std,critical-section --doc
 # The tower layer (a workspace member of its own, not built by the plain

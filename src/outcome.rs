@@ -176,10 +176,10 @@ pub struct RingStats {
     /// (dropped, or handed to the caller's closure; see
     /// [`expire`](crate::expire)).
     pub expired: usize,
-    /// How many times the level of an SPSC ring with watermarks
-    /// (`spsc::Ring<T, N, Marked>`) changed, between `Normal` and `High`
-    /// (odd while it is `High`). Only such a ring has a level; 0 on every
-    /// other ring.
+    /// How many times the level of a ring with watermarks
+    /// (`spsc::Ring<T, N, Marked>`, `mpmc::cs::Ring<T, N, Marked>`) changed,
+    /// between `Normal` and `High` (odd while it is `High`). Only such a
+    /// ring has a level; 0 on every other ring.
     pub transitions: usize,
     /// The high-water mark: the most items the ring has held, in `0..=N`.
     /// Kept off the push path, so how exact it is depends on the ring (each

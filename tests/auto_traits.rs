@@ -142,6 +142,13 @@ fn mpmc_cs_ring_needs_only_send_items() {
     is_sync::<mpmc::cs::Ring<C, 4>>();
     assert_not!(Send: mpmc::cs::Ring<R, 4>);
     assert_not!(Sync: mpmc::cs::Ring<R, 4>);
+    // The same with watermarks: the marks are plain words (and, with
+    // `async`, a list reached only inside the critical section).
+    is_send::<mpmc::cs::Ring<C, 4, mpmc::cs::Marked>>();
+    is_sync::<mpmc::cs::Ring<C, 4, mpmc::cs::Marked>>();
+    assert_not!(Send: mpmc::cs::Ring<R, 4, mpmc::cs::Marked>);
+    assert_not!(Sync: mpmc::cs::Ring<R, 4, mpmc::cs::Marked>);
+    is_send::<mpmc::cs::Level>();
 }
 
 /// A waiting acquire's future moves between a multi-threaded executor's
@@ -328,4 +335,8 @@ fn cs_wait_futures_cross_threads_with_send_items() {
     is_sync::<mpmc::cs::Push<'static, u32, 4>>();
     assert_not!(Sync: mpmc::cs::Push<'static, C, 4>);
     assert_not!(Send: mpmc::cs::Push<'static, R, 4>, mpmc::cs::Pop<'static, R, 4>);
+    // The drain wait holds only `&Ring` and its node, as `Pop`.
+    is_send::<mpmc::cs::BelowLow<'static, C, 4>>();
+    is_sync::<mpmc::cs::BelowLow<'static, C, 4>>();
+    assert_not!(Send: mpmc::cs::BelowLow<'static, R, 4>);
 }

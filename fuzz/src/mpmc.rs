@@ -6,6 +6,7 @@
 use std::collections::VecDeque;
 
 use arbitrary::Arbitrary;
+use sluicegate::spsc::Level;
 use sluicegate::{Closed, Overwritten, RingStats, TryPopError, TryPushError};
 
 use crate::{clear_checked, drop_checked, Item};
@@ -63,10 +64,14 @@ pub trait Mpmc {
     fn is_empty(&self) -> bool;
     fn is_full(&self) -> bool;
     fn stats(&self) -> RingStats;
+    /// The watermarks and the level, for a ring that has them.
+    fn marks(&self) -> Option<((usize, usize), Level)> {
+        None
+    }
 }
 
 macro_rules! forward {
-    ($ring:ty, $peak_every:expr $(, $w:ident)?) => {
+    ($ring:ty, $peak_every:expr $(, $w:ident)? $(; $($extra:item)*)?) => {
         impl<const N: usize $(, const $w: usize)?> Mpmc for $ring {
             const N: usize = N;
             const PEAK_EVERY: usize = $peak_every;
@@ -122,6 +127,7 @@ macro_rules! forward {
             fn stats(&self) -> RingStats {
                 self.stats()
             }
+            $($($extra)*)?
         }
     };
 }
@@ -142,6 +148,13 @@ forward!(
 forward!(
     sluicegate::mpmc::cs::Ring<Item, N>,
     if N >= 16 { N / 16 } else { 1 }
+);
+forward!(
+    sluicegate::mpmc::cs::Ring<Item, N, sluicegate::mpmc::cs::Marked>,
+    if N >= 16 { N / 16 } else { 1 };
+    fn marks(&self) -> Option<((usize, usize), Level)> {
+        Some((self.watermarks(), self.level()))
+    }
 );
 
 #[derive(Default)]
@@ -307,10 +320,29 @@ impl Model {
 pub fn run<R: Mpmc>(ring: R, ops: &[Op]) {
     let mut m = Model::default();
     let mut max_len = 0usize;
+    // The watermarks' model: every step moves the length one way only, so
+    // the level after it depends on where the length ended.
+    let (mut level, mut transitions) = (Level::Normal, 0);
     for op in ops {
+        let before = m.items.len();
         m.step(&ring, op);
         max_len = max_len.max(m.items.len());
         let stats = ring.stats();
+        let len = m.items.len();
+        match ring.marks() {
+            Some(((low, high), got)) => {
+                let next = match level {
+                    Level::Normal if len > before && len >= high => Level::High,
+                    Level::High if len < before && len <= low => Level::Normal,
+                    same => same,
+                };
+                transitions += usize::from(next != level);
+                level = next;
+                assert_eq!(got, level, "{op:?}: len {before} -> {len}");
+                assert_eq!(stats.transitions, transitions);
+            }
+            None => assert_eq!(stats.transitions, 0),
+        }
         assert_eq!(ring.len(), m.items.len());
         assert_eq!(ring.is_empty(), m.items.is_empty());
         assert_eq!(ring.is_full(), m.items.len() == R::N);

@@ -90,19 +90,52 @@
 //! protocol and why it loses no wake-up. With `std`, `push_blocking` and
 //! `pop_blocking` park the thread on those futures instead of spinning.
 //!
+//! # Watermarks
+//!
+//! A ring of marks policy [`Marked`], made with
+//! [`Ring::with_watermarks(low, high)`](Ring::with_watermarks), also tells
+//! producers whose sources can be slowed when to slow them: its [`Level`]
+//! turns `High` when an operation leaves `high` items or more and back to
+//! `Normal` only when one leaves `low` or fewer (hysteresis), counted in
+//! [`RingStats::transitions`]. [`Ring::wait_below_low_blocking`] (or
+//! `wait_below_low().await`) waits for the drain, woken only by the pop
+//! that lowers the level. The level is decided inside the critical section
+//! of the operation that moves the count, so it is exact and needs no
+//! protocol of its own; `src/mpmc/cs/marks.rs` has the rest. The default
+//! policy, [`NoMarks`], has none of it and pays nothing for it.
+//!
+//! ```
+//! use sluicegate::mpmc::cs::{Level, Marked, Ring};
+//!
+//! static TX_QUEUE: Ring<u8, 64, Marked> = Ring::with_watermarks(16, 48);
+//! // Several tasks and interrupts push; the radio driver pops.
+//! TX_QUEUE.push_burst(&[0; 48]);
+//! assert_eq!(TX_QUEUE.level(), Level::High); // producers: hold off
+//! TX_QUEUE.pop_burst(&mut [0; 32]);
+//! assert_eq!(TX_QUEUE.level(), Level::Normal); // 16 left: go on
+//! ```
+//!
 //! # Memory
 //!
 //! `N` slots of `T` plus six words (`head`, `len` with the closed flag in
 //! its top bit, `peak`, `rejected`, `overwritten`, `expired`), nothing
 //! padded: a `Ring<u32, 8>` takes 56 bytes on thumbv6m and thumbv7em, 80 on
 //! x86-64
-//! (`tests/ram.rs` pins these). The `async` feature adds two mask words
-//! and eight `Option<Waker>` cells (two words each): 72 bytes on 32-bit
-//! targets, 144 on 64-bit ones.
+//! (`tests/ram.rs` pins these). A [`Marked`] ring adds five words (the two
+//! marks, the two thresholds that decide when to look, the transitions):
+//! 76 bytes on thumbv6m and thumbv7em, 120 on x86-64. The `async` feature
+//! adds a waiter count and a list (head and tail) per side, six words, and
+//! a `Marked` ring three more for its drain waiters.
 
 mod lifecycle;
+mod marks;
 #[cfg(feature = "async")]
 mod wait;
+pub use crate::spsc::Level;
+#[cfg(feature = "async")]
+#[cfg_attr(docsrs, doc(cfg(feature = "async")))]
+pub use marks::BelowLow;
+pub use marks::{Marked, Marks, NoMarks};
 #[cfg(feature = "async")]
 #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
 pub use wait::{Pop, Push};
@@ -119,10 +152,14 @@ use critical_section::{CriticalSection, Mutex};
 /// critical section; see the [module documentation](self).
 ///
 /// `N` must be a power of two (at least 1).
-pub struct Ring<T, const N: usize> {
+///
+/// `M`, the marks policy, is [`NoMarks`] (the default) or [`Marked`]: a
+/// `Marked` ring, made with [`Ring::with_watermarks`], has a high and a low
+/// watermark and a [`Level`] (module docs, "Watermarks").
+pub struct Ring<T, const N: usize, M: Marks = NoMarks> {
     /// Read and written only inside a critical section (through
     /// [`Ring::state`]), or through `&mut self`.
-    state: Mutex<UnsafeCell<State<T, N>>>,
+    state: Mutex<UnsafeCell<State<T, N, M>>>,
 }
 
 // `Ring` is `Sync` for `T: Send` and `Send` for `T: Send` without an
@@ -135,7 +172,7 @@ pub struct Ring<T, const N: usize> {
 // (Armv7-M) the compiler's order, slots first, lets a slot be reached in one
 // register-offset access while the words stay within a 12-bit offset.
 #[cfg_attr(not(target_has_atomic = "ptr"), repr(C))]
-struct State<T, const N: usize> {
+struct State<T, const N: usize, M: Marks> {
     /// Slot of the oldest item, in `0..N`.
     head: usize,
     /// The number of items (`0..=N`), plus [`CLOSED`] once the ring is
@@ -150,6 +187,8 @@ struct State<T, const N: usize> {
     overwritten: usize,
     /// Items the `*_fresh` pops discarded (see [`crate::expire`]).
     expired: usize,
+    /// The watermarks and the level ([`Marked`]; nothing for [`NoMarks`]).
+    marks: M::Words,
     /// Per side (`Side as usize`: tasks waiting for an item, for room): the
     /// number of waiters linked in `lists` (`src/mpmc/cs/wait.rs`). Before
     /// the slots, where Thumb-1 loads reach it from the ring's address:
@@ -169,7 +208,7 @@ struct State<T, const N: usize> {
 /// count below it still moves by plain increments and decrements.
 const CLOSED: usize = !(usize::MAX >> 1);
 
-impl<T, const N: usize> State<T, N> {
+impl<T, const N: usize, M: Marks> State<T, N, M> {
     /// A pop of a slot at a multiple of this samples the count for
     /// `RingStats::peak`: `N / 16`, or every pop for `N < 16`.
     const PEAK_EVERY: usize = if N >= 16 { N / 16 } else { 1 };
@@ -198,6 +237,7 @@ impl<T, const N: usize> State<T, N> {
         let was_open = !self.is_closed();
         self.len |= CLOSED;
         self.peak |= CLOSED;
+        M::closed(&mut self.marks);
         was_open
     }
 
@@ -215,6 +255,7 @@ impl<T, const N: usize> State<T, N> {
         let i = self.at(self.len);
         self.slots[i].write(item);
         self.len += 1;
+        M::pushed(&mut self.marks, self.len);
         Ok(())
     }
 
@@ -254,6 +295,7 @@ impl<T, const N: usize> State<T, N> {
             let i = self.at(self.len);
             self.slots[i].write(item);
             self.len += 1;
+            M::pushed(&mut self.marks, self.len);
             return Overwritten::Stored;
         }
         // Full: the free end is the head. Move the oldest out, the new one
@@ -300,6 +342,10 @@ impl<T, const N: usize> State<T, N> {
         self.head = self.at(1);
         // The count is at least 1, so `CLOSED` is untouched.
         self.len -= 1;
+        // The level (`marks.rs`; nothing without marks). With `async` the
+        // pop's `with_notify` moves it instead, and reports the wake.
+        #[cfg(not(feature = "async"))]
+        M::popped(&mut self.marks, self.len);
         // For instruction count only: on Armv7-M the bounds check's cold
         // path is where the compiler puts the stack frame, which the other
         // paths then go without (two instructions fewer than no check);
@@ -321,7 +367,7 @@ impl<T, const N: usize> State<T, N> {
             overwritten: self.overwritten,
             busy: 0,
             expired: self.expired,
-            transitions: 0,
+            transitions: M::transitions(&self.marks),
             peak: if self.rejected != 0 || self.overwritten != 0 {
                 N // a refused push or an eviction found `N` items
             } else {
@@ -339,6 +385,13 @@ impl<T, const N: usize> Ring<T, N> {
     /// assert!(QUEUE.is_empty());
     /// ```
     pub const fn new() -> Self {
+        Self::with_marks(())
+    }
+}
+
+impl<T, const N: usize, M: Marks> Ring<T, N, M> {
+    /// An empty ring whose marks policy keeps `marks`.
+    const fn with_marks(marks: M::Words) -> Self {
         const {
             assert!(
                 N.is_power_of_two(),
@@ -353,6 +406,7 @@ impl<T, const N: usize> Ring<T, N> {
                 overwritten: 0,
                 expired: 0,
                 peak: 0,
+                marks,
                 #[cfg(feature = "async")]
                 waiting: wait::counts(),
                 slots: [const { MaybeUninit::uninit() }; N],
@@ -379,7 +433,7 @@ impl<T, const N: usize> Ring<T, N> {
 
     /// Runs `f` on the state inside one critical section.
     #[inline(always)]
-    fn with<R>(&self, f: impl FnOnce(&mut State<T, N>) -> R) -> R {
+    fn with<R>(&self, f: impl FnOnce(&mut State<T, N, M>) -> R) -> R {
         critical_section::with(|cs| f(self.state(cs)))
     }
 
@@ -389,7 +443,7 @@ impl<T, const N: usize> Ring<T, N> {
     #[inline(always)]
     fn with_push<R>(
         &self,
-        f: impl FnOnce(&mut State<T, N>) -> R,
+        f: impl FnOnce(&mut State<T, N, M>) -> R,
         pushed: impl FnOnce(&R) -> bool,
     ) -> R {
         #[cfg(feature = "async")]
@@ -408,7 +462,7 @@ impl<T, const N: usize> Ring<T, N> {
     #[inline(always)]
     fn with_pop<R>(
         &self,
-        f: impl FnOnce(&mut State<T, N>) -> R,
+        f: impl FnOnce(&mut State<T, N, M>) -> R,
         popped: impl FnOnce(&R) -> bool,
     ) -> R {
         #[cfg(feature = "async")]
@@ -417,6 +471,8 @@ impl<T, const N: usize> Ring<T, N> {
         }
         #[cfg(not(feature = "async"))]
         {
+            // Without `async` the level is moved in `take` (no wake to
+            // report out of the section).
             let _ = popped;
             self.with(f)
         }
@@ -425,7 +481,7 @@ impl<T, const N: usize> Ring<T, N> {
     /// The state, borrowed for the critical section `cs`.
     #[inline(always)]
     #[allow(clippy::mut_from_ref)] // unique by mutual exclusion, see SAFETY
-    fn state<'cs>(&'cs self, cs: CriticalSection<'cs>) -> &'cs mut State<T, N> {
+    fn state<'cs>(&'cs self, cs: CriticalSection<'cs>) -> &'cs mut State<T, N, M> {
         // SAFETY: `cs` proves that no other context of the program is inside
         // a critical section, so no other context holds this borrow. Within
         // this context the borrow is unique too: it is taken only by
@@ -581,7 +637,7 @@ impl<T, const N: usize> Ring<T, N> {
 /// Bursts, with the names and results of [`super::Ring`]'s. Each item is
 /// its own critical section, so interrupts stay masked for one item's move
 /// at a time, as in every other operation of this ring.
-impl<T: Copy, const N: usize> Ring<T, N> {
+impl<T: Copy, const N: usize, M: Marks> Ring<T, N, M> {
     /// Burst push: pushes as many of `items` as fit (from the front) and
     /// returns how many. The rest count as rejected; on a closed ring
     /// nothing goes in and nothing is counted.
@@ -637,7 +693,7 @@ impl<T, const N: usize> Default for Ring<T, N> {
     }
 }
 
-impl<T, const N: usize> fmt::Debug for Ring<T, N> {
+impl<T, const N: usize, M: Marks> fmt::Debug for Ring<T, N, M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (len, closed, stats) = self.with(|s| (s.count(), s.is_closed(), s.stats()));
         f.debug_struct("Ring")
@@ -651,7 +707,7 @@ impl<T, const N: usize> fmt::Debug for Ring<T, N> {
 
 /// The same summary as `Debug`, read in one critical section.
 #[cfg(feature = "defmt")]
-impl<T, const N: usize> defmt::Format for Ring<T, N> {
+impl<T, const N: usize, M: Marks> defmt::Format for Ring<T, N, M> {
     fn format(&self, f: defmt::Formatter<'_>) {
         let (len, closed, stats) = self.with(|s| (s.count(), s.is_closed(), s.stats()));
         defmt::write!(

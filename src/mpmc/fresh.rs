@@ -113,7 +113,7 @@ impl<T: Copy, const N: usize, F: FreePool<N>> Ring<T, N, F> {
 }
 
 #[cfg(feature = "critical-section")]
-impl<T, const N: usize> cs::Ring<T, N> {
+impl<T, const N: usize, M: cs::Marks> cs::Ring<T, N, M> {
     /// [`try_pop`](Self::try_pop), discarding expired items: pops until an
     /// item has not expired (see [`crate::expire`]) and returns it; each
     /// expired item it meets is dropped and counted in
@@ -176,7 +176,7 @@ impl<T, const N: usize> cs::Ring<T, N> {
 }
 
 #[cfg(feature = "critical-section")]
-impl<T: Copy, const N: usize> cs::Ring<T, N> {
+impl<T: Copy, const N: usize, M: cs::Marks> cs::Ring<T, N, M> {
     /// [`pop_burst`](Self::pop_burst), discarding expired items (counted):
     /// fills the front of `out` with items that have not expired and
     /// returns how many; stops when `out` is full, the ring has no more, or

@@ -2,7 +2,7 @@
 //! closed ring is drained, draining and clearing, pushing from an iterator,
 //! the blocking calls, and dropping the ring with its items.
 
-use super::{Ring, State};
+use super::{Marks, Ring, State};
 use crate::contract::Waitable;
 #[cfg(feature = "async")]
 use crate::wait::{
@@ -15,7 +15,7 @@ use crate::{Closed, TryPopError, TryPushError};
 #[cfg(feature = "async")]
 use core::task::Poll;
 
-impl<T, const N: usize> Ring<T, N> {
+impl<T, const N: usize, M: Marks> Ring<T, N, M> {
     /// Closes the ring: from now on every push fails and hands its item
     /// back ([`TryPushError::Closed`], [`Closed`], or
     /// [`Overwritten::Rejected`] uncounted), while pops go on taking what
@@ -93,7 +93,7 @@ impl<T, const N: usize> Ring<T, N> {
     /// ring.push_iter([1, 2, 3]);
     /// assert_eq!(ring.drain().collect::<Vec<_>>(), [1, 2, 3]);
     /// ```
-    pub fn drain(&self) -> impl Iterator<Item = T> + use<'_, T, N> {
+    pub fn drain(&self) -> impl Iterator<Item = T> + use<'_, T, N, M> {
         core::iter::from_fn(move || self.try_pop())
     }
 
@@ -206,7 +206,7 @@ impl<T, const N: usize> Ring<T, N> {
     }
 }
 
-impl<T, const N: usize> Waitable for Ring<T, N> {
+impl<T, const N: usize, M: Marks> Waitable for Ring<T, N, M> {
     type Item = T;
 
     #[inline]
@@ -243,7 +243,7 @@ impl<T, const N: usize> Waitable for Ring<T, N> {
     }
 }
 
-impl<T, const N: usize> Drop for Ring<T, N> {
+impl<T, const N: usize, M: Marks> Drop for Ring<T, N, M> {
     fn drop(&mut self) {
         if core::mem::needs_drop::<T>() {
             // `&mut self`: no other context can reach the state, so no
@@ -258,9 +258,9 @@ impl<T, const N: usize> Drop for Ring<T, N> {
 }
 
 /// The items of a ring being dropped.
-struct Leftovers<'r, T, const N: usize>(&'r mut State<T, N>);
+struct Leftovers<'r, T, const N: usize, M: Marks>(&'r mut State<T, N, M>);
 
-impl<T, const N: usize> Drop for Leftovers<'_, T, N> {
+impl<T, const N: usize, M: Marks> Drop for Leftovers<'_, T, N, M> {
     fn drop(&mut self) {
         while self.0.pop().is_some() {}
     }

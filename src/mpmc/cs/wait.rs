@@ -67,7 +67,7 @@
 //! and node code is the one `mpmc::Ring`'s models check, and
 //! `tests/wait_cs.rs` checks this ring on threads, under Miri too.
 
-use super::{Ring, State};
+use super::{Marks, NoMarks, Ring, State};
 use crate::sync::{LoadStoreUsize, Ordering};
 use crate::wait::list::{
     Left, Linked, Node, RawList, Target, Wake, NOTIFIED_ALL, NOTIFIED_ONE, UNLINKED,
@@ -108,7 +108,7 @@ enum Step<O> {
     NeedTarget,
 }
 
-impl<T, const N: usize> State<T, N> {
+impl<T, const N: usize, M: Marks> State<T, N, M> {
     /// Whether a future waits on `side` (the notifiers' check).
     #[inline(always)]
     pub(super) fn waiting(&self, side: Side) -> bool {
@@ -125,7 +125,20 @@ impl<T, const N: usize> State<T, N> {
     }
 }
 
-impl<T, const N: usize> Ring<T, N> {
+/// Picks a list of waiters (and its count) out of the state: a side's, or
+/// a [`Marked`](super::Marked) ring's drain waiters'.
+pub(super) type Pick<T, const N: usize, M> =
+    for<'s> fn(&'s mut State<T, N, M>) -> (&'s mut RawList, &'s LoadStoreUsize);
+
+/// The list of `side`, as a [`Pick`].
+fn pick<T, const N: usize, M: Marks>(side: Side) -> Pick<T, N, M> {
+    match side {
+        Side::Item => |s| s.list(Side::Item),
+        Side::Room => |s| s.list(Side::Room),
+    }
+}
+
+impl<T, const N: usize, M: Marks> Ring<T, N, M> {
     /// Runs `f` in one critical section; if `progressed` says its result
     /// lets tasks of `side` proceed, checks in the same section whether any
     /// wait there, and wakes one after it.
@@ -133,30 +146,69 @@ impl<T, const N: usize> Ring<T, N> {
     pub(super) fn with_notify<R>(
         &self,
         side: Side,
-        f: impl FnOnce(&mut State<T, N>) -> R,
+        f: impl FnOnce(&mut State<T, N, M>) -> R,
         progressed: impl FnOnce(&R) -> bool,
     ) -> R {
-        let (out, waiting) = self.with(|s| {
+        // One word of what to wake after the section (bit 0: a waiter of
+        // `side`, bit 1: the drain waiters), so that one value lives
+        // across the section's end and one test takes the common path.
+        let (out, wake) = self.with(|s| {
             let out = f(s);
-            let waiting = progressed(&out) && s.waiting(side);
-            (out, waiting)
+            let mut wake = u8::from(progressed(&out) && s.waiting(side));
+            // After a pop (`side` is `Room`), the level (`marks.rs`): true
+            // if the pop lowered it with drain waiters linked. Nothing
+            // without marks. (Tested after a failed pop too: it moved
+            // nothing, so it cannot cross a mark, and the test costs the
+            // pops that move an item less than a second condition would.)
+            if side == Side::Room && M::popped(&mut s.marks, s.len) {
+                wake |= 2;
+            }
+            (out, wake)
         });
-        if waiting {
-            self.wake_one(side);
+        if wake != 0 {
+            self.wake_after(side, wake);
         }
         out
+    }
+
+    /// `with_notify`'s wakes, out of line.
+    #[cold]
+    #[inline(never)]
+    fn wake_after(&self, side: Side, wake: u8) {
+        if wake & 1 != 0 {
+            self.wake_one(side);
+        }
+        if wake & 2 != 0 {
+            self.wake_drained();
+        }
+    }
+
+    /// After a lowering of the level: wakes every drain waiter.
+    #[cold]
+    #[inline(never)]
+    fn wake_drained(&self) {
+        self.wake_all(|s| M::low_list(&mut s.marks).expect("only a Marked ring lowers its level"));
     }
 
     /// After the close: wakes every waiting task.
     #[inline]
     pub(super) fn close_and_wake(&self) -> bool {
-        let (was_open, waiting) = self.with(|s| {
+        let (was_open, waiting, drain) = self.with(|s| {
             let was_open = s.close();
-            (was_open, s.waiting(Side::Item) || s.waiting(Side::Room))
+            let drain =
+                M::low_list(&mut s.marks).is_some_and(|(_, n)| n.load(Ordering::Relaxed) != 0);
+            (
+                was_open,
+                s.waiting(Side::Item) || s.waiting(Side::Room),
+                drain,
+            )
         });
         if waiting {
-            self.wake_all(Side::Item);
-            self.wake_all(Side::Room);
+            self.wake_all(pick(Side::Item));
+            self.wake_all(pick(Side::Room));
+        }
+        if drain {
+            self.wake_drained();
         }
         was_open
     }
@@ -176,17 +228,20 @@ impl<T, const N: usize> Ring<T, N> {
         }
     }
 
-    /// Takes every node of `side` linked now out, a batch per critical
-    /// section, and wakes each batch after its section.
+    /// Takes every node of the list `list` picks linked now out, a batch
+    /// per critical section, and wakes each batch after its section.
     #[cold]
     #[inline(never)]
-    fn wake_all(&self, side: Side) {
+    fn wake_all(
+        &self,
+        list: impl for<'s> Fn(&'s mut State<T, N, M>) -> (&'s mut RawList, &'s LoadStoreUsize),
+    ) {
         let mut left = None;
         loop {
             let mut batch: [Target; BATCH] = [const { Target::None }; BATCH];
             let mut k = 0;
             self.with(|s| {
-                let (list, waiting) = s.list(side);
+                let (list, waiting) = list(s);
                 let n = left.get_or_insert(waiting.load(Ordering::Relaxed));
                 while k < BATCH && *n > 0 {
                     // SAFETY: inside the critical section.
@@ -207,21 +262,18 @@ impl<T, const N: usize> Ring<T, N> {
         }
     }
 
-    /// One poll of a waiter of `side` (the module's protocol): `op` tries
-    /// the operation (`None`: it must wait); a result for which
-    /// `progressed` is true wakes a waiter of the other side.
-    fn poll_wait<O>(
+    /// One poll of a waiter of the list `list` picks (the module's
+    /// protocol): `op` tries the operation (`None`: it must wait); a result
+    /// for which `progressed` is true wakes a waiter of side `other`.
+    pub(super) fn poll_wait<O>(
         &self,
-        side: Side,
+        list: Pick<T, N, M>,
+        other: Side,
         node: &Node,
         wake: Wake<'_>,
-        mut op: impl FnMut(&mut State<T, N>) -> Option<O>,
+        mut op: impl FnMut(&mut State<T, N, M>) -> Option<O>,
         progressed: impl Fn(&O) -> bool,
     ) -> Poll<O> {
-        let other = match side {
-            Side::Item => Side::Room,
-            Side::Room => Side::Item,
-        };
         // A node that is not linked has no target (a wake took it, or it
         // never had one): clone one before the section.
         let mut fresh = (node.state() == UNLINKED
@@ -235,7 +287,7 @@ impl<T, const N: usize> Ring<T, N> {
                     let state = node.state();
                     let woken = state == NOTIFIED_ONE || state == NOTIFIED_ALL;
                     let out = op(s);
-                    let (list, waiting) = s.list(side);
+                    let (list, waiting) = list(s);
                     match out {
                         // A wake received before this section is served by
                         // this try.
@@ -274,11 +326,16 @@ impl<T, const N: usize> Ring<T, N> {
     /// Takes `node` out of `side`'s list (a future dropped before it
     /// completed), passing on a wake it did not use.
     pub(super) fn leave(&self, side: Side, node: &Node) {
+        self.leave_list(pick(side), node);
+    }
+
+    /// Takes `node` out of the list `list` picks, as [`leave`](Self::leave).
+    pub(super) fn leave_list(&self, list: Pick<T, N, M>, node: &Node) {
         // Only the owner moves a node to `UNLINKED`, so reading it here is
         // exact.
         if node.state() != UNLINKED {
             self.with(|s| {
-                let (list, waiting) = s.list(side);
+                let (list, waiting) = list(s);
                 // SAFETY: inside the critical section; the node is ours.
                 unsafe { list.leave(waiting, node, true) }
             })
@@ -290,8 +347,8 @@ impl<T, const N: usize> Ring<T, N> {
 /// The push of a waiting future: `Some(result)` if it went through or the
 /// ring is closed, `None` (the item back in `item`) if it is full.
 #[inline(always)]
-fn push_if_room<T, const N: usize>(
-    s: &mut State<T, N>,
+fn push_if_room<T, const N: usize, M: Marks>(
+    s: &mut State<T, N, M>,
     item: &mut Option<T>,
 ) -> Option<Result<(), Closed<T>>> {
     match s.push_unless_full(item.take()?) {
@@ -303,7 +360,7 @@ fn push_if_room<T, const N: usize>(
     }
 }
 
-impl<T, const N: usize> Ring<T, N> {
+impl<T, const N: usize, M: Marks> Ring<T, N, M> {
     /// Pushes `item`, waiting (asynchronously) for a free slot, as
     /// [`mpmc::Ring::push`](crate::mpmc::Ring::push): resolves to `Ok(())`
     /// once the item is in, or to `Err(Closed(item))` once the ring is
@@ -333,7 +390,7 @@ impl<T, const N: usize> Ring<T, N> {
     /// assert!(pollster::block_on(JOBS.push(1)).is_err()); // handed back
     /// ```
     #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
-    pub fn push(&self, item: T) -> Push<'_, T, N> {
+    pub fn push(&self, item: T) -> Push<'_, T, N, M> {
         future::Push::new(self, item)
     }
 
@@ -354,7 +411,7 @@ impl<T, const N: usize> Ring<T, N> {
     /// isr.join().unwrap();
     /// ```
     #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
-    pub fn pop(&self) -> Pop<'_, T, N> {
+    pub fn pop(&self) -> Pop<'_, T, N, M> {
         future::Pop::new(self)
     }
 }
@@ -370,7 +427,7 @@ impl<T, const N: usize> Ring<T, N> {
 /// assert_eq!(pollster::block_on(push), Ok(()));
 /// ```
 #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
-pub type Push<'r, T, const N: usize> = future::Push<'r, Ring<T, N>>;
+pub type Push<'r, T, const N: usize, M = NoMarks> = future::Push<'r, Ring<T, N, M>>;
 
 /// The future of [`Ring::pop`] (feature `async`): [`future::Pop`] on this
 /// ring.
@@ -384,11 +441,11 @@ pub type Push<'r, T, const N: usize> = future::Push<'r, Ring<T, N>>;
 /// assert_eq!(pollster::block_on(pop), Some(2));
 /// ```
 #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
-pub type Pop<'r, T, const N: usize> = future::Pop<'r, Ring<T, N>>;
+pub type Pop<'r, T, const N: usize, M = NoMarks> = future::Pop<'r, Ring<T, N, M>>;
 
 /// The waiting half of the ring contract (`src/contract.rs`; the other
 /// half, `push_now`/`pop_now`, is in `lifecycle.rs`).
-impl<T, const N: usize> Ring<T, N> {
+impl<T, const N: usize, M: Marks> Ring<T, N, M> {
     /// One poll of a waiting push (the contract's `poll_push`).
     pub(super) fn poll_push(
         &self,
@@ -397,7 +454,8 @@ impl<T, const N: usize> Ring<T, N> {
         item: &mut Option<T>,
     ) -> Poll<Result<(), Closed<T>>> {
         self.poll_wait(
-            Side::Room,
+            pick(Side::Room),
+            Side::Item,
             node,
             wake,
             |s| push_if_room(s, item),
@@ -408,7 +466,8 @@ impl<T, const N: usize> Ring<T, N> {
     /// One poll of a waiting pop (the contract's `poll_pop`).
     pub(super) fn poll_pop(&self, node: &Node, wake: Wake<'_>) -> Poll<Option<T>> {
         self.poll_wait(
-            Side::Item,
+            pick(Side::Item),
+            Side::Room,
             node,
             wake,
             |s| match s.pop() {

@@ -21,6 +21,7 @@ use cortex_m_rt::entry;
 use fw::{hprintln, Clock};
 use heapless::spsc::Queue;
 use sluicegate::limit::{Limiter, LimiterConfig, Permit};
+use sluicegate::mpmc::cs::Marks;
 use sluicegate::spsc::{Marked, Overwrite, Reject, Ring};
 
 /// Calls per timed loop.
@@ -231,13 +232,16 @@ fn sg_mpmc_pop(q: &mut &sluicegate::mpmc::Ring<u32, MPMC_CAP>, _: u32) -> u32 {
 fn sg_mpmc_overwrite(q: &mut &sluicegate::mpmc::Ring<u32, MPMC_CAP>, v: u32) -> u32 {
     q.push_overwrite(v).into_item().unwrap_or(0)
 }
-fn cs_mpmc_push(q: &mut &sluicegate::mpmc::cs::Ring<u32, MPMC_CAP>, v: u32) -> u32 {
+fn cs_mpmc_push<M: Marks>(q: &mut &sluicegate::mpmc::cs::Ring<u32, MPMC_CAP, M>, v: u32) -> u32 {
     q.try_push(v).is_ok() as u32
 }
-fn cs_mpmc_pop(q: &mut &sluicegate::mpmc::cs::Ring<u32, MPMC_CAP>, _: u32) -> u32 {
+fn cs_mpmc_pop<M: Marks>(q: &mut &sluicegate::mpmc::cs::Ring<u32, MPMC_CAP, M>, _: u32) -> u32 {
     q.try_pop().unwrap_or(0)
 }
-fn cs_mpmc_overwrite(q: &mut &sluicegate::mpmc::cs::Ring<u32, MPMC_CAP>, v: u32) -> u32 {
+fn cs_mpmc_overwrite<M: Marks>(
+    q: &mut &sluicegate::mpmc::cs::Ring<u32, MPMC_CAP, M>,
+    v: u32,
+) -> u32 {
     q.push_overwrite(v).into_item().unwrap_or(0)
 }
 /// The MPMC ring with the bitmap free pool, at the same capacity as the others.
@@ -346,6 +350,11 @@ static HL_MPMC: heapless::mpmc::Queue<u32, MPMC_CAP> = heapless::mpmc::Queue::ne
 
 static CS_MPMC: sluicegate::mpmc::cs::Ring<u32, MPMC_CAP> = sluicegate::mpmc::cs::Ring::new();
 
+/// With watermarks the measured pushes and pops never cross (they keep 0
+/// or 1 item): the price of the marks on a push or pop that crosses none.
+static CS_MARKED: sluicegate::mpmc::cs::Ring<u32, MPMC_CAP, sluicegate::mpmc::cs::Marked> =
+    sluicegate::mpmc::cs::Ring::with_watermarks(MPMC_CAP / 4, 3 * MPMC_CAP / 4);
+
 static MASK_MPMC: sluicegate::mpmc::SmallRing<u32, MASK_CAP> = sluicegate::mpmc::SmallRing::new();
 
 static BITS_MPMC: BitsRing = BitsRing::new();
@@ -392,6 +401,13 @@ fn mpmc(clock: &Clock) -> bool {
         cs_mpmc_pop,
         Some(cs_mpmc_overwrite),
     );
+    let cs_marked = mpmc_figs(
+        MPMC_CAP,
+        &mut &CS_MARKED,
+        cs_mpmc_push,
+        cs_mpmc_pop,
+        Some(cs_mpmc_overwrite),
+    );
     let mask = mpmc_figs(
         MASK_CAP,
         &mut &MASK_MPMC,
@@ -410,12 +426,14 @@ fn mpmc(clock: &Clock) -> bool {
     // Each evicting push replaced one item: every ring is empty again.
     let drained = SG_MPMC.is_empty()
         && CS_MPMC.is_empty()
+        && CS_MARKED.is_empty()
         && MASK_MPMC.is_empty()
         && BITS_MPMC.is_empty()
         && HL_MPMC.dequeue().is_none();
     drained
         & report_mpmc(clock, "sluicegate-mpmc", &scq, true)
         & report_mpmc(clock, "sluicegate-mpmc-cs", &cs, true)
+        & report_ops(clock, "sluicegate-mpmc-cs-marked", &cs_marked.ops)
         & report_mpmc(clock, "sluicegate-mpmc-mask", &mask, true)
         & report_mpmc(clock, "sluicegate-mpmc-bits", &bits, true)
         & report_mpmc(clock, "heapless-mpmc", &theirs, false)

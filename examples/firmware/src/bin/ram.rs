@@ -25,6 +25,7 @@ macro_rules! rows {
         line("sluicegate-spsc-flag", "u32", $n, size_of::<spsc::flag::Ring<u32, $n>>());
         line("sluicegate-mpmc", "u32", $n, size_of::<mpmc::Ring<u32, $n>>());
         line("sluicegate-mpmc-cs", "u32", $n, size_of::<mpmc::cs::Ring<u32, $n>>());
+        line("sluicegate-mpmc-cs-marked", "u32", $n, size_of::<mpmc::cs::Ring<u32, $n, mpmc::cs::Marked>>());
         line("heapless-spsc", "u32", $n, size_of::<heapless::spsc::Queue<u32, $n>>());
     )+};
 }
