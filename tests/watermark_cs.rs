@@ -401,3 +401,13 @@ fn a_woken_drain_waiter_finishes_after_the_count_rose_again() {
         Poll::Ready(Ok(()))
     );
 }
+
+#[test]
+fn debug_shows_the_level() {
+    let ring: Ring<u8, 4, Marked> = Ring::with_watermarks(1, 2);
+    ring.push_burst(&[1, 2]);
+    assert_eq!(
+        format!("{ring:?}"),
+        "Ring { capacity: 4, len: 2, closed: false, level: High, stats: RingStats { rejected: 0, overwritten: 0, busy: 0, expired: 0, transitions: 1, peak: 2 } }"
+    );
+}

@@ -695,13 +695,17 @@ impl<T, const N: usize> Default for Ring<T, N> {
 
 impl<T, const N: usize, M: Marks> fmt::Debug for Ring<T, N, M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let (len, closed, stats) = self.with(|s| (s.count(), s.is_closed(), s.stats()));
-        f.debug_struct("Ring")
-            .field("capacity", &N)
+        let (len, closed, stats, level) =
+            self.with(|s| (s.count(), s.is_closed(), s.stats(), M::level(&s.marks)));
+        let mut d = f.debug_struct("Ring");
+        d.field("capacity", &N)
             .field("len", &len)
-            .field("closed", &closed)
-            .field("stats", &stats)
-            .finish()
+            .field("closed", &closed);
+        // A `Marked` ring's level; a `NoMarks` ring has none.
+        if let Some(level) = level {
+            d.field("level", &level);
+        }
+        d.field("stats", &stats).finish()
     }
 }
 

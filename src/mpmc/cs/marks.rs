@@ -34,10 +34,14 @@
 //! Two words decide when to look: `raise_above` (`high - 1` while
 //! `Normal`, `usize::MAX` while `High`) and `lower_below` (`low + 1` while
 //! `High`, 0 while `Normal`). A push compares the count it leaves with the
-//! first and branches, a pop with the second; only a transition takes the
-//! out-of-line path. A [`NoMarks`] ring compiles to neither compare (the
-//! policy's functions are empty), so its operations and its size are
-//! those of a ring without this module.
+//! first and branches, a pop with the second; only a transition runs the
+//! few stores that change them. Without `async` a pop compares in `take`;
+//! with it, in the section's check for waiters (`with_notify` in
+//! `src/mpmc/cs/wait.rs`), which also learns there whether the lowering
+//! found drain waiters to wake. A [`NoMarks`] ring compiles to neither
+//! compare (the policy's functions are empty), so its operations and its
+//! size are those of a ring without this module. `BENCHMARKS.md` has the
+//! counts.
 //!
 //! # Waiting for the drain
 //!
@@ -46,14 +50,24 @@
 //! while it is `High`, until a pop leaves `low` items or fewer. (Not "until
 //! the count is at most `low`": only a lowering wakes the waiters, and once
 //! the level is `Normal` the count may rise and fall above `low` with no
-//! lowering to wake a waiter that waited for it.) The waiters have a list of their own, in the marks (only a
-//! `Marked` ring has it), with the node protocol of the item and room
-//! lists (`src/mpmc/cs/wait.rs`): a waiter tests the count and links itself
-//! in one critical section, and the pop that lowers the level finds, in its
+//! lowering to wake a waiter that waited for it.)
+//!
+//! The waiters have a list of their own, in the marks (only a `Marked` ring
+//! has it), with the node protocol of the item and room lists
+//! (`src/mpmc/cs/wait.rs`): a waiter tests the level and links itself in
+//! one critical section, and the pop that lowers the level finds, in its
 //! own section, whether any waiter is linked, and then wakes every one of
 //! them after it (as the close does). One of the two sections comes
-//! entirely first, so no wake-up is lost. Pops that leave the count above
-//! `low` wake none of them: a waiter sleeps through the whole drain.
+//! entirely first, so no wake-up is lost. Pops that leave the level `High`
+//! wake none of them: a waiter sleeps through the whole drain. The close
+//! wakes them too, and they answer `Closed`.
+//!
+//! As for the ring's other waits there is no loom model: the critical
+//! section is a `std` mutex in the test binaries, which loom cannot see.
+//! `tests/watermark_cs.rs` checks the waits on threads (under Miri too),
+//! including a waiter woken by the lowering that polls only after the
+//! count rose again, and the fuzz model (`fuzz/src/mpmc.rs`) checks the
+//! level and the transitions after every step.
 
 use super::{Ring, State, CLOSED};
 use crate::spsc::Level;
@@ -119,6 +133,9 @@ pub(super) mod sealed {
         /// The transitions so far.
         fn transitions(words: &Self::Words) -> usize;
 
+        /// The level, if the policy has one (for `Debug`).
+        fn level(words: &Self::Words) -> Option<super::Level>;
+
         /// The list of waiters for the drain, and its count.
         #[cfg(feature = "async")]
         fn low_list(words: &mut Self::Words) -> Option<(&mut RawList, &LoadStoreUsize)>;
@@ -143,6 +160,10 @@ impl sealed::Sealed for NoMarks {
     #[inline(always)]
     fn transitions((): &()) -> usize {
         0
+    }
+
+    fn level((): &()) -> Option<Level> {
+        None
     }
 
     #[cfg(feature = "async")]
@@ -179,6 +200,10 @@ impl sealed::Sealed for Marked {
     #[inline(always)]
     fn transitions(words: &MarkWords) -> usize {
         words.transitions
+    }
+
+    fn level(words: &MarkWords) -> Option<Level> {
+        Some(words.level())
     }
 
     #[cfg(feature = "async")]
