@@ -1,6 +1,7 @@
 //! loom models of the waits (feature `async`): a task waiting in `pop` or
 //! `push` against the operation that should wake it, a close, and a
-//! handle's drop. `loom::future::block_on` parks the waiting thread between
+//! handle's drop; on the real `mpmc::Ring` also three waiters against
+//! pushes, against the close, and with one of them cancelled. `loom::future::block_on` parks the waiting thread between
 //! polls, so a lost wake-up shows up as a deadlock that loom reports.
 //!
 //! Run: `ci/loom.sh wait`, or
@@ -9,6 +10,8 @@
 use crate::spsc::{Overwrite, Policy, Reject, Ring};
 use crate::sync::explores;
 use crate::{mpmc, Closed, Overwritten};
+use core::future::Future;
+use core::task::Context;
 use loom::future::block_on;
 use loom::sync::Arc;
 use loom::thread;
@@ -201,6 +204,66 @@ fn loom_wait_mpmc_three_poppers() {
             .collect();
         got.sort_unstable();
         assert_eq!(got, [1, 2, 3]);
+    });
+}
+
+/// Three tasks wait in `pop` on the real `mpmc::Ring` (two threads and
+/// this one) while a fourth pushes one item and closes: one task gets the
+/// item, the other two `None` (the close wakes every waiter). The pusher
+/// runs after the three have parked in the executions with no preemption
+/// at all, so the cap of bound 1 in the gate still reaches them.
+///
+/// Caught: a close that does not wake the waiting pops (a deadlock).
+#[test]
+fn loom_wait_mpmc_three_poppers_closed() {
+    explores::capped(1, || {
+        let r = Arc::new(mpmc::Ring::<u32, 4>::new());
+        let waiters: Vec<_> = (0..2)
+            .map(|_| {
+                let r = r.clone();
+                thread::spawn(move || block_on(r.pop()))
+            })
+            .collect();
+        let closer = {
+            let r = r.clone();
+            thread::spawn(move || {
+                r.try_push(1).unwrap();
+                r.close();
+            })
+        };
+        let mut got = vec![block_on(r.pop())];
+        got.extend(waiters.into_iter().map(|t| t.join().unwrap()));
+        closer.join().unwrap();
+        got.sort_unstable();
+        assert_eq!(got, [None, None, Some(1)]);
+    });
+}
+
+/// On the real `mpmc::Ring`: A waits in `pop` (polled once, so linked
+/// first) and is dropped while two pushes run; B and C wait too. If a push
+/// woke A, A's drop passes the wake on: B and C each get an item.
+///
+/// Caught: a dropped waiter's unused wake not passed on (`leave` with
+/// `pass` false, in `src/wait/list.rs`): a deadlock.
+#[test]
+fn loom_wait_mpmc_cancel_passes_on() {
+    explores::capped(1, || {
+        let r: &'static mpmc::Ring<u32, 4> = Box::leak(Box::new(mpmc::Ring::new()));
+        let mut a = Box::pin(r.pop());
+        let waker = futures::task::noop_waker();
+        let polled = a.as_mut().poll(&mut Context::from_waker(&waker));
+        assert!(polled.is_pending());
+        let dropper = thread::spawn(move || drop(a));
+        let c = thread::spawn(move || block_on(r.pop()));
+        let producer = thread::spawn(move || {
+            r.try_push(1).unwrap();
+            r.try_push(2).unwrap();
+        });
+        let b = block_on(r.pop()).unwrap();
+        let c = c.join().unwrap().unwrap();
+        assert_eq!(b + c, 3);
+        dropper.join().unwrap();
+        producer.join().unwrap();
     });
 }
 
