@@ -187,6 +187,8 @@ impl<T, const N: usize, M: Marks> Ring<T, N, M> {
     #[cold]
     #[inline(never)]
     fn wake_drained(&self) {
+        // Reached only after a `Marked` ring's lowering or close found drain
+        // waiters (`with_notify`, `close_and_wake`), so the list exists.
         self.wake_all(|s| M::low_list(&mut s.marks).expect("only a Marked ring lowers its level"));
     }
 
@@ -195,6 +197,8 @@ impl<T, const N: usize, M: Marks> Ring<T, N, M> {
     pub(super) fn close_and_wake(&self) -> bool {
         let (was_open, waiting, drain) = self.with(|s| {
             let was_open = s.close();
+            // Relaxed: inside the critical section, which orders it (as
+            // `waiting`); `None` for a ring without marks.
             let drain =
                 M::low_list(&mut s.marks).is_some_and(|(_, n)| n.load(Ordering::Relaxed) != 0);
             (
