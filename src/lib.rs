@@ -29,6 +29,7 @@ pub mod expire;
 #[cfg(all(feature = "async", sluicegate_cas))]
 #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
 pub mod future;
+mod observe;
 mod outcome;
 mod spin;
 mod sync;

@@ -398,17 +398,6 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         }
     }
 
-    /// How many items the ring holds when full (`N`).
-    ///
-    /// ```
-    /// let ring: sluicegate::spsc::Ring<u8, 8> = sluicegate::spsc::Ring::new();
-    /// assert_eq!(ring.capacity(), 8);
-    /// ```
-    #[inline]
-    pub const fn capacity(&self) -> usize {
-        N
-    }
-
     /// How many items the ring holds now (a snapshot, from any context).
     ///
     /// This example covers the four snapshot observers, `len`,
@@ -433,39 +422,11 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         (tail.wrapping_sub(head) >> P::SHIFT).min(N)
     }
 
-    /// Whether the ring is empty now (a snapshot).
-    ///
-    /// ```
-    /// let mut ring: sluicegate::spsc::Ring<u8, 2> = sluicegate::spsc::Ring::new();
-    /// assert!(ring.is_empty());
-    /// ring.split().0.try_push(1).unwrap();
-    /// assert!(!ring.is_empty());
-    /// ```
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Whether the ring is full now (a snapshot).
-    ///
-    /// ```
-    /// let mut ring: sluicegate::spsc::Ring<u8, 1> = sluicegate::spsc::Ring::new();
-    /// assert!(!ring.is_full());
-    /// ring.split().0.try_push(1).unwrap();
-    /// assert!(ring.is_full());
-    /// ```
-    pub fn is_full(&self) -> bool {
-        self.len() == N
-    }
-
-    /// Free slots now: `N - len()` (a snapshot).
-    ///
-    /// ```
-    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
-    /// ring.split().0.try_push(1).unwrap();
-    /// assert_eq!(ring.free_slots(), 3);
-    /// ```
-    pub fn free_slots(&self) -> usize {
-        N - self.len()
+    crate::observe::derived_observers! {
+        obj: "RING",
+        make: "static RING: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();\nlet (mut tx, _rx) = RING.try_split().unwrap();",
+        push: "tx.try_push(1).unwrap();",
+        caveat: ": a snapshot, as [`len`](Self::len) is.",
     }
 
     /// The counters of rejected and overwritten items and the high-water

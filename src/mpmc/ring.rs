@@ -388,50 +388,11 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
         }
     }
 
-    /// `len() == 0`, with the same caveat as [`len`](Self::len).
-    ///
-    /// ```
-    /// let ring: sluicegate::mpmc::Ring<u8, 2> = sluicegate::mpmc::Ring::new();
-    /// assert!(ring.is_empty());
-    /// ring.try_push(1).unwrap();
-    /// assert!(!ring.is_empty());
-    /// ```
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// `len() == N`, with the same caveat as [`len`](Self::len).
-    ///
-    /// ```
-    /// let ring: sluicegate::mpmc::Ring<u8, 2> = sluicegate::mpmc::Ring::new();
-    /// ring.try_push(1).unwrap();
-    /// assert!(!ring.is_full());
-    /// ring.try_push(2).unwrap();
-    /// assert!(ring.is_full());
-    /// ```
-    pub fn is_full(&self) -> bool {
-        self.len() == N
-    }
-
-    /// `N - len()`, with the same caveat as [`len`](Self::len).
-    ///
-    /// ```
-    /// let ring: sluicegate::mpmc::Ring<u8, 4> = sluicegate::mpmc::Ring::new();
-    /// ring.try_push(1).unwrap();
-    /// assert_eq!(ring.free_slots(), 3);
-    /// ```
-    pub fn free_slots(&self) -> usize {
-        N - self.len()
-    }
-
-    /// How many items the ring holds when full (`N`).
-    ///
-    /// ```
-    /// let ring: sluicegate::mpmc::Ring<u8, 16> = sluicegate::mpmc::Ring::new();
-    /// assert_eq!(ring.capacity(), 16);
-    /// ```
-    pub const fn capacity(&self) -> usize {
-        N
+    crate::observe::derived_observers! {
+        obj: "ring",
+        make: "let ring: sluicegate::mpmc::Ring<u8, 4> = sluicegate::mpmc::Ring::new();",
+        push: "ring.try_push(1).unwrap();",
+        caveat: ", with the same caveat as [`len`](Self::len).",
     }
 
     /// The counters of rejected and evicted items (they wrap on overflow)

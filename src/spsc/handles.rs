@@ -242,42 +242,11 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
         self.tail.wrapping_sub(head) >> P::SHIFT
     }
 
-    /// Whether the ring is empty now ([`Ring::is_empty`]).
-    ///
-    /// ```
-    /// let mut ring: sluicegate::spsc::Ring<u8, 2> = sluicegate::spsc::Ring::new();
-    /// let (mut tx, _rx) = ring.split();
-    /// assert!(tx.is_empty());
-    /// tx.try_push(1).unwrap();
-    /// assert!(!tx.is_empty());
-    /// ```
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Whether the ring is full now ([`Ring::is_full`]).
-    ///
-    /// ```
-    /// let mut ring: sluicegate::spsc::Ring<u8, 1> = sluicegate::spsc::Ring::new();
-    /// let (mut tx, _rx) = ring.split();
-    /// tx.try_push(1).unwrap();
-    /// assert!(tx.is_full()); // the next try_push would be rejected
-    /// ```
-    pub fn is_full(&self) -> bool {
-        self.len() == N
-    }
-
-    /// Free slots now; the consumer may free more at any moment
-    /// ([`Ring::free_slots`]).
-    ///
-    /// ```
-    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
-    /// let (mut tx, _rx) = ring.split();
-    /// tx.try_push(1).unwrap();
-    /// assert_eq!(tx.free_slots(), 3);
-    /// ```
-    pub fn free_slots(&self) -> usize {
-        N - self.len()
+    crate::observe::derived_observers! {
+        obj: "tx",
+        make: "let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();\nlet (mut tx, _rx) = ring.split();",
+        push: "tx.try_push(1).unwrap();",
+        caveat: ": the consumer may take items at any moment (see [`len`](Self::len)).",
     }
 
     /// The ring's counters ([`Ring::stats`]), so the producer can read what
@@ -292,17 +261,6 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
     /// ```
     pub fn stats(&self) -> RingStats {
         self.ring.stats()
-    }
-
-    /// The ring's capacity `N`.
-    ///
-    /// ```
-    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
-    /// let (tx, rx) = ring.split();
-    /// assert_eq!((tx.capacity(), rx.capacity()), (4, 4));
-    /// ```
-    pub const fn capacity(&self) -> usize {
-        N
     }
 
     /// Reserves exactly `n` free slots for writing in place, or reserves
@@ -512,42 +470,11 @@ impl<'a, T, const N: usize, P: Policy> Consumer<'a, T, N, P> {
         tail.wrapping_sub(self.head) >> P::SHIFT
     }
 
-    /// Whether the ring is empty now ([`Ring::is_empty`]).
-    ///
-    /// ```
-    /// let mut ring: sluicegate::spsc::Ring<u8, 2> = sluicegate::spsc::Ring::new();
-    /// let (mut tx, mut rx) = ring.split();
-    /// tx.try_push(1).unwrap();
-    /// assert!(!rx.is_empty());
-    /// rx.try_pop();
-    /// assert!(rx.is_empty());
-    /// ```
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// Whether the ring is full now ([`Ring::is_full`]).
-    ///
-    /// ```
-    /// let mut ring: sluicegate::spsc::Ring<u8, 1> = sluicegate::spsc::Ring::new();
-    /// let (mut tx, rx) = ring.split();
-    /// tx.try_push(1).unwrap();
-    /// assert!(rx.is_full());
-    /// ```
-    pub fn is_full(&self) -> bool {
-        self.len() == N
-    }
-
-    /// Free slots now ([`Ring::free_slots`]).
-    ///
-    /// ```
-    /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
-    /// let (mut tx, rx) = ring.split();
-    /// tx.try_push(1).unwrap();
-    /// assert_eq!(rx.free_slots(), 3);
-    /// ```
-    pub fn free_slots(&self) -> usize {
-        N - self.len()
+    crate::observe::derived_observers! {
+        obj: "rx",
+        make: "let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();\nlet (mut tx, rx) = ring.split();",
+        push: "tx.try_push(1).unwrap();",
+        caveat: ": the producer may add items at any moment (see [`len`](Self::len)).",
     }
 
     /// The ring's counters ([`Ring::stats`]), so the consumer can see how
@@ -566,17 +493,6 @@ impl<'a, T, const N: usize, P: Policy> Consumer<'a, T, N, P> {
     /// ```
     pub fn stats(&self) -> RingStats {
         self.ring.stats()
-    }
-
-    /// The ring's capacity `N`.
-    ///
-    /// ```
-    /// let mut ring: sluicegate::spsc::Ring<u8, 16> = sluicegate::spsc::Ring::new();
-    /// let (_tx, rx) = ring.split();
-    /// assert_eq!(rx.capacity(), 16);
-    /// ```
-    pub const fn capacity(&self) -> usize {
-        N
     }
 
     /// Claims exactly `n` items for reading in place, or claims nothing and

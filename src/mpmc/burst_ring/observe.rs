@@ -117,49 +117,11 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
         gap(p, c).min(N)
     }
 
-    /// `len() == 0`, with the same caveat.
-    ///
-    /// ```
-    /// let ring: sluicegate::mpmc::burst_ring::BurstRing<u8, 2, 1> =
-    ///     sluicegate::mpmc::burst_ring::BurstRing::new();
-    /// assert!(ring.is_empty());
-    /// ```
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// `len() == N`, with the same caveat.
-    ///
-    /// ```
-    /// let ring: sluicegate::mpmc::burst_ring::BurstRing<u8, 1, 1> =
-    ///     sluicegate::mpmc::burst_ring::BurstRing::new();
-    /// ring.try_push(1).unwrap();
-    /// assert!(ring.is_full());
-    /// ```
-    pub fn is_full(&self) -> bool {
-        self.len() == N
-    }
-
-    /// `N - len()`, with the same caveat.
-    ///
-    /// ```
-    /// let ring: sluicegate::mpmc::burst_ring::BurstRing<u8, 4, 1> =
-    ///     sluicegate::mpmc::burst_ring::BurstRing::new();
-    /// assert_eq!(ring.free_slots(), 4);
-    /// ```
-    pub fn free_slots(&self) -> usize {
-        N - self.len()
-    }
-
-    /// How many items the ring holds when full (`N`).
-    ///
-    /// ```
-    /// let ring: sluicegate::mpmc::burst_ring::BurstRing<u8, 64, 2> =
-    ///     sluicegate::mpmc::burst_ring::BurstRing::new();
-    /// assert_eq!(ring.capacity(), 64);
-    /// ```
-    pub const fn capacity(&self) -> usize {
-        N
+    crate::observe::derived_observers! {
+        obj: "ring",
+        make: "let ring: sluicegate::mpmc::burst_ring::BurstRing<u8, 4, 1> =\n    sluicegate::mpmc::burst_ring::BurstRing::new();",
+        push: "ring.try_push(1).unwrap();",
+        caveat: ", with the same caveat as [`len`](Self::len).",
     }
 }
 
