@@ -56,9 +56,13 @@
 //! has it), with the node protocol of the item and room lists
 //! (`src/mpmc/cs/wait.rs`): a waiter tests the level and links itself in
 //! one critical section, and the pop that lowers the level finds, in its
-//! own section, whether any waiter is linked, and then wakes every one of
-//! them after it (as the close does). One of the two sections comes
-//! entirely first, so no wake-up is lost. Pops that leave the level `High`
+//! own section, whether any waiter is linked, and then wakes as many as
+//! were linked then, from the head of the list, after it (as the close
+//! does). One of the two sections comes entirely first, so no wake-up is
+//! lost. A woken waiter that finds the level `High` again (producers raised
+//! it before it ran) links itself anew, at the head, and waits for the next
+//! lowering; the waiters behind it then also wait for that one, since the
+//! level they would test is `High` too. Pops that leave the level `High`
 //! wake none of them: a waiter sleeps through the whole drain. The close
 //! wakes them too, and they answer `Closed`.
 //!
