@@ -65,6 +65,7 @@ use core::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use core::time::Duration;
 use criterion::Criterion;
 use crossbeam_queue::ArrayQueue;
+use sluicegate::mpmc::burst_ring::{Marked, Marks};
 use sluicegate::mpmc::{BurstRing, FreeBits, FreeIndices, FreeMask, FreePool, Ring, SmallRing};
 use sluicegate::spsc;
 use std::sync::{Barrier, Mutex};
@@ -137,7 +138,7 @@ impl<const N: usize> Bursts for Ring<u64, N> {
     }
 }
 
-impl<const N: usize, const W: usize> Queue for BurstRing<u64, N, W> {
+impl<const N: usize, const W: usize, M: Marks> Queue for BurstRing<u64, N, W, M> {
     fn push(&self, v: u64) -> bool {
         self.try_push(v).is_ok()
     }
@@ -164,7 +165,7 @@ impl<const N: usize, const W: usize> Overwrite for BurstRing<u64, N, W> {
     }
 }
 
-impl<const N: usize, const W: usize> Bursts for BurstRing<u64, N, W> {
+impl<const N: usize, const W: usize, M: Marks> Bursts for BurstRing<u64, N, W, M> {
     fn push_burst(&self, items: &[u64]) -> usize {
         BurstRing::push_burst(self, items).count
     }
@@ -765,6 +766,21 @@ fn single_thread_cases() -> Vec<Case<'static>> {
             pair(Box::leak(Box::new(RteRing::<u64, 64>::new()))),
         ),
         ("mpmc_pair_128", "sluicegate_bits", pair(bits128)),
+        // With watermarks, crossing no mark: the cost of testing them.
+        (
+            "mpmc_pair_128",
+            "sluicegate_burst_ring_marked",
+            pair(Box::leak(Box::new(
+                BurstRing::<u64, 128, 4, Marked>::with_watermarks(32, 96),
+            ))),
+        ),
+        (
+            "mpmc_burst32_pair_128",
+            "sluicegate_burst_ring_marked",
+            dyn_burst_pair(Box::leak(Box::new(
+                BurstRing::<u64, 128, 4, Marked>::with_watermarks(32, 96),
+            ))),
+        ),
     ];
     // `mpmc::cs` (feature `critical-section`: critical-section's `std`
     // implementation, a global mutex): for the instruction count of the

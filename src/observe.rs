@@ -29,43 +29,43 @@ macro_rules! derived_observers {
         caveat: $caveat:literal $(,)?
     ) => {
         #[doc = concat!(
-                    "`len() == 0`", $caveat, "\n\n```\n",
-                    $make, "\n",
-                    "assert!(", $obj, ".is_empty());\n",
-                    $push, "\n",
-                    "assert!(!", $obj, ".is_empty());\n```"
-                )]
+                                            "`len() == 0`", $caveat, "\n\n```\n",
+                                            $make, "\n",
+                                            "assert!(", $obj, ".is_empty());\n",
+                                            $push, "\n",
+                                            "assert!(!", $obj, ".is_empty());\n```"
+                                        )]
         pub fn is_empty(&self) -> bool {
             self.len() == 0
         }
 
         #[doc = concat!(
-                    "`len() == N`", $caveat, "\n\n```\n",
-                    $make, "\n",
-                    "for _ in 0..3 {\n    ", $push, "\n}\n",
-                    "assert!(!", $obj, ".is_full());\n",
-                    $push, "\n",
-                    "assert!(", $obj, ".is_full());\n```"
-                )]
+                                            "`len() == N`", $caveat, "\n\n```\n",
+                                            $make, "\n",
+                                            "for _ in 0..3 {\n    ", $push, "\n}\n",
+                                            "assert!(!", $obj, ".is_full());\n",
+                                            $push, "\n",
+                                            "assert!(", $obj, ".is_full());\n```"
+                                        )]
         pub fn is_full(&self) -> bool {
             self.len() == N
         }
 
         #[doc = concat!(
-                    "`N - len()`", $caveat, "\n\n```\n",
-                    $make, "\n",
-                    $push, "\n",
-                    "assert_eq!(", $obj, ".free_slots(), 3);\n```"
-                )]
+                                            "`N - len()`", $caveat, "\n\n```\n",
+                                            $make, "\n",
+                                            $push, "\n",
+                                            "assert_eq!(", $obj, ".free_slots(), 3);\n```"
+                                        )]
         pub fn free_slots(&self) -> usize {
             N - self.len()
         }
 
         #[doc = concat!(
-                    "How many items it holds when full (`N`).\n\n```\n",
-                    $make, "\n",
-                    "assert_eq!(", $obj, ".capacity(), 4);\n```"
-                )]
+                                            "How many items it holds when full (`N`).\n\n```\n",
+                                            $make, "\n",
+                                            "assert_eq!(", $obj, ".capacity(), 4);\n```"
+                                        )]
         pub const fn capacity(&self) -> usize {
             N
         }

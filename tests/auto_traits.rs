@@ -121,7 +121,19 @@ fn burst_ring_needs_send_items_and_its_read_chunk_sync_ones() {
         is_sync::<Push<'static, u32, 4, 1>>();
         assert_not!(Sync: Push<'static, K, 4, 1>);
         assert_not!(Send: Push<'static, P, 4, 1>, Pop<'static, P, 4, 1>);
+        // The drain wait holds only `&BurstRing` and its waiter node.
+        use mpmc::burst_ring::BelowLow;
+        is_send::<BelowLow<'static, K, 4, 1>>();
+        is_sync::<BelowLow<'static, K, 4, 1>>();
+        assert_not!(Send: BelowLow<'static, P, 4, 1>);
     }
+    // With watermarks: the same bounds.
+    use mpmc::burst_ring::{Marked, NoMarks};
+    is_send::<mpmc::BurstRing<K, 4, 1, Marked>>();
+    is_sync::<mpmc::BurstRing<K, 4, 1, Marked>>();
+    assert_not!(Sync: mpmc::BurstRing<P, 4, 1, Marked>);
+    is_send::<Marked>();
+    is_sync::<NoMarks>();
     // The answers: plain data, or the item handed back.
     is_send::<Moved>();
     is_sync::<Moved>();

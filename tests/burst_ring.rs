@@ -12,7 +12,8 @@ mod splitmix;
 use burst_model::Driver;
 // What the model file reaches through `super::`.
 use sluicegate::mpmc::burst_ring::{
-    BurstRing, Moved, PopError, PushError, ReadChunk, Stop, WriteChunk,
+    BurstRing, Level, Marked, Marks, Moved, NoMarks, PopError, PushError, ReadChunk, Stop,
+    WriteChunk,
 };
 
 fn run<const N: usize, const W: usize>(seed: u64, start: usize, steps: usize) {
@@ -36,11 +37,29 @@ fn seeds() -> u64 {
 /// `2^(usize::BITS - 2)`).
 const NEAR_WRAP: usize = (1 << (usize::BITS - 2)) - 256;
 
+/// [`run`] on a ring with watermarks `low` and `high`: the driver also
+/// checks the level after every step.
+fn run_marked<const N: usize, const W: usize>(seed: u64, start: usize, steps: usize) {
+    let high = 1 + seed as usize % N;
+    let low = (seed as usize / N) % high;
+    let ring: BurstRing<u32, N, W, Marked> = BurstRing::with_start_and_watermarks(start, low, high);
+    let mut d = Driver::new(N, seed).with_level(|r| {
+        let (low, high) = r.watermarks();
+        Some((r.level(), low, high))
+    });
+    let ctx = format!("seed {seed} start {start} marks {low} {high}");
+    d.ops(&ring, steps, &ctx);
+    d.release_all();
+    d.check(&ring, &ctx);
+}
+
 fn each<const N: usize, const W: usize>() {
     let steps = if cfg!(miri) { 150 } else { 3000 };
     for seed in 0..seeds() {
         run::<N, W>(seed, 0, steps);
         run::<N, W>(seed, NEAR_WRAP, steps);
+        run_marked::<N, W>(seed, 0, steps);
+        run_marked::<N, W>(seed, NEAR_WRAP, steps);
     }
 }
 

@@ -61,6 +61,16 @@ fn measured() -> Vec<(&'static str, usize, usize)> {
         1024,
         size_of::<mpmc::BurstRing<u32, 1024, 32>>(),
     ));
+    rows.push((
+        "mpmc::BurstRing<Marked>",
+        8,
+        size_of::<mpmc::BurstRing<u32, 8, 1, mpmc::burst_ring::Marked>>(),
+    ));
+    rows.push((
+        "mpmc::BurstRing<Marked>",
+        1024,
+        size_of::<mpmc::BurstRing<u32, 1024, 32, mpmc::burst_ring::Marked>>(),
+    ));
     rows.push(("limit::Limiter", 0, size_of::<Limiter>()));
     rows
 }
@@ -69,7 +79,8 @@ fn measured() -> Vec<(&'static str, usize, usize)> {
 // rows below leave out (`async_adds` pins them): on x86-64 one more 128-byte
 // line for an SPSC ring (a waker cell per side) and for an `mpmc::Ring` or
 // `mpmc::BurstRing` (a waiter list per side: count, lock word, head and
-// tail), and 48 bytes for an `mpmc::cs::Ring` (a count and a list per side;
+// tail; a `Marked` burst ring's drain waiters share its marks' line), and
+// 48 bytes for an `mpmc::cs::Ring` (a count and a list per side;
 // 24 more with `Marked`, the drain waiters' list and count);
 // a `limit::Limiter` holds its waiting acquires' backlog, one more line.
 #[test]
@@ -102,6 +113,8 @@ fn ram_on_x86_64_is_what_the_readme_says() {
         ("mpmc::BurstRing", 8, 768),
         ("mpmc::BurstRing", 128, 1152),
         ("mpmc::BurstRing", 1024, 4864),
+        ("mpmc::BurstRing<Marked>", 8, 896),
+        ("mpmc::BurstRing<Marked>", 1024, 4992),
         ("limit::Limiter", 0, 512),
     ];
     let got = measured();
@@ -134,6 +147,8 @@ fn async_adds() {
     assert_eq!(size("mpmc::SmallRing", 8), 768 + 128);
     assert_eq!(size("mpmc::BurstRing", 8), 768 + 128);
     assert_eq!(size("mpmc::BurstRing", 1024), 4864 + 128);
+    // The drain waiters' list shares the marks' line.
+    assert_eq!(size("mpmc::BurstRing<Marked>", 1024), 4992 + 128);
     #[cfg(feature = "critical-section")]
     assert_eq!(size("mpmc::cs::Ring", 8), 80 + 48);
     // And a `Marked` one, its drain waiters' list and count.

@@ -5,9 +5,9 @@
 //! write chunks held and then filled whole, in part or not at all (their
 //! unfilled slots left void), drain, clear and close, at capacities 1, 2,
 //! 4, 32 and 64, from position 0, a few laps before the counters wrap, or
-//! anywhere. Every answer (each `Moved`'s count and stop included), every
-//! item, every counter, the high-water mark's bounds and the observers are
-//! checked after every step.
+//! anywhere, with or without watermarks. Every answer (each `Moved`'s count
+//! and stop included), every item, every counter, the high-water mark's
+//! bounds, the observers and the level are checked after every step.
 #![no_main]
 
 use arbitrary::Arbitrary;
@@ -24,7 +24,8 @@ mod splitmix;
 use burst_model::{Driver, KINDS};
 // What the model file reaches through `super::`.
 use sluicegate::mpmc::burst_ring::{
-    BurstRing, Moved, PopError, PushError, ReadChunk, Stop, WriteChunk,
+    BurstRing, Level, Marked, Marks, Moved, NoMarks, PopError, PushError, ReadChunk, Stop,
+    WriteChunk,
 };
 
 #[derive(Arbitrary, Debug, Clone, Copy)]
@@ -62,24 +63,52 @@ struct Input {
     /// The driver's own draws: which held chunk to finish, and how.
     seed: u64,
     may_close: bool,
+    /// Watermarks (`low`, `high`, each modulo what fits), or none.
+    marks: Option<(u8, u8)>,
     /// Each operation: its kind (modulo the driver's kinds) and its size
     /// (modulo `2N + 2`, plus 1).
     ops: Vec<(u8, u8)>,
 }
 
 fn run<const N: usize, const W: usize>(input: &Input) {
-    let ring = BurstRing::<u32, N, W>::with_start(input.start.position());
-    let mut d = Driver::<N, W>::new(N, input.seed);
+    match input.marks {
+        None => {
+            let ring = BurstRing::<u32, N, W>::with_start(input.start.position());
+            drive(&ring, Driver::new(N, input.seed), input);
+        }
+        Some((low, high)) => {
+            let high = 1 + high as usize % N;
+            let low = low as usize % high;
+            let ring = BurstRing::<u32, N, W, Marked>::with_start_and_watermarks(
+                input.start.position(),
+                low,
+                high,
+            );
+            let d = Driver::new(N, input.seed).with_level(|r| {
+                let (low, high) = r.watermarks();
+                Some((r.level(), low, high))
+            });
+            drive(&ring, d, input);
+        }
+    }
+}
+
+/// The input's operations on `ring`, each checked by the driver.
+fn drive<'r, const N: usize, const W: usize, M: Marks>(
+    ring: &'r BurstRing<u32, N, W, M>,
+    mut d: Driver<'r, N, W, M>,
+    input: &Input,
+) {
     d.may_close = input.may_close;
     let mut buf = vec![0u32; 2 * N + 3];
     for (i, &(kind, k)) in input.ops.iter().enumerate() {
         let ctx = format!("op {i}");
         let k = 1 + k as usize % (2 * N + 2);
-        d.apply(&ring, &mut buf, kind as u64 % KINDS, k, &ctx);
-        d.check(&ring, &ctx);
+        d.apply(ring, &mut buf, kind as u64 % KINDS, k, &ctx);
+        d.check(ring, &ctx);
     }
     d.release_all();
-    d.check(&ring, "after releasing every chunk");
+    d.check(ring, "after releasing every chunk");
 }
 
 fuzz_target!(|input: Input| {

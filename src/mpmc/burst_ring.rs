@@ -34,6 +34,21 @@
 //! it. A wait is counted neither as rejected nor as busy. Each commit then
 //! pays one fence and one load while nobody waits (`BENCHMARKS.md`).
 //!
+//! # Watermarks
+//!
+//! A ring of marks policy [`Marked`], made with
+//! [`BurstRing::with_watermarks(low, high)`](BurstRing::with_watermarks),
+//! tells producers whose source can be slowed (a port that can send pause
+//! frames, a socket it can stop reading) when to slow it: its [`Level`] is
+//! `High` from a push that leaves `high` positions or more claimed until a
+//! pop that leaves `low` or fewer; [`BurstRing::wait_below_low`] and
+//! [`BurstRing::wait_below_low_blocking`] wait for the drain. The default
+//! policy, [`NoMarks`], has none of it and pays nothing. `marks.rs` has the
+//! protocol (a lock-free settle loop that reads the count again after each
+//! transition, so no level stays wrong once the operations stop), its
+//! proofs and its cost: a push tests one word, a pop one fence and one
+//! word.
+//!
 //! # Which MPMC ring
 //!
 //! - **This ring** on pinned cores that move bursts (packet paths, worker
@@ -268,6 +283,7 @@ mod claim;
 mod evict;
 #[cfg(all(test, sluicegate_loom))]
 mod loom_tests;
+mod marks;
 mod observe;
 #[cfg(all(test, not(sluicegate_loom)))]
 mod pause_tests;
@@ -278,6 +294,10 @@ mod write;
 
 pub use answer::{Moved, PopError, PushError, Stop};
 pub use batch::ReadChunk;
+#[cfg(feature = "async")]
+#[cfg_attr(docsrs, doc(cfg(feature = "async")))]
+pub use marks::BelowLow;
+pub use marks::{Level, Marked, Marks, NoMarks};
 #[cfg(feature = "async")]
 #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
 pub use wait::{Pop, Push};
@@ -312,7 +332,7 @@ const ONE: usize = 1 << SHIFT;
 // slot addresses are one instruction shorter from the ring's start (the
 // padded groups keep the lines apart either way).
 #[repr(C)]
-pub struct BurstRing<T: Copy, const N: usize, const W: usize> {
+pub struct BurstRing<T: Copy, const N: usize, const W: usize, M: Marks = NoMarks> {
     #[cfg(not(all(target_arch = "arm", target_os = "none")))]
     slots: [Slot<T>; N],
     /// The statistics and the voids: off the hot paths, on their own line
@@ -328,6 +348,8 @@ pub struct BurstRing<T: Copy, const N: usize, const W: usize> {
     published: Padded<[AtomicU32; W]>,
     /// Bit `s`: the parity of the laps of slot `s` consumed.
     consumed: Padded<[AtomicU32; W]>,
+    /// The watermarks' words (`marks.rs`); none without watermarks.
+    marks: M::Words,
     /// Per side (`Side as usize`): the tasks and threads waiting
     /// (`wait.rs`).
     #[cfg(feature = "async")]
@@ -362,12 +384,12 @@ struct Tally<const W: usize> {
 // on each hand-off (the bitmap flips and loads, module docs). No `&self`
 // method hands out a `&T` except through a `ReadChunk`, whose positions are
 // claimed by it alone and which is `Send`/`Sync` only where `&[T]` is.
-unsafe impl<T: Copy + Send, const N: usize, const W: usize> Sync for BurstRing<T, N, W> {}
+unsafe impl<T: Copy + Send, const N: usize, const W: usize, M: Marks> Sync
+    for BurstRing<T, N, W, M>
+{
+}
 
 impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
-    /// `log2(N)`.
-    const LOG: u32 = N.trailing_zeros();
-
     const_fn! {
         /// An empty ring. `N` must be a power of two from 1 to
         /// `2^(usize::BITS - 3)` and `W` must be `N / 32` (1 for `N < 32`),
@@ -379,7 +401,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
         /// assert!(Q.is_empty());
         /// ```
         pub fn new() -> Self {
-            Self::starting_at(0)
+            Self::starting_at(0, ())
         }
     }
 
@@ -387,21 +409,32 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     /// For tests of the counters' wrap only.
     #[doc(hidden)]
     pub fn with_start(start: usize) -> Self {
-        let ring = Self::starting_at(start);
-        // Lap `start / N` of every slot counts as published and consumed:
-        // the bits of an odd lap start at 1.
+        let ring = Self::starting_at(start, ());
+        ring.mark_lap_before(start);
+        ring
+    }
+}
+
+impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
+    /// For a ring made at `start`: lap `start / N` of every slot counts as
+    /// published and consumed (the bits of an odd lap start at 1).
+    fn mark_lap_before(&self, start: usize) {
         if (start >> Self::LOG) & 1 == 1 {
             for k in 0..W {
                 let bits = if N >= 32 { u32::MAX } else { (1u32 << N) - 1 };
-                ring.published[k].store(bits, Ordering::Relaxed);
-                ring.consumed[k].store(bits, Ordering::Relaxed);
+                self.published[k].store(bits, Ordering::Relaxed);
+                self.consumed[k].store(bits, Ordering::Relaxed);
             }
         }
-        ring
     }
 
+    /// `log2(N)`.
+    const LOG: u32 = N.trailing_zeros();
+
     const_fn! {
-        fn starting_at(start: usize) -> Self {
+        /// An empty ring whose counters start at word `start` (whole laps
+        /// only), with the watermarks' words `marks`.
+        fn starting_at(start: usize, marks: M::Words) -> Self {
             const {
                 assert!(
                     N.is_power_of_two() && N.trailing_zeros() <= usize::BITS - 3,
@@ -419,6 +452,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
                 cons: Padded::new(AtomicUsize::new(start.wrapping_mul(ONE))),
                 published: Padded::new(words::<W>()),
                 consumed: Padded::new(words::<W>()),
+                marks,
                 tally: Padded::new(Tally {
                     peak: AtomicUsize::new(0),
                     rejected: SharedCounter::new(),
@@ -451,6 +485,9 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
         match self.try_claim_one_push() {
             Some((h, bit)) => {
                 self.put(h, bit, item);
+                if M::push_test(&self.marks, h.wrapping_add(ONE)) {
+                    self.settle();
+                }
                 Ok(())
             }
             None => self.try_push_slow(item),
@@ -473,6 +510,13 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
             }
             Err(stop) => Err(self.refuse(stop, item)),
         }
+    }
+
+    /// The watermarks' `settle`, out of line.
+    #[cold]
+    #[inline(never)]
+    fn settle(&self) {
+        M::settle(&self.marks, &self.prod, &self.cons);
     }
 
     /// Writes `item` to the claimed position `h`, publishes it and wakes a
@@ -504,7 +548,13 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     #[inline]
     pub fn try_pop(&self) -> Result<T, PopError> {
         match self.try_claim_one_pop() {
-            Some((c, bit)) => Ok(self.take(c, bit)),
+            Some((c, bit)) => {
+                let item = self.take(c, bit);
+                if M::pop_test(&self.marks, &self.prod, &self.cons) {
+                    self.settle();
+                }
+                Ok(item)
+            }
             None => self.try_pop_slow(),
         }
     }
@@ -655,7 +705,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
             overwritten,
             busy: self.tally.busy.get(),
             expired: self.tally.expired.get(),
-            transitions: 0,
+            transitions: M::transitions(&self.marks),
             peak: if rejected != 0 || overwritten != 0 {
                 N
             } else {

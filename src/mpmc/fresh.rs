@@ -11,7 +11,7 @@
 use super::cs;
 #[cfg(sluicegate_cas)]
 use super::{
-    burst_ring::{Moved, PopError, Stop},
+    burst_ring::{Marks, Moved, PopError, Stop},
     BurstRing, FreePool, Ring,
 };
 use crate::expire::{burst_fresh, first_fresh, Expiry};
@@ -202,7 +202,7 @@ impl<T: Copy, const N: usize, M: cs::Marks> cs::Ring<T, N, M> {
 }
 
 #[cfg(sluicegate_cas)]
-impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
+impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     /// [`try_pop`](Self::try_pop), discarding expired items: pops until an
     /// item has not expired and returns it; each expired item it meets is
     /// counted in [`RingStats::expired`](crate::RingStats::expired). The

@@ -5,10 +5,10 @@
 
 use core::marker::PhantomData;
 
-use super::{flip, BurstRing, Moved, Run, Stop, ONE};
+use super::{flip, BurstRing, Marks, Moved, NoMarks, Run, Stop, ONE};
 use crate::sync::{pause, pause_point};
 
-impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
+impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     /// Burst push: copies in as many of `items` as there are free slots
     /// after the newest item (from the front of the slice, up to `N`), with
     /// one claim (another if the next slot opened while it claimed), and
@@ -252,7 +252,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     /// chunk.release();
     /// assert_eq!(ring.read_chunk(2).unwrap_err(), Stop::Empty);
     /// ```
-    pub fn read_chunk(&self, max: usize) -> Result<ReadChunk<'_, T, N, W>, Stop> {
+    pub fn read_chunk(&self, max: usize) -> Result<ReadChunk<'_, T, N, W, M>, Stop> {
         match self.claim_pop(1, max.max(1)) {
             Ok((from, len)) => {
                 pause_point(pause::BURST_POP_CLAIMED);
@@ -439,15 +439,15 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
 /// place; from [`BurstRing::read_chunk`]. Dropping it frees their slots.
 ///
 /// `Send` and `Sync` only where `T: Sync` (it lends out `&T`).
-pub struct ReadChunk<'r, T: Copy, const N: usize, const W: usize> {
-    ring: &'r BurstRing<T, N, W>,
+pub struct ReadChunk<'r, T: Copy, const N: usize, const W: usize, M: Marks = NoMarks> {
+    ring: &'r BurstRing<T, N, W, M>,
     /// Counter word of the first position.
     from: usize,
     len: usize,
     _items: PhantomData<&'r [T]>,
 }
 
-impl<T: Copy, const N: usize, const W: usize> ReadChunk<'_, T, N, W> {
+impl<T: Copy, const N: usize, const W: usize, M: Marks> ReadChunk<'_, T, N, W, M> {
     /// How many items the chunk holds (at least 1).
     ///
     /// ```
@@ -521,7 +521,7 @@ impl<T: Copy, const N: usize, const W: usize> ReadChunk<'_, T, N, W> {
     pub fn release(self) {}
 }
 
-impl<T: Copy, const N: usize, const W: usize> Drop for ReadChunk<'_, T, N, W> {
+impl<T: Copy, const N: usize, const W: usize, M: Marks> Drop for ReadChunk<'_, T, N, W, M> {
     fn drop(&mut self) {
         pause_point(pause::BURST_POP_READ);
         flip::<N, W>(&self.ring.consumed, self.from, self.len);
@@ -529,7 +529,9 @@ impl<T: Copy, const N: usize, const W: usize> Drop for ReadChunk<'_, T, N, W> {
     }
 }
 
-impl<T: Copy, const N: usize, const W: usize> core::fmt::Debug for ReadChunk<'_, T, N, W> {
+impl<T: Copy, const N: usize, const W: usize, M: Marks> core::fmt::Debug
+    for ReadChunk<'_, T, N, W, M>
+{
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("ReadChunk").field("len", &self.len).finish()
     }

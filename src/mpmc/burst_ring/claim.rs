@@ -4,7 +4,7 @@
 
 use super::*;
 
-impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
+impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     /// Claims a run of free positions from `prod`: at least `min` and at
     /// most `max` (`1 <= min <= max`). Returns the first position's counter
     /// word and the run's length, or why not. The first attempt is inlined;
@@ -38,7 +38,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
         self.prod
             .compare_exchange(h, to, Ordering::SeqCst, Ordering::SeqCst)
             .ok()?;
-        self.debug_check_claim(to);
+        self.claimed_push(to);
         Some((h, n))
     }
 
@@ -56,6 +56,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
         self.prod
             .compare_exchange(h, h.wrapping_add(ONE), Ordering::SeqCst, Ordering::SeqCst)
             .ok()?;
+        // The watermarks' test is the caller's (`try_push`).
         self.debug_check_claim(h.wrapping_add(ONE));
         Some((h, bit))
     }
@@ -111,7 +112,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
         self.prod
             .compare_exchange(h, to, Ordering::SeqCst, Ordering::SeqCst)
             .ok()?;
-        self.debug_check_claim(to);
+        self.claimed_push(to);
         Some(run)
     }
 
@@ -146,7 +147,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
                 Ordering::SeqCst,
             ) {
                 Ok(_) => {
-                    self.debug_check_claim(h.wrapping_add(n * ONE));
+                    self.claimed_push(h.wrapping_add(n * ONE));
                     return Ok((h, n));
                 }
                 Err(now) => h = now,
@@ -179,7 +180,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
         self.cons
             .compare_exchange(c, to, Ordering::SeqCst, Ordering::SeqCst)
             .ok()?;
-        self.sample_peak(c, n);
+        self.claimed_pop(c, n);
         Some((c, n))
     }
 
@@ -197,6 +198,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
         self.cons
             .compare_exchange(c, to, Ordering::SeqCst, Ordering::SeqCst)
             .ok()?;
+        // The watermarks' test is the caller's (`try_pop`).
         self.sample_peak_one(to);
         Some((c, bit))
     }
@@ -217,7 +219,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
                 Ordering::SeqCst,
             )
             .ok()?;
-        self.sample_peak(c, run.n);
+        self.claimed_pop(c, run.n);
         Some(run)
     }
 
@@ -249,7 +251,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
                 Ordering::SeqCst,
             ) {
                 Ok(_) => {
-                    self.sample_peak(c, n);
+                    self.claimed_pop(c, n);
                     return Ok((c, n));
                 }
                 Err(now) => c = now,
@@ -333,6 +335,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
             .compare_exchange(c, to, Ordering::SeqCst, Ordering::SeqCst)
             .is_ok()
         {
+            M::popped(&self.marks, &self.prod, &self.cons);
             // Cleared before the consumed flip, which lets the next lap's
             // push claim the slot (and perhaps void it again).
             clear::<N, W>(&self.tally.void, c, v);
@@ -341,6 +344,23 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
             self.wake_pushers(v);
         }
         true
+    }
+
+    /// After a claim by a push up to counter word `to` (not an eviction's,
+    /// which leaves the count as it was): the debug check, and the test of
+    /// the watermarks (`marks.rs`).
+    #[inline(always)]
+    pub(super) fn claimed_push(&self, to: usize) {
+        self.debug_check_claim(to);
+        M::pushed(&self.marks, to, &self.prod, &self.cons);
+    }
+
+    /// After a claim by a pop of `n` positions from counter word `c` (not
+    /// an eviction's): the peak's sample and the test of the watermarks.
+    #[inline(always)]
+    pub(super) fn claimed_pop(&self, c: usize, n: usize) {
+        self.sample_peak(c, n);
+        M::popped(&self.marks, &self.prod, &self.cons);
     }
 
     /// Debug builds: after a claim by a push up to counter word `to`, no

@@ -4,7 +4,7 @@
 
 use super::*;
 
-impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
+impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     /// Pushes `item`; if the ring is full, evicts the oldest item to make
     /// room and hands it back: `Ok(None)` stored, `Ok(Some(oldest))`
     /// stored by evicting `oldest` (counted in `overwritten`). Hands the new
@@ -37,7 +37,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
                     .compare_exchange(h, to, Ordering::SeqCst, Ordering::SeqCst)
                     .is_ok()
                 {
-                    self.debug_check_claim(to);
+                    self.claimed_push(to);
                     self.put(h, bit, item);
                     return Ok(None);
                 }
@@ -81,7 +81,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
                     Ordering::SeqCst,
                 ) {
                     Ok(_) => {
-                        self.debug_check_claim(h.wrapping_add(ONE));
+                        self.claimed_push(h.wrapping_add(ONE));
                         self.put(h, Bit::of::<N>(h >> SHIFT), item);
                         return Ok(None);
                     }

@@ -19,7 +19,7 @@ type R2 = BurstRing<u32, 2, 1>;
 type R4 = BurstRing<u32, 4, 1>;
 
 /// Pops until `want` items came out (yielding on busy and empty).
-fn pop_n<const N: usize>(r: &BurstRing<u32, N, 1>, want: usize) -> Vec<u32> {
+fn pop_n<const N: usize, M: super::Marks>(r: &BurstRing<u32, N, 1, M>, want: usize) -> Vec<u32> {
     let mut got = Vec::new();
     while got.len() < want {
         match r.try_pop() {
@@ -43,7 +43,7 @@ fn overwrite<const N: usize>(r: &BurstRing<u32, N, 1>, v: u32) -> Option<u32> {
     }
 }
 
-fn drain<const N: usize>(r: &BurstRing<u32, N, 1>) -> Vec<u32> {
+fn drain<const N: usize, M: super::Marks>(r: &BurstRing<u32, N, 1, M>) -> Vec<u32> {
     let out: Vec<u32> = r.drain().collect();
     assert_eq!(r.try_pop(), Err(PopError::Empty), "the drain stopped early");
     out
@@ -272,5 +272,59 @@ fn abandoned_chunk_vs_pop() {
         p.join().unwrap();
         assert!(r.is_empty());
         whole(&*r);
+    });
+}
+
+type M4 = BurstRing<u32, 4, 1, super::Marked>;
+
+/// Marks 1 and 2, one item in: a push that raises the level (2 items)
+/// races a pop that takes the level's count back to 1. The push's reading
+/// of the count may be overtaken by the pop (which, finding the level
+/// `Normal`, does nothing), so the raise must read the count again after
+/// its CAS and lower the level itself: a ring at its low mark must not stay
+/// `High`.
+#[test]
+fn marks_raise_races_a_pop() {
+    explores::model(|| {
+        let r = Arc::new(M4::with_watermarks(1, 2));
+        r.try_push(0).unwrap();
+        let r2 = r.clone();
+        let p = thread::spawn(move || r2.push_burst(&[1]).count);
+        assert_eq!(pop_n(&*r, 1), [0]);
+        assert_eq!(p.join().unwrap(), 1);
+        assert_eq!(r.len(), 1);
+        assert_eq!(
+            r.level(),
+            super::Level::Normal,
+            "a ring at its low mark stayed High"
+        );
+        assert_eq!(r.stats().transitions % 2, 0);
+        assert_eq!(drain(&r), [1]);
+    });
+}
+
+/// Marks 1 and 2, starting `High` with 2 items: a pop that lowers the level
+/// (1 left) races a push that brings it back to 2. The push may find the
+/// level still `High` and leave it; the lowering must then read the count
+/// again after its CAS and raise the level itself: a ring at its high mark
+/// must not stay `Normal`.
+#[test]
+fn marks_lowering_races_a_push() {
+    explores::model(|| {
+        let r = Arc::new(M4::with_watermarks(1, 2));
+        r.push_burst(&[0, 1]);
+        assert_eq!(r.level(), super::Level::High);
+        let r2 = r.clone();
+        let p = thread::spawn(move || r2.push_burst(&[2]).count);
+        assert_eq!(pop_n(&*r, 1), [0]);
+        assert_eq!(p.join().unwrap(), 1);
+        assert_eq!(r.len(), 2);
+        assert_eq!(
+            r.level(),
+            super::Level::High,
+            "a ring at its high mark stayed Normal"
+        );
+        assert_eq!(drain(&r), [1, 2]);
+        assert_eq!(r.level(), super::Level::Normal);
     });
 }

@@ -3,10 +3,10 @@
 
 use core::fmt;
 
-use super::{gap, run, BurstRing, CLOSED, FLAGS};
+use super::{gap, run, BurstRing, Marks, CLOSED, FLAGS};
 use crate::sync::Ordering;
 
-impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
+impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     /// Closes the ring: from now on every push answers closed and hands its
     /// items back, while pops go on taking what is inside; once it is
     /// drained, pops answer [`Stop::Closed`](super::Stop::Closed). Returns
@@ -28,6 +28,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
         // SeqCst: ordered with the claims (module docs, "Closed and drained").
         let was_open = self.prod.fetch_or(CLOSED, Ordering::SeqCst) & CLOSED == 0;
         self.wake_all();
+        M::closed(&self.marks);
         was_open
     }
 
@@ -53,7 +54,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     /// ring.push_burst(&[1, 2, 3]);
     /// assert_eq!(ring.drain().collect::<Vec<_>>(), [1, 2, 3]);
     /// ```
-    pub fn drain(&self) -> impl Iterator<Item = T> + use<'_, T, N, W> {
+    pub fn drain(&self) -> impl Iterator<Item = T> + use<'_, T, N, W, M> {
         core::iter::from_fn(move || self.try_pop().ok())
     }
 
@@ -131,20 +132,21 @@ impl<T: Copy, const N: usize, const W: usize> Default for BurstRing<T, N, W> {
     }
 }
 
-impl<T: Copy, const N: usize, const W: usize> fmt::Debug for BurstRing<T, N, W> {
+impl<T: Copy, const N: usize, const W: usize, M: Marks> fmt::Debug for BurstRing<T, N, W, M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("BurstRing")
             .field("capacity", &N)
             .field("len", &self.len())
             .field("closed", &self.is_closed())
             .field("stats", &self.stats())
+            .field("level", &M::level(&self.marks))
             .finish()
     }
 }
 
 /// The same summary as `Debug`: capacity, length, closed, counters.
 #[cfg(feature = "defmt")]
-impl<T: Copy, const N: usize, const W: usize> defmt::Format for BurstRing<T, N, W> {
+impl<T: Copy, const N: usize, const W: usize, M: Marks> defmt::Format for BurstRing<T, N, W, M> {
     fn format(&self, f: defmt::Formatter<'_>) {
         defmt::write!(
             f,

@@ -9,7 +9,9 @@
 
 extern crate std;
 
-use super::{BurstRing, Moved, PopError, PushError, ReadChunk, Stop, WriteChunk};
+use super::{
+    BurstRing, Level, Marks, Moved, NoMarks, PopError, PushError, ReadChunk, Stop, WriteChunk,
+};
 // `splitmix` and the types above are what the model file reaches through `super::`.
 use crate::sync::pause::{self, stop_at};
 use crate::sync::{splitmix, Point};
@@ -368,4 +370,56 @@ fn cases() -> impl Iterator<Item = (usize, usize, u64)> {
         .flat_map(|start| [N - 1, 0].map(move |offset| (start, offset)))
         .take(if cfg!(miri) { 1 } else { 4 })
         .flat_map(|(start, offset)| (0..seeds()).map(move |seed| (start, offset, seed)))
+}
+
+/// Marks 1 and 2, one item in. A push that raises the level is stopped
+/// between its reading of the count (2) and its CAS while a pop takes the
+/// count back to 1 (finding the level `Normal`, it does nothing). Resumed,
+/// the raise reads the count again and lowers the level itself.
+#[test]
+fn a_stopped_raise_reads_again_after_a_pop() {
+    let ring: BurstRing<u32, 4, 1, super::Marked> = BurstRing::with_watermarks(1, 2);
+    ring.try_push(0).unwrap();
+    stop_at(
+        pause::BURST_MARKS_READ,
+        || ring.try_push(1).unwrap(),
+        || {
+            assert_eq!(ring.level(), Level::Normal);
+            assert_eq!(ring.try_pop(), Ok(0));
+            assert_eq!(ring.level(), Level::Normal);
+        },
+    );
+    assert_eq!(ring.len(), 1);
+    assert_eq!(ring.level(), Level::Normal);
+    assert_eq!(
+        ring.stats().transitions,
+        2,
+        "raised, then lowered by the same push"
+    );
+}
+
+/// Marks 1 and 2, two items in, `High`. A pop that lowers the level is
+/// stopped between its reading of the count (1) and its CAS while a push
+/// takes the count back to 2 (finding the level `High`, it does nothing).
+/// Resumed, the lowering reads the count again and raises the level itself.
+#[test]
+fn a_stopped_lowering_reads_again_after_a_push() {
+    let ring: BurstRing<u32, 4, 1, super::Marked> = BurstRing::with_watermarks(1, 2);
+    ring.push_burst(&[0, 1]);
+    assert_eq!(ring.level(), Level::High);
+    stop_at(
+        pause::BURST_MARKS_READ,
+        || ring.try_pop().unwrap(),
+        || {
+            assert_eq!(ring.try_push(2), Ok(()));
+            assert_eq!(ring.level(), Level::High);
+        },
+    );
+    assert_eq!(ring.len(), 2);
+    assert_eq!(ring.level(), Level::High);
+    assert_eq!(
+        ring.stats().transitions,
+        3,
+        "lowered, then raised by the same pop"
+    );
 }

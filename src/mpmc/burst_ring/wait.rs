@@ -26,7 +26,9 @@
 //!
 //! Waiting is counted neither as rejected nor as busy.
 
-use super::{Bit, BurstRing, Stop, SHIFT};
+#[cfg(feature = "async")]
+use super::NoMarks;
+use super::{Bit, BurstRing, Marks, Stop, SHIFT};
 use crate::contract::Waitable;
 use crate::Closed;
 #[cfg(feature = "async")]
@@ -39,7 +41,7 @@ use {
 };
 
 // The wake-ups; empty without the feature.
-impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
+impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     /// After `n` items were published (or voids left for pops to pass):
     /// wakes up to `n` waiting pops, or all of them on a closed ring.
     #[inline(always)]
@@ -122,7 +124,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     }
 }
 
-impl<T: Copy, const N: usize, const W: usize> Waitable for BurstRing<T, N, W> {
+impl<T: Copy, const N: usize, const W: usize, M: Marks> Waitable for BurstRing<T, N, W, M> {
     type Item = T;
 
     #[inline]
@@ -167,7 +169,7 @@ impl<T: Copy, const N: usize, const W: usize> Waitable for BurstRing<T, N, W> {
     }
 }
 
-impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
+impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     /// Pushes `item`, waiting (asynchronously) while the ring is full or the
     /// next slot is busy. Resolves to `Ok(())` once the item is in, or to
     /// `Err(Closed(item))` once the ring is closed. Any pop, burst or read
@@ -199,7 +201,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     /// ```
     #[cfg(feature = "async")]
     #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
-    pub fn push(&self, item: T) -> Push<'_, T, N, W> {
+    pub fn push(&self, item: T) -> Push<'_, T, N, W, M> {
         future::Push::new(self, item)
     }
 
@@ -229,7 +231,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     /// ```
     #[cfg(feature = "async")]
     #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
-    pub fn pop(&self) -> Pop<'_, T, N, W> {
+    pub fn pop(&self) -> Pop<'_, T, N, W, M> {
         future::Pop::new(self)
     }
 
@@ -279,10 +281,12 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
 /// this ring.
 #[cfg(feature = "async")]
 #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
-pub type Push<'r, T, const N: usize, const W: usize> = future::Push<'r, BurstRing<T, N, W>>;
+pub type Push<'r, T, const N: usize, const W: usize, M = NoMarks> =
+    future::Push<'r, BurstRing<T, N, W, M>>;
 
 /// The future of [`BurstRing::pop`] (feature `async`): [`future::Pop`] on
 /// this ring.
 #[cfg(feature = "async")]
 #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
-pub type Pop<'r, T, const N: usize, const W: usize> = future::Pop<'r, BurstRing<T, N, W>>;
+pub type Pop<'r, T, const N: usize, const W: usize, M = NoMarks> =
+    future::Pop<'r, BurstRing<T, N, W, M>>;

@@ -18,10 +18,10 @@ use core::marker::PhantomData;
 #[cfg(not(sluicegate_loom))]
 use core::mem::MaybeUninit;
 
-use super::{flip, mark, BurstRing, Stop, ONE};
+use super::{flip, mark, BurstRing, Marks, NoMarks, Stop, ONE};
 use crate::sync::{pause, pause_point};
 
-impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
+impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     /// Claims up to `max` free slots after the newest item (at least one)
     /// to be filled in place, with one claim: fill them with
     /// [`WriteChunk::fill_from_slice`] or [`WriteChunk::fill_with`] (or write
@@ -46,7 +46,7 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
     /// ring.try_push(10).unwrap();
     /// assert_eq!(ring.try_pop(), Ok(10)); // the voids are passed
     /// ```
-    pub fn write_chunk(&self, max: usize) -> Result<WriteChunk<'_, T, N, W>, Stop> {
+    pub fn write_chunk(&self, max: usize) -> Result<WriteChunk<'_, T, N, W, M>, Stop> {
         match self.claim_push(1, max.max(1)) {
             Ok((from, len)) => {
                 pause_point(pause::BURST_PUSH_CLAIMED);
@@ -68,8 +68,8 @@ impl<T: Copy, const N: usize, const W: usize> BurstRing<T, N, W> {
 /// unfilled leaves the rest void.
 ///
 /// `Send` and `Sync` where `T: Send` (it hands out no `&T`).
-pub struct WriteChunk<'r, T: Copy, const N: usize, const W: usize> {
-    ring: &'r BurstRing<T, N, W>,
+pub struct WriteChunk<'r, T: Copy, const N: usize, const W: usize, M: Marks = NoMarks> {
+    ring: &'r BurstRing<T, N, W, M>,
     /// Counter word of the first position.
     from: usize,
     len: usize,
@@ -78,7 +78,7 @@ pub struct WriteChunk<'r, T: Copy, const N: usize, const W: usize> {
     _items: PhantomData<&'r mut [T]>,
 }
 
-impl<T: Copy, const N: usize, const W: usize> WriteChunk<'_, T, N, W> {
+impl<T: Copy, const N: usize, const W: usize, M: Marks> WriteChunk<'_, T, N, W, M> {
     /// How many slots the chunk holds (at least 1).
     ///
     /// ```
@@ -182,7 +182,7 @@ impl<T: Copy, const N: usize, const W: usize> WriteChunk<'_, T, N, W> {
     }
 }
 
-impl<T: Copy, const N: usize, const W: usize> Drop for WriteChunk<'_, T, N, W> {
+impl<T: Copy, const N: usize, const W: usize, M: Marks> Drop for WriteChunk<'_, T, N, W, M> {
     fn drop(&mut self) {
         pause_point(pause::BURST_PUSH_WRITTEN);
         if self.written > 0 {
@@ -197,7 +197,9 @@ impl<T: Copy, const N: usize, const W: usize> Drop for WriteChunk<'_, T, N, W> {
     }
 }
 
-impl<T: Copy, const N: usize, const W: usize> core::fmt::Debug for WriteChunk<'_, T, N, W> {
+impl<T: Copy, const N: usize, const W: usize, M: Marks> core::fmt::Debug
+    for WriteChunk<'_, T, N, W, M>
+{
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.debug_struct("WriteChunk")
             .field("len", &self.len)

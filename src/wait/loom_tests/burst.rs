@@ -134,3 +134,22 @@ fn loom_wait_burst_pop_ends_after_burst_and_close() {
         assert_eq!(seen, [1, 2]);
     });
 }
+
+/// A task waits for the drain of a `High` ring while a pop takes it to its
+/// low mark: the lowering must wake it (a lowering that wakes nobody
+/// deadlocks the model), and a waiter that polls after the lowering
+/// finds the level `Normal` at once.
+#[test]
+fn loom_wait_burst_drain_waiter_woken_by_the_lowering() {
+    use crate::mpmc::burst_ring::{Level, Marked};
+    explores::model(|| {
+        let r = Arc::new(BurstRing::<u32, 4, 1, Marked>::with_watermarks(1, 2));
+        r.push_burst(&[1, 2]);
+        assert_eq!(r.level(), Level::High);
+        let r2 = r.clone();
+        let consumer = thread::spawn(move || r2.try_pop());
+        assert_eq!(block_on(r.wait_below_low()), Ok(()));
+        assert_eq!(consumer.join().unwrap(), Ok(1));
+        assert_eq!(r.level(), Level::Normal);
+    });
+}

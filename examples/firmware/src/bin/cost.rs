@@ -449,6 +449,25 @@ static BURST_RING: Burst = Burst::new();
 /// Items per burst: heapless moves them one operation each.
 const BURST: usize = 32;
 
+/// With watermarks `N - 1` and `N`: each timed loop fills the ring and
+/// empties it, so only its last push raises the level and its first pop
+/// lowers it; every other call tests the marks and crosses none.
+type BurstMarked = sluicegate::mpmc::BurstRing<
+    u32,
+    MPMC_CAP,
+    { MPMC_CAP / 32 },
+    sluicegate::mpmc::burst_ring::Marked,
+>;
+
+static BURST_MARKED: BurstMarked = BurstMarked::with_watermarks(MPMC_CAP - 1, MPMC_CAP);
+
+fn burst_marked_push(q: &mut &BurstMarked, v: u32) -> u32 {
+    q.try_push(v).is_ok() as u32
+}
+fn burst_marked_pop(q: &mut &BurstMarked, _: u32) -> u32 {
+    q.try_pop().unwrap_or(0)
+}
+
 fn burst_ring_push(q: &mut &Burst, v: u32) -> u32 {
     q.try_push(v).is_ok() as u32
 }
@@ -507,8 +526,18 @@ fn burst_ring(clock: &Clock) -> bool {
     // Every timed burst moved all 32: nothing refused, nothing busy.
     let after = BURST_RING.stats();
     sane &= after.busy == 0 && after.rejected == before.rejected;
+    let marked = mpmc_figs(
+        MPMC_CAP,
+        &mut &BURST_MARKED,
+        burst_marked_push,
+        burst_marked_pop,
+        None,
+    );
+    // One raise and one lowering per filling: `Normal` at the end.
+    sane &= BURST_MARKED.is_empty() && BURST_MARKED.stats().transitions % 2 == 0;
     let imp = "sluicegate-burst-ring";
     sane & report_mpmc(clock, imp, &single, true)
+        & report_ops(clock, "sluicegate-burst-ring-marked", &marked.ops)
         & report(clock, imp, "push_burst32_per_item", push)
         & report(clock, imp, "pop_burst32_per_item", pop)
 }

@@ -87,6 +87,18 @@ fn main() -> ! {
         1024,
         size_of::<mpmc::BurstRing<u32, 1024, 32>>(),
     );
+    line(
+        "sluicegate-burst-ring-marked",
+        "u32",
+        8,
+        size_of::<mpmc::BurstRing<u32, 8, 1, mpmc::burst_ring::Marked>>(),
+    );
+    line(
+        "sluicegate-burst-ring-marked",
+        "u32",
+        1024,
+        size_of::<mpmc::BurstRing<u32, 1024, 32, mpmc::burst_ring::Marked>>(),
+    );
     for n in [8, 128] {
         let bytes = match n {
             8 => size_of::<heapless::mpmc::Queue<u32, 8>>(),

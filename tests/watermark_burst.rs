@@ -1,0 +1,448 @@
+//! The burst ring's watermarks: the level at the band's edges for every
+//! pair of marks, every push and pop path against a model of the count
+//! with hysteresis (random sequences), the transition count, a ring
+//! without marks that has none, and real threads where producers slow
+//! their source on `High` (exact accounting, nothing shed, the queue never
+//! more than one item per producer above the high mark). The waits need
+//! `std` (and the async one `async`).
+#![cfg(not(sluicegate_loom))]
+
+use sluicegate::mpmc::burst_ring::{BurstRing, Level, Marked, Stop};
+
+#[test]
+fn band_edges_every_pair_of_marks() {
+    for high in 1..=8 {
+        for low in 0..high {
+            let ring: BurstRing<u32, 8, 1, Marked> = BurstRing::with_watermarks(low, high);
+            assert_eq!(ring.watermarks(), (low, high));
+            for round in 0..3 {
+                for i in 0..high {
+                    assert_eq!(ring.level(), Level::Normal, "low {low} high {high} at {i}");
+                    ring.try_push(i as u32).unwrap();
+                }
+                assert_eq!(ring.level(), Level::High, "low {low} high {high}");
+                // Fill to N, and evict: still High, no new transition.
+                while ring.try_push(0).is_ok() {}
+                ring.push_overwrite(0).unwrap();
+                assert_eq!(ring.level(), Level::High);
+                while ring.len() > low + 1 {
+                    ring.try_pop().unwrap();
+                    assert_eq!(ring.level(), Level::High, "low {low} high {high}");
+                }
+                ring.try_pop().unwrap();
+                assert_eq!(ring.level(), Level::Normal, "low {low} high {high}");
+                assert_eq!(ring.len(), low);
+                ring.clear();
+                assert_eq!(ring.level(), Level::Normal, "round {round}");
+                assert_eq!(ring.stats().transitions, 2 * (round + 1));
+            }
+        }
+    }
+}
+
+#[test]
+fn a_ring_without_marks_counts_no_transition() {
+    let ring: BurstRing<u8, 4, 1> = BurstRing::new();
+    ring.push_burst(&[1, 2, 3, 4]);
+    ring.clear();
+    assert_eq!(ring.stats().transitions, 0);
+    assert!(!format!("{ring:?}").contains("High"));
+}
+
+/// The level a single thread must see after each step: the count with
+/// hysteresis.
+struct Model {
+    low: usize,
+    high: usize,
+    count: usize,
+    high_now: bool,
+    transitions: usize,
+}
+
+impl Model {
+    fn moved(&mut self, count: usize) {
+        self.count = count;
+        if !self.high_now && count >= self.high {
+            self.high_now = true;
+            self.transitions += 1;
+        } else if self.high_now && count <= self.low {
+            self.high_now = false;
+            self.transitions += 1;
+        }
+    }
+}
+
+/// A small xorshift, so the sequences are the same on every run.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        (self.0 % n as u64) as usize
+    }
+}
+
+/// Random sequences of every push and pop path on rings of 8 and 1 with
+/// every pair of marks; after each step the level and the transitions are
+/// the model's. A path is checked step by step, so one that skips its test
+/// of the marks (or tests the count before its claim) fails here.
+fn model_check<const N: usize>(steps: usize, seed: u64) {
+    for high in 1..=N {
+        for low in 0..high {
+            let ring: BurstRing<u32, N, 1, Marked> = BurstRing::with_watermarks(low, high);
+            let mut m = Model {
+                low,
+                high,
+                count: 0,
+                high_now: false,
+                transitions: 0,
+            };
+            let mut rng = Rng(seed ^ ((low * 31 + high) as u64) << 8 | 1);
+            for step in 0..steps {
+                let op = rng.below(14);
+                let k = 1 + rng.below(N);
+                match op {
+                    0 => {
+                        let _ = ring.try_push(7);
+                    }
+                    1 => {
+                        ring.push_burst(&vec![7; k]);
+                    }
+                    2 => {
+                        let _ = ring.push_bulk(&vec![7; k]);
+                    }
+                    3 => {
+                        // On a full ring whose oldest positions are voids,
+                        // the push passes them as a pop would (the count
+                        // falls), then stores into the slot that freed.
+                        let full = ring.len() == N;
+                        if ring.push_overwrite(7) == Ok(None) && full {
+                            m.moved(ring.len() - 1);
+                        }
+                    }
+                    4 => {
+                        // A write chunk filled in part: the rest are voids,
+                        // which a later pop passes (and which count until
+                        // then, as claimed positions).
+                        if let Ok(chunk) = ring.write_chunk(k) {
+                            let fill = rng.below(chunk.len() + 1);
+                            chunk.fill_from_slice(&vec![7; fill]);
+                        }
+                    }
+                    5 => {
+                        let _ = ring.try_pop();
+                    }
+                    6 => {
+                        ring.pop_burst(&mut vec![0; k]);
+                    }
+                    7 => {
+                        let _ = ring.pop_bulk(&mut vec![0; k]);
+                    }
+                    8 => {
+                        if let Ok(chunk) = ring.read_chunk(k) {
+                            chunk.release();
+                        }
+                    }
+                    9 => {
+                        let _ = ring.try_pop_fresh(|_: &u32| rng.below(2) == 0);
+                    }
+                    10 => {
+                        ring.pop_burst_fresh(&mut vec![0; k], |_: &u32| false);
+                    }
+                    11 => {
+                        ring.drain().take(k).count();
+                    }
+                    12 => {
+                        if rng.below(8) == 0 {
+                            ring.clear();
+                        }
+                    }
+                    _ => {
+                        let _ = ring.try_push(7);
+                        let _ = ring.try_push(7);
+                    }
+                }
+                m.moved(ring.len());
+                let want = if m.high_now {
+                    Level::High
+                } else {
+                    Level::Normal
+                };
+                assert_eq!(
+                    ring.level(),
+                    want,
+                    "N {N} low {low} high {high} step {step} op {op} count {}",
+                    m.count
+                );
+                assert_eq!(
+                    ring.stats().transitions,
+                    m.transitions,
+                    "step {step} op {op}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_path_against_the_model() {
+    let steps = if cfg!(miri) { 40 } else { 400 };
+    model_check::<8>(steps, 0x9e37_79b9);
+    model_check::<4>(steps, 0x1234_5678);
+    model_check::<1>(steps, 0x0bad_cafe);
+}
+
+#[test]
+fn a_closed_ring_lowers_as_it_drains() {
+    let ring: BurstRing<u8, 8, 1, Marked> = BurstRing::with_watermarks(2, 6);
+    ring.push_burst(&[0; 7]);
+    assert_eq!(ring.level(), Level::High);
+    ring.close();
+    while ring.len() > 3 {
+        ring.try_pop().unwrap();
+        assert_eq!(ring.level(), Level::High);
+    }
+    ring.try_pop().unwrap();
+    assert_eq!(ring.level(), Level::Normal);
+    assert_eq!(ring.stats().transitions, 2);
+    ring.clear();
+    assert_eq!(ring.pop_burst(&mut [0; 2]).stop, Some(Stop::Closed));
+    assert_eq!(ring.level(), Level::Normal);
+}
+
+#[test]
+fn debug_shows_the_level() {
+    let ring: BurstRing<u8, 4, 1, Marked> = BurstRing::with_watermarks(1, 2);
+    ring.push_burst(&[1, 2]);
+    let text = format!("{ring:?}");
+    assert!(text.contains("level: Some(High)"), "{text}");
+}
+
+/// Producers that test the level after each push and wait for the drain
+/// on `High` shed nothing; each item arrives once, in its producer's
+/// order; the ring ends `Normal` after an even number of transitions.
+#[cfg(feature = "std")]
+fn slowable_sources(producers: usize) {
+    const PER: usize = if cfg!(miri) { 200 } else { 20_000 };
+    static RING: [BurstRing<usize, 16, 1, Marked>; 4] = [
+        BurstRing::with_watermarks(4, 12),
+        BurstRing::with_watermarks(4, 12),
+        BurstRing::with_watermarks(4, 12),
+        BurstRing::with_watermarks(4, 12),
+    ];
+    let ring = &RING[producers - 1];
+    let seen = std::thread::scope(|s| {
+        for p in 0..producers {
+            s.spawn(move || {
+                for i in 0..PER {
+                    ring.push_blocking(p * PER + i).unwrap();
+                    if ring.level() == Level::High {
+                        ring.wait_below_low_blocking().unwrap();
+                    }
+                }
+            });
+        }
+        let consumer = s.spawn(move || {
+            // Nothing is popped before the first raise: the producers must
+            // meet the high mark at least once, whatever the schedule.
+            while ring.level() == Level::Normal {
+                std::thread::yield_now();
+            }
+            let mut seen = vec![false; producers * PER];
+            let mut last = vec![None; producers];
+            for n in 0..producers * PER {
+                let v = ring.pop_blocking().unwrap();
+                assert!(!seen[v], "{v} twice");
+                seen[v] = true;
+                let p = v / PER;
+                assert!(last[p] < Some(v), "producer {p} out of order");
+                last[p] = Some(v);
+                if n % 64 == 0 {
+                    std::thread::yield_now(); // slower than the producers
+                }
+            }
+            seen
+        });
+        consumer.join().unwrap()
+    });
+    assert!(seen.iter().all(|&s| s));
+    let stats = ring.stats();
+    assert_eq!(stats.rejected, 0);
+    assert!(
+        stats.transitions >= 2,
+        "never raised: {}",
+        stats.transitions
+    );
+    assert_eq!(stats.transitions % 2, 0, "ends High on a drained ring");
+    assert_eq!(ring.level(), Level::Normal);
+}
+
+#[cfg(feature = "std")]
+#[test]
+fn one_slowable_source_sheds_nothing() {
+    slowable_sources(1);
+}
+
+#[cfg(feature = "std")]
+#[test]
+fn four_slowable_sources_shed_nothing() {
+    slowable_sources(4);
+}
+
+/// One producer that tests the level after every push never has more than
+/// `high` items in the ring: the push that reaches the mark raises the
+/// level before it returns. The producer reads the length itself, right
+/// after each push (only pops run meanwhile, which can only lower it).
+#[cfg(feature = "std")]
+#[test]
+fn one_obeying_producer_never_passes_the_high_mark() {
+    const ITEMS: usize = if cfg!(miri) { 300 } else { 50_000 };
+    static RING: BurstRing<usize, 32, 1, Marked> = BurstRing::with_watermarks(8, 20);
+    std::thread::scope(|s| {
+        s.spawn(|| {
+            let mut got = 0;
+            while got < ITEMS {
+                let mut out = [0; 3];
+                got += RING.pop_burst(&mut out).count;
+                std::thread::yield_now();
+            }
+        });
+        let mut most = 0;
+        for i in 0..ITEMS {
+            RING.push_blocking(i).unwrap();
+            most = most.max(RING.len());
+            if RING.level() == Level::High {
+                RING.wait_below_low_blocking().unwrap();
+            }
+        }
+        assert!(most <= 20, "{most} items in the ring, high mark 20");
+    });
+}
+
+#[cfg(feature = "std")]
+#[test]
+fn the_close_ends_the_drain_waits() {
+    static RING: BurstRing<u8, 4, 1, Marked> = BurstRing::with_watermarks(0, 2);
+    RING.push_burst(&[1, 2]);
+    std::thread::scope(|s| {
+        let waiters: Vec<_> = (0..3)
+            .map(|_| s.spawn(|| RING.wait_below_low_blocking()))
+            .collect();
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        RING.close();
+        for w in waiters {
+            assert_eq!(w.join().unwrap(), Err(sluicegate::Closed(())));
+        }
+    });
+    assert_eq!(RING.len(), 2);
+}
+
+#[cfg(feature = "std")]
+#[test]
+fn async_drain_waiters_wake_only_on_the_crossing_pop() {
+    use core::future::Future;
+    use core::pin::pin;
+    use core::task::{Context, Poll, Waker};
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+    use std::task::Wake;
+
+    struct Count(AtomicUsize);
+    impl Wake for Count {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    let ring: BurstRing<u8, 8, 1, Marked> = BurstRing::with_watermarks(2, 6);
+    ring.push_burst(&[0; 6]);
+    let wakes: Vec<_> = (0..3)
+        .map(|_| Arc::new(Count(AtomicUsize::new(0))))
+        .collect();
+    let wakers: Vec<Waker> = wakes.iter().map(|w| Waker::from(w.clone())).collect();
+    let mut f0 = pin!(ring.wait_below_low());
+    let mut f1 = pin!(ring.wait_below_low());
+    let mut f2 = pin!(ring.wait_below_low());
+    let mut futs = [f0.as_mut(), f1.as_mut(), f2.as_mut()];
+    for (f, w) in futs.iter_mut().zip(&wakers) {
+        assert!(f.as_mut().poll(&mut Context::from_waker(w)).is_pending());
+    }
+    for _ in 0..3 {
+        ring.try_pop().unwrap();
+    }
+    assert!(wakes.iter().all(|w| w.0.load(Ordering::SeqCst) == 0));
+    ring.try_pop().unwrap();
+    assert!(wakes.iter().all(|w| w.0.load(Ordering::SeqCst) == 1));
+    for (f, w) in futs.iter_mut().zip(&wakers) {
+        assert_eq!(
+            f.as_mut().poll(&mut Context::from_waker(w)),
+            Poll::Ready(Ok(()))
+        );
+    }
+}
+
+#[cfg(feature = "std")]
+#[test]
+fn a_dropped_drain_waiter_leaves_the_list() {
+    use core::future::Future;
+    use core::task::Context;
+
+    let ring: BurstRing<u8, 4, 1, Marked> = BurstRing::with_watermarks(0, 2);
+    ring.push_burst(&[1, 2]);
+    let waker = futures::task::noop_waker();
+    for _ in 0..3 {
+        let mut f = Box::pin(ring.wait_below_low());
+        assert!(f
+            .as_mut()
+            .poll(&mut Context::from_waker(&waker))
+            .is_pending());
+        drop(f);
+    }
+    let mut kept = Box::pin(ring.wait_below_low());
+    assert!(kept
+        .as_mut()
+        .poll(&mut Context::from_waker(&waker))
+        .is_pending());
+    ring.clear();
+    assert!(kept
+        .as_mut()
+        .poll(&mut Context::from_waker(&waker))
+        .is_ready());
+}
+
+/// 64 drain waiters, threads and tasks, while a consumer lowers the level
+/// and the close races it: each ends with `Ok` or `Closed`, none hangs.
+#[cfg(feature = "std")]
+#[test]
+fn sixty_four_drain_waiters() {
+    let (rounds, waiters) = if cfg!(miri) { (1, 8) } else { (20, 64) };
+    for _ in 0..rounds {
+        let ring: BurstRing<u8, 8, 1, Marked> = BurstRing::with_watermarks(2, 6);
+        ring.push_burst(&[0; 7]);
+        std::thread::scope(|s| {
+            let ring = &ring;
+            let waiters: Vec<_> = (0..waiters)
+                .map(|i| {
+                    s.spawn(move || {
+                        if i % 2 == 0 {
+                            ring.wait_below_low_blocking()
+                        } else {
+                            pollster::block_on(ring.wait_below_low())
+                        }
+                    })
+                })
+                .collect();
+            s.spawn(move || {
+                ring.pop_burst(&mut [0; 5]);
+                ring.close();
+            });
+            for w in waiters {
+                let r = w.join().unwrap();
+                assert!(r.is_ok() || r == Err(sluicegate::Closed(())));
+            }
+        });
+        assert_eq!(ring.level(), Level::Normal);
+    }
+}
