@@ -9,6 +9,13 @@
 
 use sluicegate::mpmc::burst_ring::{BurstRing, Level, Marked, Stop};
 
+/// The ring under test in `common/drain_waits.rs`.
+#[cfg(feature = "std")]
+type MarkedRing<T, const N: usize> = BurstRing<T, N, 1, Marked>;
+/// The burst ring samples the count for `peak` only now and then.
+#[cfg(feature = "std")]
+const EXACT_PEAK: bool = false;
+
 #[test]
 fn band_edges_every_pair_of_marks() {
     for high in 1..=8 {
@@ -220,75 +227,16 @@ fn debug_shows_the_level() {
     assert!(text.contains("level: Some(High)"), "{text}");
 }
 
-/// Producers that test the level after each push and wait for the drain
-/// on `High` shed nothing; each item arrives once, in its producer's
-/// order; the ring ends `Normal` after an even number of transitions.
+/// The waits and slowed sources both MPMC rings with marks share.
 #[cfg(feature = "std")]
-fn slowable_sources(producers: usize) {
-    const PER: usize = if cfg!(miri) { 200 } else { 20_000 };
-    static RING: [BurstRing<usize, 16, 1, Marked>; 4] = [
-        BurstRing::with_watermarks(4, 12),
-        BurstRing::with_watermarks(4, 12),
-        BurstRing::with_watermarks(4, 12),
-        BurstRing::with_watermarks(4, 12),
-    ];
-    let ring = &RING[producers - 1];
-    let seen = std::thread::scope(|s| {
-        for p in 0..producers {
-            s.spawn(move || {
-                for i in 0..PER {
-                    ring.push_blocking(p * PER + i).unwrap();
-                    if ring.level() == Level::High {
-                        ring.wait_below_low_blocking().unwrap();
-                    }
-                }
-            });
-        }
-        let consumer = s.spawn(move || {
-            // Nothing is popped before the first raise: the producers must
-            // meet the high mark at least once, whatever the schedule.
-            while ring.level() == Level::Normal {
-                std::thread::yield_now();
-            }
-            let mut seen = vec![false; producers * PER];
-            let mut last = vec![None; producers];
-            for n in 0..producers * PER {
-                let v = ring.pop_blocking().unwrap();
-                assert!(!seen[v], "{v} twice");
-                seen[v] = true;
-                let p = v / PER;
-                assert!(last[p] < Some(v), "producer {p} out of order");
-                last[p] = Some(v);
-                if n % 64 == 0 {
-                    std::thread::yield_now(); // slower than the producers
-                }
-            }
-            seen
-        });
-        consumer.join().unwrap()
-    });
-    assert!(seen.iter().all(|&s| s));
-    let stats = ring.stats();
-    assert_eq!(stats.rejected, 0);
-    assert!(
-        stats.transitions >= 2,
-        "never raised: {}",
-        stats.transitions
-    );
-    assert_eq!(stats.transitions % 2, 0, "ends High on a drained ring");
-    assert_eq!(ring.level(), Level::Normal);
-}
+#[macro_use]
+#[path = "common/drain_waits.rs"]
+mod drain_waits;
 
 #[cfg(feature = "std")]
-#[test]
-fn one_slowable_source_sheds_nothing() {
-    slowable_sources(1);
-}
-
-#[cfg(feature = "std")]
-#[test]
-fn four_slowable_sources_shed_nothing() {
-    slowable_sources(4);
+mod shared {
+    use super::drain_waits;
+    drain_wait_tests!();
 }
 
 /// One producer that tests the level after every push never has more than
@@ -319,97 +267,6 @@ fn one_obeying_producer_never_passes_the_high_mark() {
         }
         assert!(most <= 20, "{most} items in the ring, high mark 20");
     });
-}
-
-#[cfg(feature = "std")]
-#[test]
-fn the_close_ends_the_drain_waits() {
-    static RING: BurstRing<u8, 4, 1, Marked> = BurstRing::with_watermarks(0, 2);
-    RING.push_burst(&[1, 2]);
-    std::thread::scope(|s| {
-        let waiters: Vec<_> = (0..3)
-            .map(|_| s.spawn(|| RING.wait_below_low_blocking()))
-            .collect();
-        std::thread::sleep(std::time::Duration::from_millis(20));
-        RING.close();
-        for w in waiters {
-            assert_eq!(w.join().unwrap(), Err(sluicegate::Closed(())));
-        }
-    });
-    assert_eq!(RING.len(), 2);
-}
-
-#[cfg(feature = "std")]
-#[test]
-fn async_drain_waiters_wake_only_on_the_crossing_pop() {
-    use core::future::Future;
-    use core::pin::pin;
-    use core::task::{Context, Poll, Waker};
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::Arc;
-    use std::task::Wake;
-
-    struct Count(AtomicUsize);
-    impl Wake for Count {
-        fn wake(self: Arc<Self>) {
-            self.0.fetch_add(1, Ordering::SeqCst);
-        }
-    }
-
-    let ring: BurstRing<u8, 8, 1, Marked> = BurstRing::with_watermarks(2, 6);
-    ring.push_burst(&[0; 6]);
-    let wakes: Vec<_> = (0..3)
-        .map(|_| Arc::new(Count(AtomicUsize::new(0))))
-        .collect();
-    let wakers: Vec<Waker> = wakes.iter().map(|w| Waker::from(w.clone())).collect();
-    let mut f0 = pin!(ring.wait_below_low());
-    let mut f1 = pin!(ring.wait_below_low());
-    let mut f2 = pin!(ring.wait_below_low());
-    let mut futs = [f0.as_mut(), f1.as_mut(), f2.as_mut()];
-    for (f, w) in futs.iter_mut().zip(&wakers) {
-        assert!(f.as_mut().poll(&mut Context::from_waker(w)).is_pending());
-    }
-    for _ in 0..3 {
-        ring.try_pop().unwrap();
-    }
-    assert!(wakes.iter().all(|w| w.0.load(Ordering::SeqCst) == 0));
-    ring.try_pop().unwrap();
-    assert!(wakes.iter().all(|w| w.0.load(Ordering::SeqCst) == 1));
-    for (f, w) in futs.iter_mut().zip(&wakers) {
-        assert_eq!(
-            f.as_mut().poll(&mut Context::from_waker(w)),
-            Poll::Ready(Ok(()))
-        );
-    }
-}
-
-#[cfg(feature = "std")]
-#[test]
-fn a_dropped_drain_waiter_leaves_the_list() {
-    use core::future::Future;
-    use core::task::Context;
-
-    let ring: BurstRing<u8, 4, 1, Marked> = BurstRing::with_watermarks(0, 2);
-    ring.push_burst(&[1, 2]);
-    let waker = futures::task::noop_waker();
-    for _ in 0..3 {
-        let mut f = Box::pin(ring.wait_below_low());
-        assert!(f
-            .as_mut()
-            .poll(&mut Context::from_waker(&waker))
-            .is_pending());
-        drop(f);
-    }
-    let mut kept = Box::pin(ring.wait_below_low());
-    assert!(kept
-        .as_mut()
-        .poll(&mut Context::from_waker(&waker))
-        .is_pending());
-    ring.clear();
-    assert!(kept
-        .as_mut()
-        .poll(&mut Context::from_waker(&waker))
-        .is_ready());
 }
 
 /// 64 drain waiters, threads and tasks, while a consumer lowers the level

@@ -10,6 +10,13 @@ use sluicegate::expire::{OlderThan, Stamp};
 use sluicegate::mpmc::cs::{Level, Marked, Ring};
 use sluicegate::RingStats;
 
+/// The ring under test in `common/drain_waits.rs`.
+#[cfg(feature = "std")]
+type MarkedRing<T, const N: usize> = Ring<T, N, Marked>;
+/// Below 16 slots every pop samples the count: `peak` is exact.
+#[cfg(feature = "std")]
+const EXACT_PEAK: bool = true;
+
 #[test]
 fn band_edges_every_pair_of_marks() {
     // Every (low, high) on a ring of 8: up to high - 1 items it stays
@@ -189,174 +196,16 @@ fn stats_carry_the_transitions() {
     );
 }
 
-/// Producers that slow their source at `High` (wait for the drain) and a
-/// slower consumer: nothing is refused, every item arrives once, and the
-/// ring never holds more than the high mark plus one item per producer
-/// beyond the one that raised it (each producer tests the level after its
-/// own push). With one producer, exactly the high mark.
+/// The waits and slowed sources both MPMC rings with marks share.
 #[cfg(feature = "std")]
-fn slowable_sources(producers: usize) {
-    const PER: usize = if cfg!(miri) { 200 } else { 20_000 };
-    static RING: [Ring<usize, 16, Marked>; 4] = [
-        Ring::with_watermarks(4, 12),
-        Ring::with_watermarks(4, 12),
-        Ring::with_watermarks(4, 12),
-        Ring::with_watermarks(4, 12),
-    ];
-    let ring = &RING[producers - 1];
-    let seen = std::thread::scope(|s| {
-        for p in 0..producers {
-            s.spawn(move || {
-                for i in 0..PER {
-                    ring.try_push(p * PER + i).unwrap();
-                    if ring.level() == Level::High {
-                        ring.wait_below_low_blocking().unwrap();
-                    }
-                }
-            });
-        }
-        let consumer = s.spawn(move || {
-            // Nothing is popped before the first raise: the producers must
-            // meet the high mark at least once, whatever the schedule.
-            while ring.level() == Level::Normal {
-                std::thread::yield_now();
-            }
-            let mut seen = vec![false; producers * PER];
-            let mut last = vec![None; producers];
-            for n in 0..producers * PER {
-                let v = ring.pop_blocking().unwrap();
-                assert!(!seen[v], "{v} twice");
-                seen[v] = true;
-                // FIFO per producer.
-                let p = v / PER;
-                assert!(last[p] < Some(v), "producer {p} out of order");
-                last[p] = Some(v);
-                if n % 64 == 0 {
-                    std::thread::yield_now(); // slower than the producers
-                }
-            }
-            seen
-        });
-        consumer.join().unwrap()
-    });
-    assert!(seen.iter().all(|&s| s));
-    let stats = ring.stats();
-    assert_eq!(stats.rejected, 0);
-    // N = 16 < 16 * 1: every pop samples the count, so `peak` is exact.
-    assert!(stats.peak < 12 + producers, "peak {}", stats.peak);
-    assert!(
-        stats.transitions >= 2,
-        "never raised: {}",
-        stats.transitions
-    );
-    assert_eq!(stats.transitions % 2, 0, "ends High on a drained ring");
-    assert_eq!(ring.level(), Level::Normal);
-}
+#[macro_use]
+#[path = "common/drain_waits.rs"]
+mod drain_waits;
 
 #[cfg(feature = "std")]
-#[test]
-fn one_slowable_source_sheds_nothing_and_stays_at_most_at_high() {
-    slowable_sources(1);
-}
-
-#[cfg(feature = "std")]
-#[test]
-fn four_slowable_sources_shed_nothing() {
-    slowable_sources(4);
-}
-
-#[cfg(feature = "std")]
-#[test]
-fn the_close_ends_the_drain_waits() {
-    static RING: Ring<u8, 4, Marked> = Ring::with_watermarks(0, 2);
-    RING.push_burst(&[1, 2]);
-    std::thread::scope(|s| {
-        let waiters: Vec<_> = (0..3)
-            .map(|_| s.spawn(|| RING.wait_below_low_blocking()))
-            .collect();
-        std::thread::sleep(std::time::Duration::from_millis(20));
-        RING.close();
-        for w in waiters {
-            assert_eq!(w.join().unwrap(), Err(sluicegate::Closed(())));
-        }
-    });
-    // Closed but not drained: the items are still there.
-    assert_eq!(RING.len(), 2);
-}
-
-#[cfg(feature = "std")]
-#[test]
-fn async_drain_waiters_wake_only_on_the_crossing_pop() {
-    use core::future::Future;
-    use core::pin::pin;
-    use core::task::{Context, Poll, Waker};
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::Arc;
-    use std::task::Wake;
-
-    struct Count(AtomicUsize);
-    impl Wake for Count {
-        fn wake(self: Arc<Self>) {
-            self.0.fetch_add(1, Ordering::SeqCst);
-        }
-    }
-
-    let ring: Ring<u8, 8, Marked> = Ring::with_watermarks(2, 6);
-    ring.push_burst(&[0; 6]);
-    let wakes: Vec<_> = (0..3)
-        .map(|_| Arc::new(Count(AtomicUsize::new(0))))
-        .collect();
-    let wakers: Vec<Waker> = wakes.iter().map(|w| Waker::from(w.clone())).collect();
-    let mut f0 = pin!(ring.wait_below_low());
-    let mut f1 = pin!(ring.wait_below_low());
-    let mut f2 = pin!(ring.wait_below_low());
-    let mut futs = [f0.as_mut(), f1.as_mut(), f2.as_mut()];
-    for (f, w) in futs.iter_mut().zip(&wakers) {
-        assert!(f.as_mut().poll(&mut Context::from_waker(w)).is_pending());
-    }
-    // Pops down to 3: above the low mark, nobody is woken.
-    for _ in 0..3 {
-        ring.try_pop().unwrap();
-    }
-    assert!(wakes.iter().all(|w| w.0.load(Ordering::SeqCst) == 0));
-    // The pop that leaves 2 wakes all three, once each.
-    ring.try_pop().unwrap();
-    assert!(wakes.iter().all(|w| w.0.load(Ordering::SeqCst) == 1));
-    for (f, w) in futs.iter_mut().zip(&wakers) {
-        assert_eq!(
-            f.as_mut().poll(&mut Context::from_waker(w)),
-            Poll::Ready(Ok(()))
-        );
-    }
-}
-
-#[cfg(feature = "std")]
-#[test]
-fn a_dropped_drain_waiter_leaves_the_list() {
-    use core::future::Future;
-    use core::task::Context;
-
-    let ring: Ring<u8, 4, Marked> = Ring::with_watermarks(0, 2);
-    ring.push_burst(&[1, 2]);
-    let waker = futures::task::noop_waker();
-    for _ in 0..3 {
-        let mut f = Box::pin(ring.wait_below_low());
-        assert!(f
-            .as_mut()
-            .poll(&mut Context::from_waker(&waker))
-            .is_pending());
-        drop(f); // its node is unlinked here, before its memory goes
-    }
-    let mut kept = Box::pin(ring.wait_below_low());
-    assert!(kept
-        .as_mut()
-        .poll(&mut Context::from_waker(&waker))
-        .is_pending());
-    ring.clear(); // lowers: wakes the one left, and touches no freed node
-    assert!(kept
-        .as_mut()
-        .poll(&mut Context::from_waker(&waker))
-        .is_ready());
+mod shared {
+    use super::drain_waits;
+    drain_wait_tests!();
 }
 
 #[test]
@@ -374,32 +223,6 @@ fn a_closed_ring_lowers_as_it_drains() {
     assert_eq!(ring.stats().transitions, 2);
     ring.clear();
     assert_eq!(ring.level(), Level::Normal);
-}
-
-/// A drain waiter woken by the lowering that polls only after the count
-/// rose above the low mark again (the level still `Normal`) must finish:
-/// no other lowering is coming to wake it.
-#[cfg(feature = "std")]
-#[test]
-fn a_woken_drain_waiter_finishes_after_the_count_rose_again() {
-    use core::future::Future;
-    use core::task::{Context, Poll};
-
-    let ring: Ring<u8, 8, Marked> = Ring::with_watermarks(2, 6);
-    ring.push_burst(&[0; 6]);
-    let waker = futures::task::noop_waker();
-    let mut wait = Box::pin(ring.wait_below_low());
-    assert!(wait
-        .as_mut()
-        .poll(&mut Context::from_waker(&waker))
-        .is_pending());
-    ring.pop_burst(&mut [0; 4]); // leaves 2: Normal, the waiter is woken
-    ring.push_burst(&[0; 3]); // 5, still Normal
-    assert_eq!(ring.level(), Level::Normal);
-    assert_eq!(
-        wait.as_mut().poll(&mut Context::from_waker(&waker)),
-        Poll::Ready(Ok(()))
-    );
 }
 
 #[test]
