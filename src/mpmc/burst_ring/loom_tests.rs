@@ -328,3 +328,34 @@ fn marks_lowering_races_a_push() {
         assert_eq!(r.level(), super::Level::Normal);
     });
 }
+
+/// Marks 1 and 2, one item in, three contexts: two pushes (each may raise)
+/// and a pop (which may lower). The count ends at 2, so the level must end
+/// `High`, with an odd number of transitions, however the raises, the
+/// lowering and their re-readings interleave.
+#[test]
+fn marks_two_pushes_and_a_pop() {
+    explores::model(|| {
+        let r = Arc::new(M4::with_watermarks(1, 2));
+        r.try_push(0).unwrap();
+        let pushers: Vec<_> = [1, 2]
+            .map(|v| {
+                let r = r.clone();
+                thread::spawn(move || r.push_burst(&[v]).count)
+            })
+            .into_iter()
+            .collect();
+        assert_eq!(pop_n(&*r, 1), [0]);
+        for p in pushers {
+            assert_eq!(p.join().unwrap(), 1);
+        }
+        assert_eq!(r.len(), 2);
+        assert_eq!(
+            r.level(),
+            super::Level::High,
+            "a ring at its high mark stayed Normal"
+        );
+        assert_eq!(r.stats().transitions % 2, 1);
+        assert_eq!(sorted(drain(&r)), [1, 2]);
+    });
+}
