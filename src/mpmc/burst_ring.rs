@@ -41,8 +41,8 @@
 //! tells producers whose source can be slowed (a port that can send pause
 //! frames, a socket it can stop reading) when to slow it: its [`Level`] is
 //! `High` from a push that leaves `high` positions or more claimed until a
-//! pop that leaves `low` or fewer; [`BurstRing::wait_below_low`] and
-//! [`BurstRing::wait_below_low_blocking`] wait for the drain. The default
+//! pop that leaves `low` or fewer; `wait_below_low().await` (feature
+//! `async`) and [`BurstRing::wait_below_low_blocking`] wait for the drain. The default
 //! policy, [`NoMarks`], has none of it and pays nothing. `marks.rs` has the
 //! protocol (a lock-free settle loop that reads the count again after each
 //! transition, so no level stays wrong once the operations stop), its
@@ -292,12 +292,12 @@ mod schedule_tests;
 mod wait;
 mod write;
 
+pub use crate::mpmc::marks::{Level, Marked, Marks, NoMarks};
 pub use answer::{Moved, PopError, PushError, Stop};
 pub use batch::ReadChunk;
 #[cfg(feature = "async")]
 #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
 pub use marks::BelowLow;
-pub use marks::{Level, Marked, Marks, NoMarks};
 #[cfg(feature = "async")]
 #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
 pub use wait::{Pop, Push};
@@ -516,7 +516,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     #[cold]
     #[inline(never)]
     fn settle(&self) {
-        M::settle(&self.marks, &self.prod, &self.cons);
+        M::settle(&self.marks, self);
     }
 
     /// Writes `item` to the claimed position `h`, publishes it and wakes a
@@ -550,7 +550,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
         match self.try_claim_one_pop() {
             Some((c, bit)) => {
                 let item = self.take(c, bit);
-                if M::pop_test(&self.marks, &self.prod, &self.cons) {
+                if M::pop_test(&self.marks, self) {
                     self.settle();
                 }
                 Ok(item)

@@ -280,6 +280,8 @@ mod fresh;
 mod lifecycle;
 #[cfg(all(test, sluicegate_loom))]
 mod loom_tests;
+#[cfg(sluicegate_cas)]
+mod marks;
 #[cfg(all(test, sluicegate_cas, not(sluicegate_loom)))]
 mod pause_tests;
 #[cfg(sluicegate_cas)] // needs CAS: on thumbv6m, enable the `portable-atomic` feature

@@ -102,9 +102,9 @@ pub(crate) const BURST_EVICT_CLAIMED: Point = Point("burst.evict.claimed");
 /// `BurstRing::push_overwrite`: the new item written and the producers'
 /// position taken, before flipping the two bits.
 pub(crate) const BURST_EVICT_WRITTEN: Point = Point("burst.evict.written");
-/// `BurstRing` with watermarks: a level change's reading of the count
-/// taken, before its CAS.
-pub(crate) const BURST_MARKS_READ: Point = Point("burst.marks.read");
+/// An MPMC ring with watermarks (`BurstRing`, `Ring`): a level change's
+/// reading of the count taken, before its CAS.
+pub(crate) const MPMC_MARKS_READ: Point = Point("mpmc.marks.read");
 
 /// Limiter admission, between loading the word and the counters.
 pub(crate) const LIMIT_BETWEEN_LOADS: Point = Point("limit.admit.loaded");

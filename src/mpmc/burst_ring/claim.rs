@@ -335,7 +335,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
             .compare_exchange(c, to, Ordering::SeqCst, Ordering::SeqCst)
             .is_ok()
         {
-            M::popped(&self.marks, &self.prod, &self.cons);
+            M::popped(&self.marks, self);
             // Cleared before the consumed flip, which lets the next lap's
             // push claim the slot (and perhaps void it again).
             clear::<N, W>(&self.tally.void, c, v);
@@ -352,7 +352,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     #[inline(always)]
     pub(super) fn claimed_push(&self, to: usize) {
         self.debug_check_claim(to);
-        M::pushed(&self.marks, to, &self.prod, &self.cons);
+        M::pushed(&self.marks, to, self);
     }
 
     /// After a claim by a pop of `n` positions from counter word `c` (not
@@ -360,7 +360,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     #[inline(always)]
     pub(super) fn claimed_pop(&self, c: usize, n: usize) {
         self.sample_peak(c, n);
-        M::popped(&self.marks, &self.prod, &self.cons);
+        M::popped(&self.marks, self);
     }
 
     /// Debug builds: after a claim by a push up to counter word `to`, no

@@ -381,7 +381,7 @@ fn a_stopped_raise_reads_again_after_a_pop() {
     let ring: BurstRing<u32, 4, 1, super::Marked> = BurstRing::with_watermarks(1, 2);
     ring.try_push(0).unwrap();
     stop_at(
-        pause::BURST_MARKS_READ,
+        pause::MPMC_MARKS_READ,
         || ring.try_push(1).unwrap(),
         || {
             assert_eq!(ring.level(), Level::Normal);
@@ -408,7 +408,7 @@ fn a_stopped_lowering_reads_again_after_a_push() {
     ring.push_burst(&[0, 1]);
     assert_eq!(ring.level(), Level::High);
     stop_at(
-        pause::BURST_MARKS_READ,
+        pause::MPMC_MARKS_READ,
         || ring.try_pop().unwrap(),
         || {
             assert_eq!(ring.try_push(2), Ok(()));
