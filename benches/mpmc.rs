@@ -66,6 +66,7 @@ use core::time::Duration;
 use criterion::Criterion;
 use crossbeam_queue::ArrayQueue;
 use sluicegate::mpmc::burst_ring::{Marked, Marks};
+
 use sluicegate::mpmc::{BurstRing, FreeBits, FreeIndices, FreeMask, FreePool, Ring, SmallRing};
 use sluicegate::spsc;
 use std::sync::{Barrier, Mutex};
@@ -110,7 +111,7 @@ trait Bursts: Sync {
     fn pop_burst(&self, out: &mut [u64]) -> usize;
 }
 
-impl<const N: usize, F: FreePool<N>> Queue for Ring<u64, N, F> {
+impl<const N: usize, F: FreePool<N>, M: Marks> Queue for Ring<u64, N, F, M> {
     fn push(&self, v: u64) -> bool {
         self.try_push(v).is_ok()
     }
@@ -767,6 +768,16 @@ fn single_thread_cases() -> Vec<Case<'static>> {
         ),
         ("mpmc_pair_128", "sluicegate_bits", pair(bits128)),
         // With watermarks, crossing no mark: the cost of testing them.
+        (
+            "mpmc_pair_128",
+            "sluicegate_marked",
+            pair(Box::leak(Box::new(Ring::<
+                u64,
+                128,
+                FreeIndices<128>,
+                Marked,
+            >::with_watermarks(32, 96)))),
+        ),
         (
             "mpmc_pair_128",
             "sluicegate_burst_ring_marked",

@@ -93,6 +93,19 @@ fn mpmc_ring_needs_only_send_items() {
     is_sync::<mpmc::Ring<C, 4>>();
     assert_not!(Send: mpmc::Ring<R, 4>);
     assert_not!(Sync: mpmc::Ring<R, 4>);
+    // With watermarks: the same bounds; the drain wait holds only `&Ring`
+    // and its waiter node.
+    type Marked<T> = mpmc::Ring<T, 4, mpmc::FreeIndices<4>, mpmc::Marked>;
+    is_send::<Marked<C>>();
+    is_sync::<Marked<C>>();
+    assert_not!(Send: Marked<R>);
+    assert_not!(Sync: Marked<R>);
+    #[cfg(feature = "async")]
+    {
+        is_send::<mpmc::BelowLow<'static, C, 4>>();
+        is_sync::<mpmc::BelowLow<'static, C, 4>>();
+        assert_not!(Send: mpmc::BelowLow<'static, R, 4>);
+    }
 }
 
 #[test]

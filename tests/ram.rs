@@ -62,6 +62,16 @@ fn measured() -> Vec<(&'static str, usize, usize)> {
         size_of::<mpmc::BurstRing<u32, 1024, 32>>(),
     ));
     rows.push((
+        "mpmc::Ring<Marked>",
+        8,
+        size_of::<mpmc::Ring<u32, 8, mpmc::FreeIndices<8>, mpmc::Marked>>(),
+    ));
+    rows.push((
+        "mpmc::Ring<Marked>",
+        1024,
+        size_of::<mpmc::Ring<u32, 1024, mpmc::FreeIndices<1024>, mpmc::Marked>>(),
+    ));
+    rows.push((
         "mpmc::BurstRing<Marked>",
         8,
         size_of::<mpmc::BurstRing<u32, 8, 1, mpmc::burst_ring::Marked>>(),
@@ -113,6 +123,8 @@ fn ram_on_x86_64_is_what_the_readme_says() {
         ("mpmc::BurstRing", 8, 768),
         ("mpmc::BurstRing", 128, 1152),
         ("mpmc::BurstRing", 1024, 4864),
+        ("mpmc::Ring<Marked>", 8, 1280),
+        ("mpmc::Ring<Marked>", 1024, 37888),
         ("mpmc::BurstRing<Marked>", 8, 896),
         ("mpmc::BurstRing<Marked>", 1024, 4992),
         ("limit::Limiter", 0, 512),

@@ -53,7 +53,7 @@ fn a_ring_without_marks_counts_no_transition() {
     ring.push_burst(&[1, 2, 3, 4]);
     ring.clear();
     assert_eq!(ring.stats().transitions, 0);
-    assert!(!format!("{ring:?}").contains("High"));
+    assert!(!format!("{ring:?}").contains("level"));
 }
 
 /// The level a single thread must see after each step: the count with
@@ -224,7 +224,7 @@ fn debug_shows_the_level() {
     let ring: BurstRing<u8, 4, 1, Marked> = BurstRing::with_watermarks(1, 2);
     ring.push_burst(&[1, 2]);
     let text = format!("{ring:?}");
-    assert!(text.contains("level: Some(High)"), "{text}");
+    assert!(text.contains("level: High"), "{text}");
 }
 
 /// The waits and slowed sources both MPMC rings with marks share.

@@ -146,6 +146,13 @@ forward!(
     W
 );
 forward!(
+    sluicegate::mpmc::Ring<Item, N, sluicegate::mpmc::FreeIndices<N>, sluicegate::mpmc::Marked>,
+    sluicegate::mpmc::Ring::<Item, N, sluicegate::mpmc::FreeIndices<N>, sluicegate::mpmc::Marked>::PEAK_SAMPLE_EVERY;
+    fn marks(&self) -> Option<((usize, usize), Level)> {
+        Some((self.watermarks(), self.level()))
+    }
+);
+forward!(
     sluicegate::mpmc::cs::Ring<Item, N>,
     if N >= 16 { N / 16 } else { 1 }
 );

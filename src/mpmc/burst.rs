@@ -25,13 +25,13 @@
 //! returns items in `aq` order, so a single producer's items come out in
 //! the order it pushed them, as with `try_push`.
 
-use super::{FreePool, Ring};
+use super::{FreePool, Marks, Ring};
 use crate::sync::{pause, pause_point};
 
 /// Items per round: the round's indices live on the stack (`ROUND` words).
 const ROUND: usize = 32;
 
-impl<T: Copy, const N: usize, F: FreePool<N>> Ring<T, N, F> {
+impl<T: Copy, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
     /// Burst push: copies in as many of `items` as fit (from the front), a
     /// round of up to 32 at a time, and returns how many. The rest count as
     /// rejected; on a closed ring nothing goes in and nothing is counted.
@@ -72,6 +72,7 @@ impl<T: Copy, const N: usize, F: FreePool<N>> Ring<T, N, F> {
             let done = self.aq.enqueue_many(&idx[..got], Some(&self.state));
             if done > 0 {
                 self.wake_poppers_n(done);
+                self.pushed_marks();
             }
             pushed += done;
             if done < got {
@@ -128,6 +129,7 @@ impl<T: Copy, const N: usize, F: FreePool<N>> Ring<T, N, F> {
             self.fq.give_many(&idx[..got]);
             if got > 0 {
                 self.wake_pushers_n(got);
+                self.popped_marks();
             }
             popped += got;
         }

@@ -17,7 +17,7 @@ use super::{
 use crate::expire::{burst_fresh, first_fresh, Expiry};
 
 #[cfg(sluicegate_cas)]
-impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
+impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
     /// [`try_pop`](Self::try_pop), discarding expired items: pops until an
     /// item has not expired (see [`crate::expire`]) and returns it; each
     /// expired item it meets is dropped and counted in
@@ -86,7 +86,7 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
 }
 
 #[cfg(sluicegate_cas)]
-impl<T: Copy, const N: usize, F: FreePool<N>> Ring<T, N, F> {
+impl<T: Copy, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
     /// [`pop_burst`](Self::pop_burst), discarding expired items: fills the
     /// front of `out` with items that have not expired, in ring order, and
     /// returns how many. Expired items are counted in

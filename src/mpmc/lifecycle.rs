@@ -2,7 +2,7 @@
 //! drained, draining and clearing, pushing from an iterator, the blocking
 //! calls, and dropping the ring with its items.
 
-use super::{FreePool, Ring, Settle, CLOSED};
+use super::{FreePool, Marks, Ring, Settle, CLOSED};
 use crate::sync::Ordering;
 use crate::{Closed, TryPopError};
 #[cfg(doc)]
@@ -11,7 +11,7 @@ use crate::{Overwritten, TryPushError};
 /// An item that found no free slot (and the ring open).
 pub(super) struct NoRoom<T>(pub(super) T);
 
-impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
+impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
     /// Closes the ring: from now on every push fails and hands its item
     /// back ([`TryPushError::Closed`], [`Closed`], or
     /// [`Overwritten::Rejected`] uncounted), while pops go on taking what
@@ -62,6 +62,7 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
     pub fn close(&self) -> bool {
         let first = self.state.fetch_or(CLOSED, Ordering::SeqCst) & CLOSED == 0;
         self.wake_all();
+        M::closed(&self.marks);
         first
     }
 
@@ -135,7 +136,7 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
     /// ring.push_iter([1, 2, 3]);
     /// assert_eq!(ring.drain().collect::<Vec<_>>(), [1, 2, 3]);
     /// ```
-    pub fn drain(&self) -> impl Iterator<Item = T> + use<'_, T, N, F> {
+    pub fn drain(&self) -> impl Iterator<Item = T> + use<'_, T, N, F, M> {
         core::iter::from_fn(move || self.try_pop_or_closed().ok())
     }
 
@@ -236,7 +237,7 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
     }
 }
 
-impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
+impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
     /// Pushes `item` if a slot is free, without counting a refusal:
     /// `Ok(Ok(()))` pushed, `Ok(Err(Closed))` closed, `Err(NoRoom)` full.
     #[inline]
@@ -263,7 +264,7 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
     }
 }
 
-impl<T, const N: usize, F: FreePool<N>> Drop for Ring<T, N, F> {
+impl<T, const N: usize, F: FreePool<N>, M: Marks> Drop for Ring<T, N, F, M> {
     fn drop(&mut self) {
         if core::mem::needs_drop::<T>() {
             // `&mut self`: no operation is in progress, so every item is
@@ -277,7 +278,7 @@ impl<T, const N: usize, F: FreePool<N>> Drop for Ring<T, N, F> {
     }
 }
 
-impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
+impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
     /// Pops for `Drop` (no operation in progress): on a closed ring, until
     /// every position is passed.
     fn pop_left(&self) -> Option<T> {
@@ -293,12 +294,12 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
 
 /// A free slot taken by `push_iter` before it asks the iterator for an
 /// item; dropped (the iterator ended or panicked), it goes back to `fq`.
-struct FreeSlot<'r, T, const N: usize, F: FreePool<N>> {
-    ring: &'r Ring<T, N, F>,
+struct FreeSlot<'r, T, const N: usize, F: FreePool<N>, M: Marks> {
+    ring: &'r Ring<T, N, F, M>,
     i: usize,
 }
 
-impl<T, const N: usize, F: FreePool<N>> Drop for FreeSlot<'_, T, N, F> {
+impl<T, const N: usize, F: FreePool<N>, M: Marks> Drop for FreeSlot<'_, T, N, F, M> {
     fn drop(&mut self) {
         self.ring.fq.give(self.i);
         self.ring.wake_pushers();
@@ -306,9 +307,9 @@ impl<T, const N: usize, F: FreePool<N>> Drop for FreeSlot<'_, T, N, F> {
 }
 
 /// The items of a ring being dropped.
-struct Leftovers<'r, T, const N: usize, F: FreePool<N>>(&'r Ring<T, N, F>);
+struct Leftovers<'r, T, const N: usize, F: FreePool<N>, M: Marks>(&'r Ring<T, N, F, M>);
 
-impl<T, const N: usize, F: FreePool<N>> Drop for Leftovers<'_, T, N, F> {
+impl<T, const N: usize, F: FreePool<N>, M: Marks> Drop for Leftovers<'_, T, N, F, M> {
     fn drop(&mut self) {
         while self.0.pop_left().is_some() {}
     }

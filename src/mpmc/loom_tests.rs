@@ -431,3 +431,64 @@ on_every_pool!(
     pop_burst_vs_push_and_pop(2),
     push_burst_vs_close(2),
 );
+
+/// Watermarks on `Ring` (the protocol of `src/mpmc/marks.rs`, shared with
+/// the burst ring, over `aq`'s counters): marks 1 and 2, one item in; a
+/// push that raises the level races a pop that takes the count back to 1.
+/// The raise must read the count again after its CAS: a ring at its low
+/// mark must not stay `High`.
+#[test]
+fn marks_raise_races_a_pop() {
+    use crate::mpmc::{FreeIndices, Level, Marked};
+    explores::model(|| {
+        let r = Arc::new(Ring::<u32, 4, FreeIndices<4>, Marked>::with_watermarks(
+            1, 2,
+        ));
+        r.try_push(0).unwrap();
+        let r2 = r.clone();
+        let p = thread::spawn(move || r2.try_push(1).is_ok());
+        let got = loop {
+            match r.try_pop() {
+                Some(v) => break v,
+                None => thread::yield_now(),
+            }
+        };
+        assert_eq!(got, 0);
+        assert!(p.join().unwrap());
+        assert_eq!(r.len(), 1);
+        assert_eq!(
+            r.level(),
+            Level::Normal,
+            "a ring at its low mark stayed High"
+        );
+        assert_eq!(r.stats().transitions % 2, 0);
+    });
+}
+
+/// Marks 1 and 2, two items in (`High`): a pop that lowers the level races
+/// a push that brings the count back to 2. The lowering must read the
+/// count again after its CAS: a ring at its high mark must not stay
+/// `Normal`.
+#[test]
+fn marks_lowering_races_a_push() {
+    use crate::mpmc::{FreeIndices, Level, Marked};
+    explores::model(|| {
+        let r = Arc::new(Ring::<u32, 4, FreeIndices<4>, Marked>::with_watermarks(
+            1, 2,
+        ));
+        r.try_push(0).unwrap();
+        r.try_push(1).unwrap();
+        assert_eq!(r.level(), Level::High);
+        let r2 = r.clone();
+        let p = thread::spawn(move || r2.try_push(2).is_ok());
+        assert_eq!(r.try_pop(), Some(0));
+        assert!(p.join().unwrap());
+        assert_eq!(r.len(), 2);
+        assert_eq!(
+            r.level(),
+            Level::High,
+            "a ring at its high mark stayed Normal"
+        );
+        assert_eq!(r.stats().transitions % 2, 1);
+    });
+}

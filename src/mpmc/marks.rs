@@ -137,7 +137,10 @@ pub enum Marked {}
 impl Marks for NoMarks {}
 impl Marks for Marked {}
 
-/// A ring's two counters, as the protocol reads them (module docs).
+/// A ring's two counters, as the protocol reads them (module docs). Once
+/// no operation is in progress both readings must give the same count:
+/// a `settle` that read more in its raising row than in its lowering row
+/// would raise and lower for ever.
 pub(crate) trait Counts {
     /// Loads `prod`, then `cons`: the count (at most the count of the
     /// moment `prod` was loaded; 0 if pops passed that `prod`) and `cons`.
@@ -158,6 +161,10 @@ pub(super) mod sealed {
     pub trait Sealed {
         /// What the policy keeps in the ring.
         type Words: Send + Sync;
+
+        /// Whether the policy has marks (a test that costs a load only
+        /// where it does).
+        const MARKED: bool;
 
         /// After a push claimed up to counter word `to`: whether to
         /// [`settle`](Self::settle).
@@ -201,6 +208,7 @@ pub(super) mod sealed {
 #[allow(private_interfaces, private_bounds)] // sealed (above)
 impl sealed::Sealed for NoMarks {
     type Words = ();
+    const MARKED: bool = false;
 
     #[inline(always)]
     fn push_test((): &(), _: usize) -> bool {
@@ -231,6 +239,7 @@ impl sealed::Sealed for NoMarks {
 #[allow(private_interfaces, private_bounds)] // sealed (above)
 impl sealed::Sealed for Marked {
     type Words = MarkWords;
+    const MARKED: bool = true;
 
     #[inline(always)]
     fn push_test(words: &MarkWords, to: usize) -> bool {

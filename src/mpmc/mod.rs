@@ -20,12 +20,6 @@
 //! in `N` bits and a count: `Ring<u32, 1024, FreeBits<32>>` takes 12 448
 //! bytes on a Cortex-M4 instead of 20 520. See [`pool`].
 //!
-//! **For bursts between pinned cores (packet paths), see [`BurstRing`]**:
-//! one CAS claims a whole burst and one `fetch_xor` per 32 slots commits
-//! it, but a context suspended inside an operation hides what is behind
-//! its claim (the others are answered `Busy`), so it is not lock-free. Its
-//! module docs say when to pick which MPMC ring.
-//!
 //! **On a single-core microcontroller, use [`cs::Ring`] instead** (feature
 //! `critical-section`): the same API, counters and outcomes, each operation
 //! one critical section, at a sixth to a seventh of this ring's instructions
@@ -45,6 +39,17 @@
 //! told [`burst_ring::Stop::Busy`] there until it resumes (they never spin
 //! and never see a wrong full or empty). Where contexts are preempted
 //! mid-operation and the others must get past them, this ring is the one.
+//! The burst ring's module docs say when to pick which MPMC ring.
+//!
+//! **Watermarks**: a ring of marks policy [`Marked`], made with
+//! `Ring::<T, N, F, Marked>::with_watermarks(low, high)`, tells producers
+//! whose source can be slowed when to slow it: its [`Level`] is `High` from
+//! a push that leaves `high` items or more until a pop that leaves `low` or
+//! fewer, and `wait_below_low().await` (feature `async`) and
+//! `wait_below_low_blocking()` wait for the drain. The default policy,
+//! [`NoMarks`], has none of it and pays nothing. The protocol is the
+//! burst ring's (`src/mpmc/marks.rs`), over this ring's index ring's
+//! counters (`src/mpmc/ring_marks.rs` says how exact that count is).
 //!
 //! ```
 //! use sluicegate::mpmc::Ring;
@@ -286,6 +291,8 @@ mod marks;
 mod pause_tests;
 #[cfg(sluicegate_cas)] // needs CAS: on thumbv6m, enable the `portable-atomic` feature
 pub mod pool;
+#[cfg(sluicegate_cas)]
+mod ring_marks;
 #[cfg(all(test, sluicegate_cas, not(sluicegate_loom)))]
 mod schedule_tests;
 #[cfg(sluicegate_cas)]
@@ -299,10 +306,15 @@ pub use burst_ring::BurstRing;
 // The module docs' links.
 #[cfg(doc)]
 use crate::{Overwritten, RingStats, TryPushError};
+#[cfg(sluicegate_cas)]
+pub use marks::{Level, Marked, Marks, NoMarks};
 #[cfg(sluicegate_cas)] // needs CAS: on thumbv6m, enable the `portable-atomic` feature
 pub use pool::{FreeBits, FreeIndices, FreeMask, FreePool};
 #[cfg(sluicegate_cas)] // needs CAS: on thumbv6m, enable the `portable-atomic` feature
 pub use ring::{Ring, SmallRing};
+#[cfg(all(feature = "async", sluicegate_cas))]
+#[cfg_attr(docsrs, doc(cfg(feature = "async")))]
+pub use ring_marks::BelowLow;
 #[cfg(all(feature = "async", sluicegate_cas))]
 #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
 pub use wait::{Pop, Push};

@@ -20,7 +20,7 @@ use core::fmt;
     docsrs,
     doc(cfg(any(target_has_atomic = "ptr", feature = "portable-atomic")))
 )]
-pub struct Ring<T, const N: usize, F: FreePool<N> = FreeIndices<N>> {
+pub struct Ring<T, const N: usize, F: FreePool<N> = FreeIndices<N>, M: Marks = NoMarks> {
     /// Indices of slots holding items, in push order.
     pub(super) aq: IndexRing<N, false>,
     /// The free slots.
@@ -48,6 +48,9 @@ pub struct Ring<T, const N: usize, F: FreePool<N> = FreeIndices<N>> {
     /// unused); [`Ring::len`] subtracts them. Only the close's path
     /// touches it.
     pub(super) retired: AtomicUsize,
+    /// The watermarks' words (`src/mpmc/marks.rs`); none without
+    /// watermarks.
+    pub(super) marks: M::Words,
     /// The tasks waiting in `push`/`pop` (see `src/wait.rs`).
     #[cfg(feature = "async")]
     pub(super) waiters: crate::sync::Padded<wait::RingWaiters>,
@@ -64,7 +67,7 @@ pub(super) const EVICTING: usize = 2;
 // hand-off of an index (the `SeqCst` read-modify-writes of `aq` and of the
 // free pool `F`, whose arguments are in `pool.rs`). No `&self` method hands out a `&T`, so `T: Sync` is
 // not needed. `Send` is automatic (`T: Send`).
-unsafe impl<T: Send, const N: usize, F: FreePool<N>> Sync for Ring<T, N, F> {}
+unsafe impl<T: Send, const N: usize, F: FreePool<N>, M: Marks> Sync for Ring<T, N, F, M> {}
 
 /// An MPMC ring whose free slots are one word ([`FreeMask`]), for
 /// `N <= usize::BITS`; the same type, API and guarantees as [`Ring`].
@@ -93,7 +96,7 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
             let fq = F::FULL;
             #[cfg(sluicegate_loom)]
             let fq = F::full(0);
-            Self::build(0, fq)
+            Self::build(0, fq, ())
         }
     }
 
@@ -101,12 +104,15 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
     /// (wrapping). For tests of index wrap-around only.
     #[doc(hidden)]
     pub fn with_start(start: usize) -> Self {
-        Self::build(start, F::full(start))
+        Self::build(start, F::full(start), ())
     }
+}
 
+impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
     const_fn! {
-        /// An empty ring with `aq`'s positions from `start` and the free pool `fq`.
-        fn build(start: usize, fq: F) -> Self {
+        /// An empty ring with `aq`'s positions from `start`, the free pool
+        /// `fq` and the watermarks' words `marks`.
+        pub(super) fn build(start: usize, fq: F, marks: M::Words) -> Self {
             const {
                 assert!(
                     N.is_power_of_two() && N.trailing_zeros() <= usize::BITS - 6,
@@ -123,6 +129,7 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
                 state: AtomicUsize::new(0),
                 peak: AtomicUsize::new(0),
                 retired: AtomicUsize::new(0),
+                marks,
                 #[cfg(feature = "async")]
                 waiters: crate::sync::Padded::new(crate::wait::queue::sides()),
             }
@@ -184,6 +191,7 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
     pub(super) fn publish(&self, i: usize) -> Result<(), Closed<T>> {
         if self.aq.enqueue_unless_closed(i, Some(&self.state)) {
             self.wake_poppers();
+            self.pushed_marks();
             Ok(())
         } else {
             self.retire(1);
@@ -282,7 +290,9 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
             self.note_peak(self.aq.len_from(p));
         }
         // SAFETY: we took `i` from `aq`, so the slot holds an item and is ours.
-        Some(unsafe { self.take(i) })
+        let item = unsafe { self.take(i) };
+        self.popped_marks();
+        Some(item)
     }
 
     /// One `aq` position in this many is a sample of the length (see
@@ -435,7 +445,7 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
             overwritten: self.overwritten.get(),
             busy: 0,
             expired: self.expired.get(),
-            transitions: 0,
+            transitions: M::transitions(&self.marks),
             peak: if self.overwritten.get() != 0 || self.rejected.get() != 0 {
                 N
             } else {
@@ -471,20 +481,23 @@ impl<T, const N: usize, F: FreePool<N>> Default for Ring<T, N, F> {
     }
 }
 
-impl<T, const N: usize, F: FreePool<N>> fmt::Debug for Ring<T, N, F> {
+impl<T, const N: usize, F: FreePool<N>, M: Marks> fmt::Debug for Ring<T, N, F, M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Ring")
-            .field("capacity", &N)
+        let mut d = f.debug_struct("Ring");
+        d.field("capacity", &N)
             .field("len", &self.len())
-            .field("closed", &self.is_closed())
-            .field("stats", &self.stats())
-            .finish()
+            .field("closed", &self.is_closed());
+        // A ring with watermarks shows its level (as `mpmc::cs::Ring`).
+        if let Some(level) = M::level(&self.marks) {
+            d.field("level", &level);
+        }
+        d.field("stats", &self.stats()).finish()
     }
 }
 
 /// The same summary as `Debug`: capacity, length, closed, counters.
 #[cfg(feature = "defmt")]
-impl<T, const N: usize, F: FreePool<N>> defmt::Format for Ring<T, N, F> {
+impl<T, const N: usize, F: FreePool<N>, M: Marks> defmt::Format for Ring<T, N, F, M> {
     fn format(&self, f: defmt::Formatter<'_>) {
         defmt::write!(
             f,

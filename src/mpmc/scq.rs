@@ -714,6 +714,12 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
     /// `tail - head`, clamped to `0..=N`: the number of positions between the
     /// two counters. Exact when nothing is in progress and every enqueue
     /// succeeded at its first position; otherwise an estimate.
+    /// `head` and `tail`, for the watermarks (`src/mpmc/marks.rs`).
+    #[inline(always)]
+    pub(super) fn counters(&self) -> (&AtomicUsize, &AtomicUsize) {
+        (&self.head, &self.tail)
+    }
+
     pub(super) fn len_hint(&self) -> usize {
         let h = self.head.load(Ordering::SeqCst);
         let t = self.tail.load(Ordering::SeqCst);

@@ -11,8 +11,8 @@
 
 use super::lifecycle::NoRoom;
 #[cfg(feature = "async")]
-use super::FreeIndices;
-use super::{FreePool, Ring};
+use super::{FreeIndices, NoMarks};
+use super::{FreePool, Marks, Ring};
 use crate::contract::Waitable;
 #[cfg(feature = "async")]
 use crate::wait::{list::Node, list::Wake, queue, Side};
@@ -28,7 +28,7 @@ pub(super) type RingWaiters = queue::Sides;
 
 // The wake-ups, called by `publish`, `take`, `close`, the evictions, the
 // bursts and `FreeSlot`'s drop; empty without the feature.
-impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
+impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
     /// After an item was published: wakes a task waiting in `pop`.
     #[inline(always)]
     pub(super) fn wake_poppers(&self) {
@@ -83,7 +83,7 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
 }
 
 #[cfg(feature = "async")]
-impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
+impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
     /// Pushes `item`, waiting (asynchronously) for a free slot. Resolves to
     /// `Ok(())` once the item is in, or to `Err(Closed(item))` once the ring
     /// is closed. Any pop (on any context, an interrupt handler's `try_pop`
@@ -119,7 +119,7 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
     /// assert!(pollster::block_on(JOBS.push(1)).is_err()); // handed back
     /// ```
     #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
-    pub fn push(&self, item: T) -> Push<'_, T, N, F> {
+    pub fn push(&self, item: T) -> Push<'_, T, N, F, M> {
         future::Push::new(self, item)
     }
 
@@ -143,12 +143,12 @@ impl<T, const N: usize, F: FreePool<N>> Ring<T, N, F> {
     /// isr.join().unwrap();
     /// ```
     #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
-    pub fn pop(&self) -> Pop<'_, T, N, F> {
+    pub fn pop(&self) -> Pop<'_, T, N, F, M> {
         future::Pop::new(self)
     }
 }
 
-impl<T, const N: usize, F: FreePool<N>> Waitable for Ring<T, N, F> {
+impl<T, const N: usize, F: FreePool<N>, M: Marks> Waitable for Ring<T, N, F, M> {
     type Item = T;
 
     #[inline]
@@ -194,7 +194,8 @@ impl<T, const N: usize, F: FreePool<N>> Waitable for Ring<T, N, F> {
 /// ```
 #[cfg(feature = "async")]
 #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
-pub type Push<'r, T, const N: usize, F = FreeIndices<N>> = future::Push<'r, Ring<T, N, F>>;
+pub type Push<'r, T, const N: usize, F = FreeIndices<N>, M = NoMarks> =
+    future::Push<'r, Ring<T, N, F, M>>;
 
 /// The future of [`Ring::pop`] (feature `async`): [`future::Pop`] on this
 /// ring.
@@ -209,4 +210,5 @@ pub type Push<'r, T, const N: usize, F = FreeIndices<N>> = future::Push<'r, Ring
 /// ```
 #[cfg(feature = "async")]
 #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
-pub type Pop<'r, T, const N: usize, F = FreeIndices<N>> = future::Pop<'r, Ring<T, N, F>>;
+pub type Pop<'r, T, const N: usize, F = FreeIndices<N>, M = NoMarks> =
+    future::Pop<'r, Ring<T, N, F, M>>;

@@ -1,7 +1,7 @@
 //! The watermarks' waits and slowed sources of an MPMC ring, shared by
-//! `tests/watermark_cs.rs` (`mpmc::cs::Ring`) and `tests/watermark_burst.rs`
-//! (`mpmc::BurstRing`): both promise the same drain waits, so one set of
-//! tests holds each to it. The including file names its ring with marks
+//! `tests/watermark_cs.rs` (`mpmc::cs::Ring`), `tests/watermark_burst.rs`
+//! (`mpmc::BurstRing`) and `tests/watermark_mpmc.rs` (`mpmc::Ring`): all
+//! promise the same drain waits, so one set of tests holds each to it. The including file names its ring with marks
 //! `crate::MarkedRing<T, N>` (for `N` up to 16) and says whether its `peak`
 //! is exact at 16 slots (`crate::EXACT_PEAK`), and calls
 //! `drain_wait_tests!()` for the `#[test]` functions. Needs `std`.

@@ -134,13 +134,15 @@ impl<T: Copy, const N: usize, const W: usize> Default for BurstRing<T, N, W> {
 
 impl<T: Copy, const N: usize, const W: usize, M: Marks> fmt::Debug for BurstRing<T, N, W, M> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("BurstRing")
-            .field("capacity", &N)
+        let mut d = f.debug_struct("BurstRing");
+        d.field("capacity", &N)
             .field("len", &self.len())
-            .field("closed", &self.is_closed())
-            .field("stats", &self.stats())
-            .field("level", &M::level(&self.marks))
-            .finish()
+            .field("closed", &self.is_closed());
+        // A ring with watermarks shows its level (as `mpmc::cs::Ring`).
+        if let Some(level) = M::level(&self.marks) {
+            d.field("level", &level);
+        }
+        d.field("stats", &self.stats()).finish()
     }
 }
 

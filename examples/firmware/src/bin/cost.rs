@@ -232,6 +232,22 @@ fn sg_mpmc_pop(q: &mut &sluicegate::mpmc::Ring<u32, MPMC_CAP>, _: u32) -> u32 {
 fn sg_mpmc_overwrite(q: &mut &sluicegate::mpmc::Ring<u32, MPMC_CAP>, v: u32) -> u32 {
     q.push_overwrite(v).into_item().unwrap_or(0)
 }
+/// `mpmc::SmallRing`'s ring with watermarks `N - 1` and `N` (the small
+/// ring: the micro:bit's 16 KiB hold one more 128-slot ring only just):
+/// each timed loop fills the ring and empties it, so only its last push
+/// raises the level and its first pop lowers it; every other call tests
+/// the marks and crosses none.
+type SgMarked =
+    sluicegate::mpmc::Ring<u32, MASK_CAP, sluicegate::mpmc::FreeMask, sluicegate::mpmc::Marked>;
+
+static SG_MARKED: SgMarked = SgMarked::with_watermarks(MASK_CAP - 1, MASK_CAP);
+
+fn sg_marked_push(q: &mut &SgMarked, v: u32) -> u32 {
+    q.try_push(v).is_ok() as u32
+}
+fn sg_marked_pop(q: &mut &SgMarked, _: u32) -> u32 {
+    q.try_pop().unwrap_or(0)
+}
 fn cs_mpmc_push<M: Marks>(q: &mut &sluicegate::mpmc::cs::Ring<u32, MPMC_CAP, M>, v: u32) -> u32 {
     q.try_push(v).is_ok() as u32
 }
@@ -394,6 +410,7 @@ fn mpmc(clock: &Clock) -> bool {
         sg_mpmc_pop,
         Some(sg_mpmc_overwrite),
     );
+    let scq_marked = mpmc_figs(MASK_CAP, &mut &SG_MARKED, sg_marked_push, sg_marked_pop, None);
     let cs = mpmc_figs(
         MPMC_CAP,
         &mut &CS_MPMC,
@@ -425,6 +442,8 @@ fn mpmc(clock: &Clock) -> bool {
     let theirs = mpmc_figs(MPMC_CAP, &mut &HL_MPMC, hl_mpmc_push, hl_mpmc_pop, None);
     // Each evicting push replaced one item: every ring is empty again.
     let drained = SG_MPMC.is_empty()
+        && SG_MARKED.is_empty()
+        && SG_MARKED.stats().transitions % 2 == 0
         && CS_MPMC.is_empty()
         && CS_MARKED.is_empty()
         && MASK_MPMC.is_empty()
@@ -432,6 +451,7 @@ fn mpmc(clock: &Clock) -> bool {
         && HL_MPMC.dequeue().is_none();
     drained
         & report_mpmc(clock, "sluicegate-mpmc", &scq, true)
+        & report_ops(clock, "sluicegate-mpmc-mask-marked", &scq_marked.ops)
         & report_mpmc(clock, "sluicegate-mpmc-cs", &cs, true)
         & report_ops(clock, "sluicegate-mpmc-cs-marked", &cs_marked.ops)
         & report_mpmc(clock, "sluicegate-mpmc-mask", &mask, true)

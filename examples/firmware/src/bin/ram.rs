@@ -88,6 +88,18 @@ fn main() -> ! {
         size_of::<mpmc::BurstRing<u32, 1024, 32>>(),
     );
     line(
+        "sluicegate-mpmc-marked",
+        "u32",
+        8,
+        size_of::<mpmc::Ring<u32, 8, mpmc::FreeIndices<8>, mpmc::Marked>>(),
+    );
+    line(
+        "sluicegate-mpmc-marked",
+        "u32",
+        1024,
+        size_of::<mpmc::Ring<u32, 1024, mpmc::FreeIndices<1024>, mpmc::Marked>>(),
+    );
+    line(
         "sluicegate-burst-ring-marked",
         "u32",
         8,
