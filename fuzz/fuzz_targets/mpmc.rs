@@ -41,15 +41,24 @@ fuzz_target!(|input: Input| {
         return match input.cap {
             Cap::One => {
                 let (low, high) = fold(1);
-                run(MarkedRing::<1>::with_start_and_watermarks(start, low, high), ops)
+                run(
+                    MarkedRing::<1>::with_start_and_watermarks(start, low, high),
+                    ops,
+                )
             }
             Cap::Two => {
                 let (low, high) = fold(2);
-                run(MarkedRing::<2>::with_start_and_watermarks(start, low, high), ops)
+                run(
+                    MarkedRing::<2>::with_start_and_watermarks(start, low, high),
+                    ops,
+                )
             }
             Cap::Eight => {
                 let (low, high) = fold(8);
-                run(MarkedRing::<8>::with_start_and_watermarks(start, low, high), ops)
+                run(
+                    MarkedRing::<8>::with_start_and_watermarks(start, low, high),
+                    ops,
+                )
             }
         };
     }

@@ -11,8 +11,8 @@
 //! high)`, turns [`Level::High`] when a push's claim leaves `high`
 //! positions or more claimed by pushes and not by pops (the count its
 //! `len` reads), and [`Level::Normal`] again when a pop's claim leaves
-//! `low` or fewer. Between the marks the level stays what it was (XON/XOFF). Every
-//! transition is counted
+//! `low` or fewer. Between the marks the level stays what it was
+//! (XON/XOFF). Every transition is counted
 //! ([`RingStats::transitions`](crate::RingStats::transitions)). A ring of
 //! the default policy, [`NoMarks`], has none of the words or code below.
 //!
@@ -90,9 +90,9 @@
 //! `raise_at` while `High` (a producer that does not slow down pays it).
 //! `BENCHMARKS.md` has the counts. Evictions leave the count at `N` and
 //! run no test.
-//! `try_push` and `try_pop` test after their commit, the other paths right
-//! after their claim: either is after the claim, which is all the argument
-//! needs.
+//! Some paths test after their commit (the burst ring's `try_push` and
+//! `try_pop`, every path of `Ring`), the others right after their claim:
+//! either is after the claim, which is all the argument needs.
 //!
 //! # Waiting for the drain
 //!

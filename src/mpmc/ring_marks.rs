@@ -9,8 +9,8 @@
 //! so while operations are in progress it may count positions a push has
 //! not filled yet or a pop passed empty-handed; once they end it is the
 //! number of items. On a closed ring the pushes the close refused leave
-//! positions in it: there the lowering reads [`Ring::len`], which leaves
-//! them out.
+//! positions in it: there both readings take at most [`Ring::len`], which
+//! leaves them out.
 
 use super::marks::{self, Counts, Drainable, Level, MarkWords, Marked, Marks};
 use super::{FreePool, Ring, CLOSED};

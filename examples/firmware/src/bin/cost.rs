@@ -410,7 +410,13 @@ fn mpmc(clock: &Clock) -> bool {
         sg_mpmc_pop,
         Some(sg_mpmc_overwrite),
     );
-    let scq_marked = mpmc_figs(MASK_CAP, &mut &SG_MARKED, sg_marked_push, sg_marked_pop, None);
+    let scq_marked = mpmc_figs(
+        MASK_CAP,
+        &mut &SG_MARKED,
+        sg_marked_push,
+        sg_marked_pop,
+        None,
+    );
     let cs = mpmc_figs(
         MPMC_CAP,
         &mut &CS_MPMC,
