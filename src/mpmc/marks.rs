@@ -364,36 +364,33 @@ impl Words {
             // SeqCst, as the counters' loads: the order of those two loads
             // is what makes each reading an under- or an over-estimate.
             let f = self.flips.load(Ordering::SeqCst);
-            if f & 1 == 0 {
-                let (count, c) = counts.count_up();
-                pause_at_reading();
-                if count < self.high {
-                    // Relaxed: any value stored keeps the invariant (it is a
-                    // `cons` that was loaded, plus `high`).
-                    self.raise_at
-                        .store(counts.ahead(c, self.high), Ordering::Relaxed);
-                    return;
-                }
-                if self
-                    .flips
-                    .compare_exchange(f, f.wrapping_add(1), Ordering::SeqCst, Ordering::SeqCst)
-                    .is_err()
-                {
-                    continue;
-                }
+            let raising = f & 1 == 0;
+            let (count, c) = if raising {
+                counts.count_up()
             } else {
-                let (count, c) = counts.count_down();
-                pause_at_reading();
-                if count > self.low {
-                    return;
-                }
-                if self
-                    .flips
-                    .compare_exchange(f, f.wrapping_add(1), Ordering::SeqCst, Ordering::SeqCst)
-                    .is_err()
-                {
-                    continue;
-                }
+                counts.count_down()
+            };
+            pause_at_reading();
+            if raising && count < self.high {
+                // Relaxed: any value stored keeps the invariant (it is a
+                // `cons` that was loaded, plus `high`).
+                self.raise_at
+                    .store(counts.ahead(c, self.high), Ordering::Relaxed);
+                return;
+            }
+            if !raising && count > self.low {
+                return;
+            }
+            // SeqCst: one order with the claims (the fence above).
+            if self
+                .flips
+                .compare_exchange(f, f.wrapping_add(1), Ordering::SeqCst, Ordering::SeqCst)
+                .is_err()
+            {
+                continue;
+            }
+            if !raising {
+                // Relaxed, as above.
                 self.raise_at
                     .store(counts.ahead(c, self.high), Ordering::Relaxed);
                 #[cfg(feature = "async")]
