@@ -32,7 +32,7 @@
 //! A push whose claim ends at counter word `to` compares `to` with
 //! `raise_at` (wrapping): below it, fewer than `high` positions are
 //! claimed past any `cons` since that value, so nothing is to raise. A pop
-//! fences and tests bit 0 of `flips`: `Normal`, nothing is to lower;
+//! tests bit 0 of `flips`: `Normal`, nothing is to lower;
 //! `High`, it reads the count as the `High` row below does and goes on
 //! only at `low` or fewer. A test that does not pass calls `settle`, which
 //! loops:
@@ -51,13 +51,16 @@
 //! on a new reading.
 //!
 //! **No level stays wrong once the operations stop.** The claims and the
-//! CASes of `flips` are `SeqCst`, and a `SeqCst` fence stands between each
-//! of them and the loads that follow it (a pop's test of `flips`, each
-//! pass of `settle`): a context that writes one word and then reads the
-//! other's is Dekker's pattern, and the fences put the writes and the
-//! reads in one order. (`SeqCst` accesses alone would do in the language's
-//! model; loom models them as acquire and release only, and the fences are
-//! what its models check.)
+//! CASes of `flips` are `SeqCst` read-modify-writes, and the loads that
+//! follow them (a pop's test of `flips`, each pass of `settle`) are
+//! `SeqCst`: a context that writes one word and then reads the other's is
+//! Dekker's pattern, and the single total order of `SeqCst` operations
+//! puts the writes and the reads in one order. loom models `SeqCst`
+//! accesses as acquire and release only, so its models check the same
+//! pattern with a `SeqCst` fence before each of those loads: `settle` has
+//! the fence in every build (it is out of line), a pop's test only under
+//! loom (on x86-64 the fence is a locked instruction, and the `SeqCst`
+//! load a plain one).
 //!
 //! - *Not `High` with `low` or fewer inside*: take the last raise. Its
 //!   `settle` loops and reads the count in the `High` row after it; if that
@@ -83,9 +86,9 @@
 //!
 //! Progress: `settle` retries only after another context's transition or
 //! claim, so it is lock-free. The hot paths add, on a push, one load, a
-//! compare and a branch; on a pop, the fence, one load, a test and a
-//! branch (and while `High`, two loads of the counters); `settle` runs out
-//! of line when a test does not pass: once per `high - len` positions
+//! compare and a branch; on a pop, one load, a test and a branch (and
+//! while `High`, two loads of the counters); `settle` runs out of line
+//! when a test does not pass: once per `high - len` positions
 //! pushed while `Normal` (to move `raise_at` on), and on every push past
 //! `raise_at` while `High` (a producer that does not slow down pays it).
 //! `BENCHMARKS.md` has the counts. Evictions leave the count at `N` and
@@ -251,13 +254,17 @@ impl sealed::Sealed for Marked {
 
     #[inline(always)]
     fn pop_test<C: Counts>(words: &MarkWords, counts: &C) -> bool {
-        // SeqCst: our claim of `cons`, then the load of `flips`, against a
-        // raise's CAS of `flips`, then its load of `cons` (Dekker's
-        // pattern: module docs, "No level stays wrong"). Relaxed after it.
+        // SeqCst: our claim of `cons` (every caller's claim is a SeqCst
+        // read-modify-write), then this load of `flips`, against a raise's
+        // CAS of `flips`, then its load of `cons` (Dekker's pattern: module
+        // docs, "No level stays wrong"). Under loom, which models SeqCst
+        // accesses as acquire and release only, a fence stands in for it.
+        #[cfg(sluicegate_loom)]
         fence(Ordering::SeqCst);
+        let flips = words.flips.load(Ordering::SeqCst);
         // While `High`: `settle`'s `High` row, without its CAS, inline
         // (every pop of a `High` ring comes here).
-        words.flips.load(Ordering::Relaxed) & 1 != 0 && counts.count_down().0 <= words.low
+        flips & 1 != 0 && counts.count_down().0 <= words.low
     }
 
     fn settle<C: Counts>(words: &MarkWords, counts: &C) {
