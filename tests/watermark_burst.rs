@@ -16,36 +16,10 @@ type MarkedRing<T, const N: usize> = BurstRing<T, N, 1, Marked>;
 #[cfg(feature = "std")]
 const EXACT_PEAK: bool = false;
 
-#[test]
-fn band_edges_every_pair_of_marks() {
-    for high in 1..=8 {
-        for low in 0..high {
-            let ring: BurstRing<u32, 8, 1, Marked> = BurstRing::with_watermarks(low, high);
-            assert_eq!(ring.watermarks(), (low, high));
-            for round in 0..3 {
-                for i in 0..high {
-                    assert_eq!(ring.level(), Level::Normal, "low {low} high {high} at {i}");
-                    ring.try_push(i as u32).unwrap();
-                }
-                assert_eq!(ring.level(), Level::High, "low {low} high {high}");
-                // Fill to N, and evict: still High, no new transition.
-                while ring.try_push(0).is_ok() {}
-                ring.push_overwrite(0).unwrap();
-                assert_eq!(ring.level(), Level::High);
-                while ring.len() > low + 1 {
-                    ring.try_pop().unwrap();
-                    assert_eq!(ring.level(), Level::High, "low {low} high {high}");
-                }
-                ring.try_pop().unwrap();
-                assert_eq!(ring.level(), Level::Normal, "low {low} high {high}");
-                assert_eq!(ring.len(), low);
-                ring.clear();
-                assert_eq!(ring.level(), Level::Normal, "round {round}");
-                assert_eq!(ring.stats().transitions, 2 * (round + 1));
-            }
-        }
-    }
-}
+#[macro_use]
+#[path = "common/band_edges.rs"]
+mod band_edges;
+band_edges_test!(BurstRing<u32, 8, 1, Marked>);
 
 #[test]
 fn a_ring_without_marks_counts_no_transition() {

@@ -17,39 +17,10 @@ type MarkedRing<T, const N: usize> = Ring<T, N, Marked>;
 #[cfg(feature = "std")]
 const EXACT_PEAK: bool = true;
 
-#[test]
-fn band_edges_every_pair_of_marks() {
-    // Every (low, high) on a ring of 8: up to high - 1 items it stays
-    // Normal; the push that leaves high raises it; pops down to low + 1 keep
-    // it High; the pop that leaves low lowers it.
-    for high in 1..=8 {
-        for low in 0..high {
-            let ring: Ring<u32, 8, Marked> = Ring::with_watermarks(low, high);
-            assert_eq!(ring.watermarks(), (low, high));
-            for round in 0..3 {
-                for i in 0..high {
-                    assert_eq!(ring.level(), Level::Normal, "low {low} high {high} at {i}");
-                    ring.try_push(i as u32).unwrap();
-                }
-                assert_eq!(ring.level(), Level::High, "low {low} high {high}");
-                // Fill to N, and evict: still High, no new transition.
-                while ring.try_push(0).is_ok() {}
-                let _ = ring.push_overwrite(0);
-                assert_eq!(ring.level(), Level::High);
-                while ring.len() > low + 1 {
-                    ring.try_pop().unwrap();
-                    assert_eq!(ring.level(), Level::High, "low {low} high {high}");
-                }
-                ring.try_pop().unwrap();
-                assert_eq!(ring.level(), Level::Normal, "low {low} high {high}");
-                assert_eq!(ring.len(), low);
-                ring.clear();
-                assert_eq!(ring.level(), Level::Normal, "round {round}");
-                assert_eq!(ring.stats().transitions, 2 * (round + 1));
-            }
-        }
-    }
-}
+#[macro_use]
+#[path = "common/band_edges.rs"]
+mod band_edges;
+band_edges_test!(Ring<u32, 8, Marked>);
 
 #[test]
 fn hysteresis_does_not_flap_inside_the_band() {
