@@ -31,11 +31,7 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Counts for Ring<T, N, F, M> {
 
     #[inline(always)]
     fn count_down(&self) -> (usize, usize) {
-        let (head, tail) = self.aq.counters();
-        let h = head.load(Ordering::SeqCst);
-        let t = tail.load(Ordering::SeqCst);
-        let d = t.wrapping_sub(h) as isize;
-        let count = if d > 0 { d as usize } else { 0 };
+        let (count, h) = self.aq.len_and_head();
         (self.closed_count(count), h)
     }
 

@@ -711,24 +711,28 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
         self.tail.load(Ordering::Relaxed).wrapping_sub(p)
     }
 
-    /// `tail - head`, clamped to `0..=N`: the number of positions between the
-    /// two counters. Exact when nothing is in progress and every enqueue
-    /// succeeded at its first position; otherwise an estimate.
     /// `head` and `tail`, for the watermarks (`src/mpmc/marks.rs`).
     #[inline(always)]
     pub(super) fn counters(&self) -> (&AtomicUsize, &AtomicUsize) {
         (&self.head, &self.tail)
     }
 
+    /// `tail - head`, clamped to `0..=N`: the number of positions between the
+    /// two counters. Exact when nothing is in progress and every enqueue
+    /// succeeded at its first position; otherwise an estimate.
     pub(super) fn len_hint(&self) -> usize {
+        self.len_and_head().0
+    }
+
+    /// [`len_hint`](Self::len_hint) and the `head` it counted from: `head`
+    /// is loaded first, so the count is at least the count of the moment
+    /// it was loaded (the watermarks' lowering reading).
+    #[inline(always)]
+    pub(super) fn len_and_head(&self) -> (usize, usize) {
         let h = self.head.load(Ordering::SeqCst);
         let t = self.tail.load(Ordering::SeqCst);
         let d = t.wrapping_sub(h) as isize;
-        if d <= 0 {
-            0
-        } else {
-            (d as usize).min(N)
-        }
+        (if d <= 0 { 0 } else { (d as usize).min(N) }, h)
     }
 }
 

@@ -3,7 +3,7 @@
 //! constructor, the observers, the drain waits). The protocol, its proofs
 //! and its cost are in that module's docs.
 
-use super::{BurstRing, CLOSED, FLAGS, ONE, SHIFT};
+use super::{gap, BurstRing, CLOSED, FLAGS, ONE};
 use crate::mpmc::marks::{self, Counts, Drainable, Level, MarkWords, Marked, Marks};
 use crate::sync::Ordering;
 use crate::Closed;
@@ -15,7 +15,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> Counts for BurstRing<T, 
         let c = self.cons.load(Ordering::SeqCst);
         // Pops may have passed `p` since: no count at all then.
         let count = if p.wrapping_sub(c) as isize > 0 {
-            p.wrapping_sub(c) >> SHIFT
+            gap(p, c)
         } else {
             0
         };
@@ -26,7 +26,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> Counts for BurstRing<T, 
     fn count_down(&self) -> (usize, usize) {
         let c = self.cons.load(Ordering::SeqCst);
         let p = self.prod.load(Ordering::SeqCst) & !FLAGS;
-        (p.wrapping_sub(c) >> SHIFT, c)
+        (gap(p, c), c)
     }
 
     #[inline(always)]
