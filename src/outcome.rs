@@ -66,7 +66,7 @@ impl fmt::Display for Insufficient {
 impl core::error::Error for Insufficient {}
 
 /// What `push_overwrite` did with the new item: stored it (evicting the
-/// oldest item if the ring was full) or, rarely, handed it back.
+/// oldest item if the ring was full) or handed it back.
 ///
 /// `Debug` does not need `T: Debug`.
 ///
@@ -93,7 +93,11 @@ pub enum Overwritten<T> {
     /// [`RingStats::rejected`]). Happens only when every slot is held by
     /// an operation in progress: on the SPSC ring, while the consumer is
     /// reading the oldest item (inside a pop, or holding a read chunk or a
-    /// peek guard); on the MPMC ring, see its module docs.
+    /// peek guard); on the MPMC ring, see its module docs. Not rare where
+    /// the consumer reads all the time: on a 2-core host with a consumer
+    /// thread reading in a loop (`try_pop`, `pop_burst`, `peek`), 90 to
+    /// 98 % of the SPSC ring's overflows end here, and 99 % with a read
+    /// chunk held for 2 µs (`benches/examples/keep_newest.rs`).
     Rejected(T),
 }
 
