@@ -80,7 +80,10 @@ fn run(items: u64, read: Read) -> Outcome {
             let mut last = None;
             let mut received = 0u64;
             let mut got = |v: u64| {
-                assert!(last.is_none_or(|l| v > l), "out of order: {v} after {last:?}");
+                assert!(
+                    last.is_none_or(|l| v > l),
+                    "out of order: {v} after {last:?}"
+                );
                 last = Some(v);
                 received += 1;
             };
