@@ -32,6 +32,11 @@ timeout 900 cargo +nightly miri test --features std,critical-section --test wait
 # Many interleavings of the overwrite stress test (Miri's scheduler and weak
 # memory emulation are seeded; seeds 3, 6 and 19 found an ordering bug once).
 MIRIFLAGS="-Zmiri-many-seeds=0..24" timeout 900 cargo +nightly miri test --test spsc_stress stress_overwrite
+# The same for the keep-newest stress tests: a consumer that pops, bursts,
+# peeks and holds read chunks while the producer places voids in the held
+# slots and evicts past them (with a `Relaxed` claim word, seeds find the
+# race that `src/spsc/overwrite.rs` explains).
+MIRIFLAGS="-Zmiri-many-seeds=0..16" timeout 900 cargo +nightly miri test --test spsc_stress stress_keep_newest
 # Many interleavings of the burst ring's stress test: Busy answers, evictions
 # and read chunks held across switches under each seed's schedule and weak
 # memory.

@@ -90,14 +90,13 @@ pub enum Overwritten<T> {
     /// evicted to make room; here it is (counted in [`RingStats::overwritten`]).
     Evicted(T),
     /// The item was not stored and is handed back (counted in
-    /// [`RingStats::rejected`]). Happens only when every slot is held by
-    /// an operation in progress: on the SPSC ring, while the consumer is
-    /// reading the oldest item (inside a pop, or holding a read chunk or a
-    /// peek guard); on the MPMC ring, see its module docs. Not rare where
-    /// the consumer reads all the time: on a 2-core host with a consumer
-    /// thread reading in a loop (`try_pop`, `pop_burst`, `peek`), 90 to
-    /// 98 % of the SPSC ring's overflows end here, and 99 % with a read
-    /// chunk held for 2 µs (`benches/examples/keep_newest.rs`).
+    /// [`RingStats::rejected`]). On the SPSC ring only when the consumer
+    /// holds all `N` slots (a read chunk of the whole ring), or gives items
+    /// back four times within one push; a consumer in the middle of a pop,
+    /// a peek or a smaller chunk does not cause it (with a consumer thread
+    /// reading in a loop on a 2-core host: none of 16.9 M overflows,
+    /// `benches/examples/keep_newest.rs`). On the MPMC rings, see their
+    /// module docs.
     Rejected(T),
 }
 

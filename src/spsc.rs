@@ -167,28 +167,35 @@
 //! flag in `head` with the same CAS. The protocol, its state table and its
 //! orderings are written down in `src/spsc/overwrite.rs`.
 //!
-//! The one case where the producer cannot evict the oldest: the ring is full
-//! **and** the consumer is at that moment inside a pop (or holds a
-//! [`ReadChunk`] or a [`Peek`] guard) covering the oldest item. Then the slot
-//! the new item would go into is being read, and rather than wait,
-//! `push_overwrite` **rejects the new item**: it hands it back in
-//! [`Overwritten::Rejected`] and counts it in [`RingStats::rejected`]. In
-//! every other case of a full ring it evicts the oldest item, hands it back in
-//! [`Overwritten::Evicted`] and counts it in [`RingStats::overwritten`].
+//! `push_overwrite` keeps the newest while the consumer reads: when the
+//! slot its item would go into is held by the consumer (inside a pop, or
+//! under a [`ReadChunk`] or a [`Peek`] guard), it skips that position (a
+//! *void*) and stores the item in the next free one, evicting the oldest
+//! item the consumer does not hold, handed back in [`Overwritten::Evicted`]
+//! and counted in [`RingStats::overwritten`]. A held run of `k` slots costs
+//! `k` positions per lap until the consumer passes them, no spare RAM per
+//! held item. Only a consumer holding all `N` slots makes it hand the new
+//! item back ([`Overwritten::Rejected`], counted in
+//! [`RingStats::rejected`]). A read guard that gives items back (a peek
+//! dropped, a chunk committed in part) after the producer went past them
+//! cannot put them behind newer items: they are dropped and counted as
+//! overwritten.
 //!
 //! Positions wrap at `usize::MAX` (2^32 on 32-bit targets; `Overwrite` stores
-//! them doubled, so 2^31); the differences are taken with wrapping arithmetic
-//! and are never larger than `N`, so wrap-around is invisible.
+//! them times four, so 2^30); the differences are taken with wrapping
+//! arithmetic and are never larger than `N`, so wrap-around is invisible.
 //!
 //! # Memory
 //!
 //! `N` slots of `T`, plus six words: `head`, `tail`, the three counters of
 //! [`RingStats`] and its `peak`, plus which handles are alive (a word where
 //! compare-and-swap exists, two bytes without). A [`Marked`] ring adds the
-//! watermarks' four (the two marks and the two words of the [`Level`]); the
-//! other policies have none of them. On bare-metal Arm nothing is padded: a
-//! `Ring<u32, 8>` takes 60 bytes on thumbv6m and thumbv7em, 76 with
-//! `Marked`.
+//! watermarks' four (the two marks and the two words of the [`Level`]); an
+//! [`Overwrite`] ring adds three words (the consumer's claim, the count of
+//! held items it dropped, the count of void flags) and a void flag per slot
+//! (one byte each); the other policies have none of them. On bare-metal
+//! Arm nothing is padded: a `Ring<u32, 8>` takes 60 bytes on thumbv6m and
+//! thumbv7em, 76 with `Marked`, 80 with `Overwrite`.
 //! On hosts `head` and the producer's words (`tail`, the counters and
 //! `peak`) each take a 128-byte line, so the same ring takes 384 bytes on
 //! x86-64.
@@ -203,6 +210,7 @@
 
 mod batch;
 mod chunk;
+mod claim;
 pub mod flag;
 mod fresh;
 mod handles;
@@ -245,15 +253,14 @@ use core::marker::PhantomData;
 #[cfg(not(sluicegate_loom))]
 use core::mem::MaybeUninit;
 
-use crate::sync::{
-    const_fn, pause, pause_point, slots, LoadStoreUsize, Ordering, Padded, Slot, SoloCounter,
-};
+use crate::sync::{const_fn, slots, LoadStoreUsize, Ordering, Padded, Slot, SoloCounter};
 #[cfg(doc)]
 use crate::Overwritten;
 use crate::RingStats;
 #[cfg(doc)]
 use crate::{Full, Insufficient};
-use sealed::MarkWords as _;
+use claim::void_flags;
+use sealed::{MarkWords as _, Maybe as _};
 use split::Live;
 use watermark::Marks;
 
@@ -278,6 +285,9 @@ struct ProducerSide<P: Policy> {
     /// no push meets). Set at construction only; no word at all under a
     /// policy without watermarks.
     raise_at: P::RaiseAt,
+    /// How many slots' void flags are set (`Overwrite` only; see
+    /// `src/spsc/overwrite.rs`). Stored by the producer only.
+    void_count: P::VoidCount,
 }
 
 /// Consumer-owned shared state: one cache line on hosts. The watermark's
@@ -291,6 +301,9 @@ struct ConsumerSide<P: Policy> {
     pos: LoadStoreUsize,
     /// The watermark's words (none under a policy without watermarks).
     marks: P::Marks,
+    /// The consumer's claim and its count of lapped items dropped
+    /// (`Overwrite` only; see `src/spsc/overwrite.rs`).
+    claim: P::Claim,
 }
 
 /// A bounded single-producer/single-consumer ring of `N` items.
@@ -306,6 +319,9 @@ pub struct Ring<T, const N: usize, P: Policy = Reject> {
     waiters: wait::RingWaiters,
     /// Which handles are alive.
     live: Live,
+    /// Per slot, whether the latest position placed there is a void
+    /// (`Overwrite` only, one byte per slot; zero-sized otherwise).
+    voids: [P::Void; N],
     slots: [Slot<T>; N],
     _policy: PhantomData<P>,
 }
@@ -375,12 +391,25 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
                     "sluicegate: ring capacity N must be a power of two (1, 2, 4, ...)"
                 );
                 assert!(N <= usize::MAX >> 2, "sluicegate: ring capacity too large");
+                assert!(
+                    !P::OVERWRITES || N <= claim::CLAIM_COUNT,
+                    "sluicegate: an Overwrite ring has at most 2^15 slots on 32-bit targets"
+                );
             };
             let stored = start << P::SHIFT;
+            #[cfg(not(sluicegate_loom))]
+            let claim = P::NEW_CLAIM;
+            #[cfg(not(sluicegate_loom))]
+            let void_count = P::NEW_VOID_COUNT;
+            #[cfg(sluicegate_loom)]
+            let claim = P::new_claim();
+            #[cfg(sluicegate_loom)]
+            let void_count = P::new_void_count();
             Self {
                 head: Padded::new(ConsumerSide {
                     pos: LoadStoreUsize::new(stored),
                     marks,
+                    claim,
                 }),
                 producer: Padded::new(ProducerSide {
                     tail: LoadStoreUsize::new(stored),
@@ -389,9 +418,11 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
                     expired: SoloCounter::new(),
                     peak: LoadStoreUsize::new(0),
                     raise_at,
+                    void_count,
                 }),
                 waiters: wait::RingWaiters::new(),
                 live: Live::new(),
+                voids: void_flags::<P, N>(),
                 slots: slots::<T, N>(),
                 _policy: PhantomData,
             }
@@ -416,10 +447,13 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     /// assert_eq!((RING.len(), RING.free_slots(), RING.is_empty()), (3, 1, false));
     /// ```
     pub fn len(&self) -> usize {
-        let head = self.load_head(Ordering::Acquire) & !P::BUSY;
+        let head = self.load_head(Ordering::Acquire) & !P::FLAGS;
         let tail = self.producer.tail.load(Ordering::Acquire);
         // Loaded at different moments: clamp so a racing reader never sees > N.
-        (tail.wrapping_sub(head) >> P::SHIFT).min(N)
+        let len = (tail.wrapping_sub(head) >> P::SHIFT).min(N);
+        // Under `Overwrite`, less the voids among them (none unless the
+        // producer lapped a claim).
+        len - self.voids_among(head, len)
     }
 
     crate::observe::derived_observers! {
@@ -439,9 +473,10 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     /// Every such figure is a length the ring had, so `peak` never exceeds
     /// the true high-water mark; and since between two looks the consumer
     /// takes only what it saw at the first, the true mark is at most twice
-    /// `peak` (under `Reject`; under `Overwrite` a consumer behind
-    /// evictions sees `N`, which the ring had when it evicted). Nothing is added to the push path; a pop pays a
-    /// load and a compare only when it looks at `tail`.
+    /// `peak` (under `Reject`; under `Overwrite` a look that finds its
+    /// head behind evictions counts nothing, and voids are not items).
+    /// Nothing is added to the push path; a pop pays a load and a compare
+    /// only when it looks at `tail`.
     ///
     /// ```
     /// use sluicegate::spsc::{Overwrite, Ring};
@@ -456,7 +491,11 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     pub fn stats(&self) -> RingStats {
         RingStats {
             rejected: self.producer.rejected.get(),
-            overwritten: self.producer.overwritten.get(),
+            overwritten: self
+                .producer
+                .overwritten
+                .get()
+                .wrapping_add(self.head.claim.get().map_or(0, |c| c.dropped.get())),
             busy: 0,
             expired: self.producer.expired.get(),
             transitions: self.head.marks.get().map_or(0, Marks::transitions),
@@ -545,11 +584,25 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     /// head is `*head`, reloading head only if the cache shows fewer than `want`.
     #[inline(always)]
     fn free_for(&self, tail: usize, head: &mut usize, want: usize) -> usize {
-        let mut free = N - (tail.wrapping_sub(*head) >> P::SHIFT);
+        let used = tail.wrapping_sub(*head) >> P::SHIFT;
+        // Saturating under `Overwrite`: the cached head stays put while the
+        // consumer holds a claim, and evictions past it may take `tail`
+        // more than `N` ahead of it.
+        let mut free = if P::OVERWRITES {
+            N.saturating_sub(used)
+        } else {
+            N - used
+        };
         if free < want {
             // Acquire: pairs with the consumer's Release store of head, so its
             // reads of the slots about to be reused are finished.
-            *head = self.load_head(Ordering::Acquire) & !P::BUSY;
+            let word = self.load_head(Ordering::Acquire);
+            if P::OVERWRITES && word & P::BUSY != 0 {
+                // The consumer holds a claim behind `word`'s head: our cached
+                // head must stay at or before it (see `overwrite.rs`).
+                return self.free_past_claim(tail, word);
+            }
+            *head = word & !P::FLAGS;
             free = N - (tail.wrapping_sub(*head) >> P::SHIFT);
         }
         debug_assert!(free <= N, "producer sees more than N free slots");
@@ -559,55 +612,19 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     /// Makes `n` written slots after `*tail` visible to the consumer.
     #[inline(always)]
     fn publish(&self, tail: &mut usize, n: usize) {
+        // Under `Overwrite`: the slots hold real items now (before the
+        // store that publishes them), and the word says whether any void
+        // flag is still set.
+        let voids = self.clear_voids(*tail, n);
         *tail = tail.wrapping_add(n << P::SHIFT);
-        // Release: the slot writes happen before the consumer's Acquire load
-        // of tail that lets it read them.
-        self.producer.tail.store(*tail, Ordering::Release);
+        // Release: the slot writes (and void flags) happen before the
+        // consumer's Acquire load of tail that lets it read them.
+        self.producer.tail.store(*tail | voids, Ordering::Release);
         self.wake_consumer();
     }
 
-    /// Items readable by a consumer whose next read is `*head` and whose
-    /// cached tail is `*tail`, reloading tail only if the cache shows fewer
-    /// than `want`. Under `Overwrite` the result is provisional until claimed.
-    #[inline(always)]
-    fn avail_for(&self, head: usize, tail: &mut usize, want: usize) -> usize {
-        let mut avail = tail.wrapping_sub(head) >> P::SHIFT;
-        // `avail > N` (Overwrite only): the producer evicted past our cached
-        // tail and the wrapping difference went "negative". Under Reject the
-        // consumer's head is exact and the test compiles away.
-        if avail < want || (P::OVERWRITES && avail > N) {
-            // Acquire: pairs with the producer's Release store of tail, so
-            // the slot writes before it are visible to our reads.
-            *tail = self.producer.tail.load(Ordering::Acquire);
-            avail = tail.wrapping_sub(head) >> P::SHIFT;
-            // Not for an empty look: then the caller's own "nothing there"
-            // test is the only one on that path.
-            if avail != 0 {
-                self.note_peak(avail);
-            } else {
-                // An empty look: a `High` level the last pop missed ends here.
-                self.lower_check(head);
-            }
-            // Not behind `head`: a failed claim that moved `head` forward
-            // acquired a `tail` at least that far (see "Orderings for
-            // Overwrite"). (`avail > N` is left when the producer evicted past
-            // our `head`: the claim CAS then fails and corrects it.)
-            debug_assert!(
-                (tail.wrapping_sub(head) as isize) >= 0,
-                "consumer head ahead of every tail it has seen"
-            );
-        }
-        if P::OVERWRITES {
-            // Our head may still be behind evictions: the claim CAS corrects it.
-            avail.min(N)
-        } else {
-            debug_assert!(avail <= N);
-            avail
-        }
-    }
-
-    /// Raises the high-water mark to `seen` items (clamped to `N`: an
-    /// `Overwrite` consumer behind evictions sees more), if that is more.
+    /// Raises the high-water mark to `seen` items (at most `N`), if that
+    /// is more.
     /// Called by the consumer (or a split) only, so a load and a store
     /// suffice.
     #[inline(always)]
@@ -615,70 +632,6 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         if seen > self.producer.peak.load(Ordering::Relaxed) {
             self.producer.peak.store(seen.min(N), Ordering::Relaxed);
         }
-    }
-
-    /// Takes ownership of the items from `*head` on, as the consumer.
-    /// Returns how many are readable (up to `want`, 0 if empty). Under
-    /// `Reject` this is a check; under `Overwrite` it sets `BUSY` by CAS so the
-    /// producer cannot evict them, and `*head` is corrected to the real head.
-    /// A call returning > 0 holds a claim that must be ended by
-    /// [`Ring::release`]; a call returning 0 holds nothing.
-    #[inline(always)]
-    fn claim(&self, head: &mut usize, tail: &mut usize, want: usize) -> usize {
-        if !P::OVERWRITES {
-            return self.avail_for(*head, tail, want).min(want);
-        }
-        if want == 0 {
-            // Nothing asked for: take no claim (the caller won't release).
-            return 0;
-        }
-        loop {
-            let avail = self.avail_for(*head, tail, want);
-            if avail == 0 {
-                return 0;
-            }
-            pause_point(pause::SPSC_CLAIM);
-            match P::claim_cas(&self.head.pos, *head, *head | P::BUSY) {
-                Ok(_) => return avail.min(want),
-                Err(actual) if actual & P::BUSY != 0 => {
-                    // Only the consumer sets BUSY, and we hold `&mut` of it:
-                    // a read guard was leaked with `mem::forget`. We already
-                    // own the claim.
-                    *head = actual & !P::BUSY;
-                    let avail = self.avail_for(*head, tail, want);
-                    if avail == 0 {
-                        self.release(head, 0);
-                    }
-                    return avail.min(want);
-                }
-                // The producer evicted: retry from the new oldest item.
-                Err(actual) => *head = actual,
-            }
-        }
-    }
-
-    /// Ends a claim: frees the first `n` claimed slots to the producer (and
-    /// clears `BUSY` under `Overwrite`).
-    #[inline(always)]
-    fn release(&self, head: &mut usize, n: usize) {
-        if !P::OVERWRITES && n == 0 {
-            return;
-        }
-        #[cfg(not(sluicegate_loom))]
-        debug_assert!(
-            !P::OVERWRITES || self.load_head(Ordering::Relaxed) & P::BUSY != 0,
-            "release without a claim"
-        );
-        *head = head.wrapping_add(n << P::SHIFT);
-        pause_point(pause::SPSC_RELEASE);
-        // Release: our reads of the freed slots happen before the producer's
-        // Acquire load (or CAS) of head that lets it reuse them. A plain store
-        // is enough under Overwrite too: the producer never writes head while
-        // BUSY is set.
-        self.store_head(*head, Ordering::Release);
-        self.wake_producer();
-        // After the wake's fence (with `async`): see `src/spsc/watermark.rs`.
-        self.lower_check(*head);
     }
 
     /// Loads `head` as the policy requires (see [`sealed::Sealed`]).

@@ -167,13 +167,15 @@ fn overwrite_claim_is_released_after_a_panicking_commit() {
         assert_eq!(tx.stats().rejected, 0);
         let peeked = rx.peek().expect("item 2");
         assert_eq!(peeked.id, 2);
-        // While the guard lives the producer rejects; then the guard pops.
-        let rejected = tx
+        // While the guard lives the producer still stores, evicting item
+        // 3 (the oldest not held); then the guard pops.
+        let evicted = tx
             .push_overwrite(ledger.item(4, false))
             .into_item()
-            .expect("rejected");
-        assert_eq!(rejected.id, 4);
-        drop(rejected);
+            .expect("evicts");
+        assert_eq!(evicted.id, 3);
+        drop(evicted);
+        assert_eq!(tx.stats().rejected, 0);
         let popped = peeked.pop();
         assert_eq!(popped.id, 2);
         drop(popped);
@@ -338,4 +340,45 @@ fn evicted_item_that_panics_is_dropped_by_the_caller_after_the_push() {
         assert_eq!(rx.try_pop().map(|i| i.id), Some(4));
     }
     ledger.assert_dropped_exactly(0..5);
+}
+
+/// A chunk given back after the producer went past it (voids in its slots,
+/// evictions past it): its items are dropped at the end of the claim, and
+/// a panicking one stops neither the others nor the end of the claim.
+#[test]
+fn lapped_chunk_given_back_drops_every_item_despite_a_panic() {
+    let ledger = Ledger::new(8);
+    {
+        let mut ring: Ring<Item, 4, Overwrite> = Ring::new();
+        let (mut tx, mut rx) = ring.split();
+        for id in 0..4 {
+            assert!(tx.push_overwrite(ledger.item(id, id == 1)).is_stored());
+        }
+        let chunk = rx.read_chunk(3).unwrap();
+        // The held slots get voids; 4 and then 5 evict the oldest item
+        // not held (3, then 4).
+        let mut evicted = Vec::new();
+        for id in 4..6 {
+            match tx.push_overwrite(ledger.item(id, false)) {
+                sluicegate::Overwritten::Evicted(old) => evicted.push(old.id),
+                other => panic!("push {id}: {:?}", other.is_stored()),
+            }
+        }
+        // Nothing committed: the three go back only if nothing went past
+        // them; here the producer did, so they are dropped, 1 panicking.
+        expect_panic(|| drop(chunk));
+        ledger.assert_dropped_exactly(evicted.iter().copied().chain([0, 1, 2]));
+        assert_eq!(tx.stats().overwritten, evicted.len() + 3);
+        assert_eq!(evicted, [3, 4]);
+        // The claim ended: the held slots' voids are passed (nothing to
+        // evict), and the consumer reads the two newest.
+        assert!(matches!(
+            tx.push_overwrite(ledger.item(6, false)),
+            sluicegate::Overwritten::Stored
+        ));
+        let got: Vec<usize> = rx.drain().map(|i| i.id).collect();
+        assert_eq!(got, [5, 6]);
+        assert_eq!(tx.stats().rejected, 0);
+    }
+    ledger.assert_dropped_exactly(0..7);
 }

@@ -122,25 +122,86 @@ fn push_overwrite_returns_oldest_and_counts() {
 }
 
 #[test]
-fn overwrite_peek_pins_the_oldest_and_rejects_new() {
+fn overwrite_peek_holds_the_oldest_and_the_newest_is_still_stored() {
     let mut ring: Ring<u32, 2, Overwrite> = Ring::new();
     let (mut tx, mut rx) = ring.split();
     assert!(tx.push_overwrite(1).is_stored());
     assert!(tx.push_overwrite(2).is_stored());
+    // A guard dropped while nothing was pushed gives its item back.
+    assert_eq!(rx.peek().as_deref(), Some(&1));
+    assert_eq!(rx.len(), 2);
     {
         let oldest = rx.peek().unwrap();
         assert_eq!(*oldest, 1);
-        // Full and the consumer holds the oldest: the new item comes back.
-        assert_eq!(tx.push_overwrite(3), Overwritten::Rejected(3));
-        assert_eq!(tx.stats().rejected, 1);
-        assert_eq!(tx.stats().overwritten, 0);
+        // Full and the consumer holds the oldest: the new item is stored
+        // and the oldest item not held goes.
+        assert_eq!(tx.push_overwrite(3), Overwritten::Evicted(2));
+        assert_eq!(*oldest, 1);
+        assert_eq!(tx.stats().rejected, 0);
+        assert_eq!(tx.stats().overwritten, 1);
+        // The guard is dropped here without a pop: 3, newer, went in past
+        // it, so 1 cannot go back; it is dropped and counted.
     }
-    // Guard gone: eviction works again.
-    assert_eq!(tx.push_overwrite(4), Overwritten::Evicted(1));
+    assert_eq!(tx.stats().overwritten, 2);
+    // The held slot's position (a void) is passed: nothing to evict.
+    assert_eq!(tx.push_overwrite(4), Overwritten::Stored);
     let p = rx.peek().unwrap();
-    assert_eq!(p.pop(), 2);
+    assert_eq!(p.pop(), 3);
     assert_eq!(rx.try_pop(), Some(4));
     assert!(rx.peek().is_none());
+    assert_eq!(tx.stats().rejected, 0);
+}
+
+/// A consumer holding every slot is the one case left where the new item
+/// comes back.
+#[test]
+fn overwrite_hands_the_new_item_back_only_when_every_slot_is_held() {
+    let mut ring: Ring<u32, 4, Overwrite> = Ring::new();
+    let (mut tx, mut rx) = ring.split();
+    for i in 0..4 {
+        assert!(tx.push_overwrite(i).is_stored());
+    }
+    let chunk = rx.read_chunk(4).unwrap();
+    assert_eq!(tx.push_overwrite(9), Overwritten::Rejected(9));
+    assert_eq!(tx.stats().rejected, 1);
+    chunk.commit(4);
+    assert_eq!(tx.push_overwrite(10), Overwritten::Stored);
+    assert_eq!(rx.try_pop(), Some(10));
+}
+
+/// The radio pattern: a read chunk held while many pushes come in. Every
+/// push stores its item; the chunk's items stay untouched; what the ring
+/// keeps is the newest, in order.
+#[test]
+fn overwrite_stores_every_push_while_a_chunk_is_held() {
+    let mut ring: Ring<u32, 8, Overwrite> = Ring::with_start(usize::MAX >> 3);
+    let (mut tx, mut rx) = ring.split();
+    for i in 0..8 {
+        assert!(tx.push_overwrite(i).is_stored());
+    }
+    let chunk = rx.read_chunk(3).unwrap();
+    let mut evicted = Vec::new();
+    for i in 8..8 + 5 * 8 {
+        match tx.push_overwrite(i) {
+            Overwritten::Evicted(x) => evicted.push(x),
+            other => panic!("push {i}: {other:?}"),
+        }
+    }
+    let (a, b) = chunk.as_slices();
+    assert_eq!([a, b].concat(), [0, 1, 2]);
+    chunk.commit_all();
+    // Evicted oldest first, none of the held ones.
+    assert_eq!(evicted, (3..43).collect::<Vec<_>>());
+    // The five newest (three slots were held on the last lap).
+    let rest: Vec<u32> = rx.drain().collect();
+    assert_eq!(rest, (43..48).collect::<Vec<_>>());
+    assert_eq!(tx.stats().rejected, 0);
+    assert_eq!(tx.stats().overwritten, 40);
+    // Every slot usable again.
+    for i in 0..8 {
+        assert!(tx.push_overwrite(i).is_stored(), "slot {i}");
+    }
+    assert_eq!(rx.len(), 8);
 }
 
 #[test]

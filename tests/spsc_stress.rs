@@ -4,6 +4,7 @@
 #![cfg(not(sluicegate_loom))]
 
 use sluicegate::spsc::{Overwrite, Ring};
+use sluicegate::Overwritten;
 
 const STRESS: u64 = if cfg!(miri) { 300 } else { 1_000_000 };
 
@@ -103,4 +104,121 @@ fn stress_overwrite_exact_accounting() {
     all.sort_unstable();
     assert_eq!(all.len() as u64, STRESS, "item lost or duplicated");
     assert!(all.iter().enumerate().all(|(i, &v)| v == i as u64));
+}
+
+/// A producer thread pushing with `push_overwrite` against a consumer that
+/// reads every way a user reads: pops, bursts, peeks (popping, or giving
+/// back when `give_back`), and read chunks of fewer than `N` held while it
+/// spins. Without give-backs no push may come back rejected; either way
+/// what is received and what is evicted each come out in order, and every
+/// item is received, handed back, or counted as dropped by a give-back the
+/// producer had lapped.
+fn stress_keep_newest<const N: usize>(items: u64, hold: u32, give_back: bool) {
+    let mut ring: Ring<u64, N, Overwrite> = Ring::with_start((usize::MAX >> 2) - 3 * N);
+    let (mut tx, mut rx) = ring.split();
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let (received, evicted, rejected, stats) = std::thread::scope(|s| {
+        let done = &done;
+        let consumer = s.spawn(move || {
+            let mut got: Vec<u64> = Vec::new();
+            let mut round = 0u64;
+            loop {
+                let finished = done.load(std::sync::atomic::Ordering::Acquire);
+                round += 1;
+                match round % 5 {
+                    0 => got.extend(rx.try_pop()),
+                    1 => {
+                        let mut out = [0u64; 16];
+                        // Fewer than N: a claim of every slot may refuse.
+                        let n = rx.pop_burst(&mut out[..(N - 1).clamp(1, 16)]);
+                        got.extend_from_slice(&out[..n]);
+                    }
+                    2 => {
+                        if let Some(g) = rx.peek() {
+                            for _ in 0..hold {
+                                std::hint::spin_loop();
+                            }
+                            got.push(g.pop());
+                        }
+                    }
+                    3 if give_back => drop(rx.peek()),
+                    _ => {
+                        let chunk = rx.read_chunk_up_to((N - 1).clamp(1, 16));
+                        for _ in 0..hold {
+                            std::hint::spin_loop();
+                        }
+                        let (a, b) = chunk.as_slices();
+                        got.extend_from_slice(a);
+                        got.extend_from_slice(b);
+                        chunk.commit_all();
+                    }
+                }
+                if finished && rx.is_empty() {
+                    break;
+                }
+            }
+            got
+        });
+        let mut evicted = Vec::new();
+        let mut rejected = 0u64;
+        for v in 0..items {
+            match tx.push_overwrite(v) {
+                Overwritten::Stored => {}
+                Overwritten::Evicted(old) => evicted.push(old),
+                Overwritten::Rejected(_) => rejected += 1,
+            }
+        }
+        done.store(true, std::sync::atomic::Ordering::Release);
+        (consumer.join().unwrap(), evicted, rejected, tx.stats())
+    });
+    if !give_back {
+        assert_eq!(
+            rejected, 0,
+            "a push was refused while the consumer held fewer than N"
+        );
+    }
+    assert_eq!(stats.rejected as u64, rejected);
+    assert!(
+        received.windows(2).all(|w| w[0] < w[1]),
+        "received out of order"
+    );
+    assert!(
+        evicted.windows(2).all(|w| w[0] < w[1]),
+        "evicted out of order"
+    );
+    let mut all: Vec<u64> = received.iter().chain(&evicted).copied().collect();
+    all.sort_unstable();
+    let n = all.len();
+    all.dedup();
+    assert_eq!(all.len(), n, "an item out twice");
+    // Dropped at a give-back: counted as overwritten, never handed back.
+    let dropped = stats.overwritten - evicted.len();
+    assert!(give_back || dropped == 0);
+    assert_eq!(
+        (n + dropped) as u64 + rejected,
+        items,
+        "items lost (received {}, evicted {}, dropped {dropped}, rejected {rejected})",
+        received.len(),
+        evicted.len()
+    );
+}
+
+#[test]
+fn stress_keep_newest_ring_of_4() {
+    stress_keep_newest::<4>(if cfg!(miri) { 300 } else { 1_000_000 }, 0, false);
+}
+
+#[test]
+fn stress_keep_newest_ring_of_64_long_holds() {
+    stress_keep_newest::<64>(
+        if cfg!(miri) { 300 } else { 500_000 },
+        if cfg!(miri) { 5 } else { 200 },
+        false,
+    );
+}
+
+#[test]
+fn stress_keep_newest_with_give_backs() {
+    stress_keep_newest::<4>(if cfg!(miri) { 300 } else { 1_000_000 }, 0, true);
+    stress_keep_newest::<64>(if cfg!(miri) { 300 } else { 500_000 }, 50, true);
 }

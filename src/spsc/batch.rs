@@ -124,7 +124,7 @@ impl<T: Copy, const N: usize, P: Policy> Consumer<'_, T, N, P> {
             // SAFETY: as above, slot by slot.
             *o = unsafe { self.read_slot(self.head.wrapping_add(i << P::SHIFT)) };
         }
-        self.ring.release(&mut self.head, out.len());
+        self.ring.release(&mut self.head, out.len(), out.len());
     }
 
     /// Burst pop: copies out as many items as are there (up to `out.len()`),
@@ -169,7 +169,7 @@ impl<T: Copy, const N: usize, P: Policy> Consumer<'_, T, N, P> {
         let n = self.ring.claim(&mut self.head, &mut self.tail, out.len());
         if n < out.len() {
             if n > 0 {
-                self.ring.release(&mut self.head, 0);
+                self.ring.release(&mut self.head, 0, n);
             }
             return Err(Insufficient { available: n });
         }

@@ -223,7 +223,9 @@ impl<T, const N: usize, P: Policy> Drop for WriteChunkUninit<'_, T, N, P> {
 /// [`Consumer::read_chunk`](super::Consumer::read_chunk).
 ///
 /// [`commit`](Self::commit) drops the first `n` items and frees their slots;
-/// dropping the chunk frees nothing (the items stay in the ring).
+/// dropping the chunk frees nothing (the items stay in the ring; under
+/// [`Overwrite`](super::Overwrite), unless the producer evicted or skipped
+/// past them meanwhile: then they are dropped and counted as overwritten).
 ///
 /// `Send` where `T: Send`; `Sync` only where `T: Send + Sync`, because
 /// [`as_slices`](Self::as_slices) hands `&T` to whoever shares the chunk.
@@ -342,7 +344,8 @@ impl<'c, T, const N: usize, P: Policy> ReadChunk<'c, T, N, P> {
     }
 
     /// Drops the first `n` items (clamped to the chunk's length) in place
-    /// and frees their slots; the rest stay in the ring.
+    /// and frees their slots; the rest stay in the ring (under
+    /// [`Overwrite`](super::Overwrite), as said on [`ReadChunk`]).
     ///
     /// If an item's `Drop` panics, the items before it and that one are
     /// gone and their slots freed; the ones after it stay in the ring, in
@@ -425,7 +428,7 @@ impl<T, const N: usize, P: Policy> Drop for ReadChunk<'_, T, N, P> {
         if self.len > 0 {
             // Frees the slots of the items that are gone and ends the claim
             // (clears BUSY under Overwrite); the rest stay in the ring.
-            self.ring.release(self.head, self.freed);
+            self.ring.release(self.head, self.freed, self.len);
         }
     }
 }

@@ -235,10 +235,14 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
     /// assert_eq!((tx.len(), tx.free_slots(), tx.is_empty(), tx.is_full()), (1, 3, false, false));
     /// ```
     pub fn len(&self) -> usize {
+        if P::OVERWRITES {
+            // Less the voids (see `Ring::len`).
+            return self.ring.len();
+        }
         // Our tail is the ring's (we are its only writer), so one load of
         // head is enough; Acquire as in `Ring::len`. The real head is never
         // ahead of tail nor more than N behind it.
-        let head = self.ring.load_head(Ordering::Acquire) & !P::BUSY;
+        let head = self.ring.load_head(Ordering::Acquire);
         self.tail.wrapping_sub(head) >> P::SHIFT
     }
 
@@ -341,7 +345,7 @@ impl<'a, T, const N: usize, P: Policy> Consumer<'a, T, N, P> {
         // SAFETY: `claim` published and claimed the item at head for us;
         // `release` frees its slot right after.
         let item = unsafe { self.read_slot(self.head) };
-        self.ring.release(&mut self.head, 1);
+        self.ring.release(&mut self.head, 1, 1);
         Some(item)
     }
 
@@ -407,8 +411,9 @@ impl<'a, T, const N: usize, P: Policy> Consumer<'a, T, N, P> {
     }
 
     /// Drops every item in the ring now and returns how many (one claim,
-    /// one release). If an item's `Drop` panics, the items up to it are
-    /// gone and the rest stay in the ring.
+    /// one release; under [`Overwrite`](super::Overwrite), one per run of
+    /// items between voids). If an item's `Drop` panics, the items up to it
+    /// are gone and the rest stay in the ring.
     ///
     /// ```
     /// let mut ring: sluicegate::spsc::Ring<String, 4> = sluicegate::spsc::Ring::new();
@@ -418,10 +423,18 @@ impl<'a, T, const N: usize, P: Policy> Consumer<'a, T, N, P> {
     /// assert!(rx.is_empty());
     /// ```
     pub fn clear(&mut self) -> usize {
-        let chunk = self.read_chunk_up_to(N);
-        let n = chunk.len();
-        chunk.commit_all();
-        n
+        let mut cleared = 0;
+        // A claim ends at a void: as many claims as runs, at most `N`.
+        for _ in 0..if P::OVERWRITES { N } else { 1 } {
+            let chunk = self.read_chunk_up_to(N);
+            let n = chunk.len();
+            chunk.commit_all();
+            cleared += n;
+            if n == 0 || cleared >= N {
+                break;
+            }
+        }
+        cleared
     }
 
     /// Whether the producer has been dropped. Checked *before* a pop that
@@ -498,8 +511,12 @@ impl<'a, T, const N: usize, P: Policy> Consumer<'a, T, N, P> {
     /// Claims exactly `n` items for reading in place, or claims nothing and
     /// says how many there are (rtrb's `read_chunk`). Committing the chunk
     /// drops items and frees their slots; dropping it frees nothing. Under
-    /// [`Overwrite`], while the chunk lives the producer cannot evict the
-    /// claimed items, so a full ring rejects new items instead.
+    /// [`Overwrite`], a chunk ends at a void (a position the producer
+    /// skipped because the consumer held its slot), so `available` counts
+    /// the items up to it; while the chunk lives the producer skips its
+    /// slots and evicts past it, and the items not committed go back to
+    /// the ring only if it has not done so meanwhile (otherwise they are
+    /// dropped and counted as overwritten: newer items went in past them).
     ///
     /// ```
     /// use sluicegate::Insufficient;
@@ -518,7 +535,7 @@ impl<'a, T, const N: usize, P: Policy> Consumer<'a, T, N, P> {
         if got < n {
             if got > 0 {
                 // End the claim without freeing anything.
-                self.ring.release(&mut self.head, 0);
+                self.ring.release(&mut self.head, 0, got);
             }
             return Err(Insufficient { available: got });
         }
@@ -545,8 +562,9 @@ impl<'a, T, const N: usize, P: Policy> Consumer<'a, T, N, P> {
 
     /// The oldest item, held in place by a guard that dereferences to it, or
     /// `None` if the ring is empty; [`Peek::pop`] takes it out. Under
-    /// [`Overwrite`], while the guard lives the producer cannot evict that
-    /// item, so a full ring rejects new items instead: drop the guard soon.
+    /// [`Overwrite`], while the guard lives the producer skips its slot and
+    /// evicts past it; a guard dropped after that cannot put its item back
+    /// behind newer ones, so the item is dropped and counted as overwritten.
     ///
     /// ```
     /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();

@@ -25,6 +25,24 @@ fn assert_in_order(got: &[u32], from: u32) {
     }
 }
 
+/// Items `0..n` each came out once: read in order (`got`) or handed back
+/// by the producer (`back`, evicted in order).
+fn assert_each_once(got: &[u32], back: &[u32], n: u32) {
+    for w in got.windows(2) {
+        assert!(w[0] < w[1], "read out of order: {got:?}");
+    }
+    for w in back.windows(2) {
+        assert!(w[0] < w[1], "evicted out of order: {back:?}");
+    }
+    let mut all: Vec<u32> = got.iter().chain(back).copied().collect();
+    all.sort_unstable();
+    assert_eq!(
+        all,
+        (0..n).collect::<Vec<_>>(),
+        "read {got:?}, handed back {back:?}"
+    );
+}
+
 #[test]
 fn loom_spsc_push_pop() {
     explores::model(|| {
@@ -247,6 +265,133 @@ fn loom_spsc_overwrite_against_held_read_chunk() {
         let mut all: Vec<u32> = got.iter().chain(&back).copied().collect();
         all.sort_unstable();
         assert_eq!(all, [0, 1, 2, 3], "popped {got:?}, handed back {back:?}");
+    });
+}
+
+/// `push_overwrite` of `items`, none of them refused; the evicted ones.
+fn stored(
+    tx: &mut super::Producer<'_, u32, 2, Overwrite>,
+    items: core::ops::Range<u32>,
+) -> Vec<u32> {
+    let mut back = Vec::new();
+    for i in items {
+        match tx.push_overwrite(i) {
+            crate::Overwritten::Rejected(v) => panic!("{v} rejected"),
+            other => back.extend(other.into_item()),
+        }
+    }
+    back
+}
+
+/// Keep the newest: the producer pushes past a ring whose oldest slot the
+/// consumer holds in a read chunk (voids in the held slot, evictions past
+/// the claim, a pass of the voids at the front), while the consumer takes
+/// the item or gives it back (which fails once the producer has lapped it:
+/// then the item is dropped and counted). No push comes back rejected (the
+/// claim is smaller than the ring); what is read and what is evicted come
+/// out in order, and every item is read, handed back or counted.
+fn overwrite_past_a_held_chunk(start: usize, take: bool) {
+    explores::model(move || {
+        let (mut tx, mut rx) = ring::<Overwrite, 2>(start).split();
+        let _ = tx.push_overwrite(0);
+        let _ = tx.push_overwrite(1);
+        let producer = thread::spawn(move || (stored(&mut tx, 2..4), tx));
+        let mut got = Vec::new();
+        let chunk = rx.read_chunk_up_to(1);
+        assert_eq!(chunk.len(), 1);
+        // 0, or a later item if pushes evicted 0 first.
+        let held = chunk.read_at(0);
+        if take {
+            got.push(held);
+            chunk.commit(1);
+        } else {
+            chunk.commit(0);
+        }
+        let (back, tx) = producer.join().unwrap();
+        got.extend(core::iter::from_fn(|| rx.try_pop()));
+        for w in got.windows(2) {
+            assert!(w[0] < w[1], "read out of order: {got:?}");
+        }
+        for w in back.windows(2) {
+            assert!(w[0] < w[1], "evicted out of order: {back:?}");
+        }
+        let s = tx.stats();
+        assert_eq!(s.rejected, 0);
+        let dropped = s.overwritten - back.len();
+        assert!(dropped <= usize::from(!take), "dropped {dropped}");
+        let mut all: Vec<u32> = got.iter().chain(&back).copied().collect();
+        all.sort_unstable();
+        all.dedup();
+        assert_eq!(
+            all.len() + dropped,
+            4,
+            "read {got:?}, handed back {back:?}, dropped {dropped}"
+        );
+        // The newest item is always kept.
+        assert_eq!(got.last(), Some(&3), "read {got:?}, handed back {back:?}");
+    });
+}
+
+#[test]
+fn loom_spsc_overwrite_past_a_held_chunk_taken() {
+    overwrite_past_a_held_chunk(0, true);
+}
+
+#[test]
+fn loom_spsc_overwrite_past_a_held_chunk_given_back() {
+    overwrite_past_a_held_chunk(0, false);
+}
+
+#[test]
+fn loom_spsc_overwrite_past_a_held_chunk_at_wrap() {
+    overwrite_past_a_held_chunk((usize::MAX >> 2) - 1, false);
+}
+
+/// Two claims in a row while the producer pushes past the first: a
+/// producer that reads the second claim's word where it saw the first
+/// claim's `BUSY` reuses the first claim's slot, and must have acquired
+/// the end of that claim (the claim word's Release/Acquire).
+#[test]
+fn loom_spsc_overwrite_against_two_claims() {
+    explores::model(|| {
+        let (mut tx, mut rx) = ring::<Overwrite, 2>(0).split();
+        let _ = tx.push_overwrite(0);
+        let _ = tx.push_overwrite(1);
+        let producer = thread::spawn(move || stored(&mut tx, 2..4));
+        let mut got = Vec::new();
+        got.extend(rx.try_pop());
+        got.extend(rx.try_pop());
+        let back = producer.join().unwrap();
+        got.extend(core::iter::from_fn(|| rx.try_pop()));
+        assert_each_once(&got, &back, 4);
+    });
+}
+
+/// `try_push` on an `Overwrite` ring whose producer's cached head says
+/// full while the consumer holds a claim: it counts the room past the claim
+/// and never writes into a held slot.
+#[test]
+fn loom_spsc_try_push_past_a_claim() {
+    explores::model(|| {
+        let (mut tx, mut rx) = ring::<Overwrite, 2>(0).split();
+        tx.try_push(0).unwrap();
+        tx.try_push(1).unwrap();
+        assert_eq!(rx.try_pop(), Some(0));
+        let producer = thread::spawn(move || {
+            // Slot 0 is free whatever the consumer does with slot 1.
+            assert!(tx.try_push(2).is_ok());
+            tx.try_push(3).is_ok()
+        });
+        let chunk = rx.read_chunk_up_to(2);
+        let mut got: Vec<u32> = (0..chunk.len()).map(|i| chunk.read_at(i)).collect();
+        chunk.commit(got.len());
+        let pushed = producer.join().unwrap();
+        got.extend(core::iter::from_fn(|| rx.try_pop()));
+        let mut want = vec![1, 2];
+        if pushed {
+            want.push(3);
+        }
+        assert_eq!(got, want);
     });
 }
 

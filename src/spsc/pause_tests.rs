@@ -26,7 +26,7 @@ fn drain<const N: usize>(ring: &'static Ring<u32, N, Overwrite>) -> Vec<u32> {
 }
 
 #[test]
-fn producer_rejects_new_items_while_consumer_reads_the_oldest() {
+fn producer_stores_new_items_while_consumer_reads_the_oldest() {
     static RING: Ring<u32, 4, Overwrite> = Ring::new();
     let mut tx = RING.producer_for_test();
     for i in 0..4 {
@@ -37,19 +37,32 @@ fn producer_rejects_new_items_while_consumer_reads_the_oldest() {
         || RING.consumer_for_test().try_pop(),
         || {
             // The consumer holds item 0 mid-read; the ring is full. Every
-            // push returns at once, handing the new item back (never waiting).
+            // push returns at once (never waiting), stores the new item and
+            // evicts the oldest item the consumer does not hold.
             for i in 4..1004 {
-                assert_eq!(tx.push_overwrite(i), Overwritten::Rejected(i));
+                assert_eq!(tx.push_overwrite(i), Overwritten::Evicted(i - 3));
             }
-            assert_eq!(RING.stats().rejected, 1000);
+            assert_eq!(RING.stats().rejected, 0);
+            assert_eq!(RING.stats().overwritten, 1000);
+            // Three items, and the held slot's position a void.
+            assert_eq!(RING.len(), 3);
         },
     );
     assert_eq!(popped, Some(0));
-    // Consumer done: the slot is free again and eviction resumes.
-    assert_eq!(tx.push_overwrite(2000), Overwritten::Stored);
-    assert_eq!(tx.push_overwrite(2001), Overwritten::Evicted(1));
-    assert_eq!(drain(&RING), [2, 3, 2000, 2001]);
-    assert_eq!(RING.stats().overwritten, 1);
+    // Consumer done. The last lap left 1001, 1002, a void (the held slot's
+    // position), 1003: the void keeps its place in the order until the
+    // consumer or an eviction passes it, so eviction goes on oldest first.
+    assert_eq!(tx.push_overwrite(2000), Overwritten::Evicted(1001));
+    assert_eq!(tx.push_overwrite(2001), Overwritten::Evicted(1002));
+    assert_eq!(RING.len(), 3);
+    assert_eq!(drain(&RING), [1003, 2000, 2001]);
+    assert_eq!(RING.stats().overwritten, 1002);
+    assert_eq!(RING.stats().rejected, 0);
+    // The void passed, all four slots hold items again.
+    for i in 0..4 {
+        assert_eq!(tx.push_overwrite(3000 + i), Overwritten::Stored);
+    }
+    assert_eq!(tx.push_overwrite(3004), Overwritten::Evicted(3000));
 }
 
 #[test]
@@ -65,11 +78,12 @@ fn producer_fills_free_slots_while_consumer_is_stopped_mid_pop() {
             for i in 1..8 {
                 assert_eq!(tx.push_overwrite(i), Overwritten::Stored);
             }
-            assert_eq!(tx.push_overwrite(8), Overwritten::Rejected(8));
+            // Then the held slot is skipped and the oldest unread evicted.
+            assert_eq!(tx.push_overwrite(8), Overwritten::Evicted(1));
         },
     );
     assert_eq!(popped, Some(0));
-    assert_eq!(drain(&RING), [1, 2, 3, 4, 5, 6, 7]);
+    assert_eq!(drain(&RING), [2, 3, 4, 5, 6, 7, 8]);
 }
 
 #[test]

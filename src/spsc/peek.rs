@@ -6,7 +6,10 @@ use super::{Policy, ReadChunk};
 
 /// The oldest item of a ring, held in place (see
 /// [`Consumer::peek`](super::Consumer::peek)). Dereferences to the item;
-/// [`pop`](Self::pop) takes it; dropping the guard leaves it in the ring.
+/// [`pop`](Self::pop) takes it; dropping the guard leaves it in the ring
+/// (under [`Overwrite`](super::Overwrite), unless the producer evicted or
+/// skipped past it meanwhile: then it is dropped and counted as
+/// overwritten).
 ///
 /// `Send` where `T: Send`; `Sync` only where `T: Send + Sync` (it derefs to
 /// `&T`), both inherited from the [`ReadChunk`] inside.

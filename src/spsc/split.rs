@@ -73,11 +73,15 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     pub(super) fn handles(&self) -> (Producer<'_, T, N, P>, Consumer<'_, T, N, P>) {
         // Acquire: a ring split again after `split(&mut)` sees the items the
         // earlier handles left (the `&mut` already orders it; this is cheap).
-        let head = self.load_head(Ordering::Acquire) & !P::BUSY;
-        let tail = self.producer.tail.load(Ordering::Acquire);
+        let head = self.load_head(Ordering::Acquire) & !P::FLAGS;
+        // The consumer keeps the word's `VOIDS_SEEN` bit; the producer's
+        // position has none.
+        let word = self.producer.tail.load(Ordering::Acquire);
+        let tail = Self::tail_position(word);
         // The new consumer starts from this view of `tail` without looking
         // again: count what it sees as a look.
-        self.note_peak(tail.wrapping_sub(head) >> P::SHIFT);
+        let len = tail.wrapping_sub(head) >> P::SHIFT;
+        self.note_peak(len - self.voids_among(head, len));
         (
             Producer {
                 ring: self,
@@ -87,7 +91,7 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
             Consumer {
                 ring: self,
                 head,
-                tail,
+                tail: word,
             },
         )
     }
@@ -178,11 +182,12 @@ impl<T, const N: usize, P: Policy> Drop for Ring<T, N, P> {
             return;
         }
         // `&mut self`: no handle is alive (they borrow the ring), so plain
-        // reads are fine. A leaked read guard may have left BUSY set.
+        // reads are fine. A forgotten read guard may have left BUSY set:
+        // its items are past `head` and left undropped, as forgotten.
         let mut left = Leftovers {
             ring: self,
-            pos: self.load_head(Ordering::Relaxed) & !P::BUSY,
-            tail: self.producer.tail.load(Ordering::Relaxed),
+            pos: self.load_head(Ordering::Relaxed) & !P::FLAGS,
+            tail: Ring::<T, N, P>::tail_position(self.producer.tail.load(Ordering::Relaxed)),
         };
         // If an item's `Drop` panics, unwinding drops `left`, which drops
         // the items after it (a second panic then aborts, as in `Vec`).
@@ -203,6 +208,9 @@ impl<T, const N: usize, P: Policy> Leftovers<'_, T, N, P> {
             let pos = self.pos;
             // Advanced before the drop, so a panicking item is not dropped again.
             self.pos = pos.wrapping_add(Ring::<T, N, P>::STEP);
+            if self.ring.is_void(pos) {
+                continue;
+            }
             self.ring.slot(pos).with_mut(|p| {
                 // SAFETY: positions in [head, tail) of a ring being dropped
                 // hold initialised items that nobody else can reach; `pos`

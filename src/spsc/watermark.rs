@@ -132,6 +132,7 @@ impl sealed::Sealed for Marked {
         Marks::new(0)
     }
     const NO_RAISE: usize = 0;
+    super::policy::never_evicts!();
 
     // As `Reject`: only the consumer stores `head`.
     #[inline(always)]
@@ -145,8 +146,14 @@ impl sealed::Sealed for Marked {
     }
 
     #[inline(always)]
-    fn claim_cas(head: &LoadStoreUsize, current: usize, new: usize) -> Result<usize, usize> {
-        <Reject as sealed::Sealed>::claim_cas(head, current, new)
+    fn cas_head(
+        head: &LoadStoreUsize,
+        current: usize,
+        new: usize,
+        success: Ordering,
+        failure: Ordering,
+    ) -> Result<usize, usize> {
+        <Reject as sealed::Sealed>::cas_head(head, current, new, success, failure)
     }
 }
 
@@ -179,6 +186,13 @@ impl sealed::RaiseAt for usize {
 /// nothing (zero-sized).
 #[derive(Debug)]
 pub struct NoMarks;
+
+impl<W> sealed::Maybe<W> for NoMarks {
+    #[inline(always)]
+    fn get(&self) -> Option<&W> {
+        None
+    }
+}
 
 impl sealed::MarkWords for NoMarks {
     #[inline(always)]
@@ -706,10 +720,11 @@ mod tests {
         #[cfg(sluicegate_cas)]
         {
             use super::super::Overwrite;
-            assert_eq!(size_of::<ConsumerSide<Overwrite>>(), word);
+            // The claim word and the dropped count; the void count.
+            assert_eq!(size_of::<ConsumerSide<Overwrite>>(), 3 * word);
             assert_eq!(
                 size_of::<ProducerSide<Overwrite>>(),
-                size_of::<ProducerSide<Reject>>()
+                size_of::<ProducerSide<Reject>>() + word
             );
         }
     }

@@ -5,10 +5,13 @@
 //! - SPSC: the interrupt `push_overwrite`s sequence-numbered samples into a
 //!   `static` ring split with `try_split` (no `unsafe`, no mutable `static`); the
 //!   main loop pops with slow, jittered work between pops, so the ring is often
-//!   full and the interrupt lands inside pops. Check: received + overwritten +
-//!   rejected == produced, every sequence number exactly once (count and sum),
-//!   in order, payloads intact, and the interrupt really did hit a pop in
-//!   progress (rejected > 0: `Overwritten::Rejected`).
+//!   full and the interrupt lands inside pops, and now and then holds a read
+//!   chunk of up to 4 samples across many interrupts (the radio pattern: DMA
+//!   a chunk straight from the ring). Check: received + overwritten ==
+//!   produced, every sequence number exactly once (count and sum), in order,
+//!   payloads intact, the held chunks unchanged, and not one push handed its
+//!   sample back although the interrupt pushed while chunks were held
+//!   (rejected == 0, pushes during holds > 0: the newest is kept).
 //! - MPMC: the interrupt and the main loop both push (alternating `try_push`
 //!   and `push_overwrite`) and both pop one small `static` ring. Every item is
 //!   accounted for exactly once, by count and by sum of sequence numbers per
@@ -85,6 +88,8 @@ const SPSC_SAMPLES: u32 = 60_000;
 static SAMPLES: Ring<Sample, SPSC_CAP, Overwrite> = Ring::new();
 /// Set by the interrupt after its last SPSC push.
 static SPSC_DONE: AtomicBool = AtomicBool::new(false);
+/// Set by the main loop while it holds a read chunk of the SPSC ring.
+static SPSC_HOLDING: AtomicBool = AtomicBool::new(false);
 
 /// The interrupt's side of the SPSC phase.
 struct SpscIsr {
@@ -95,6 +100,8 @@ struct SpscIsr {
     last_evicted: Option<u32>,
     rejected: u32,
     rejected_sum: u64,
+    /// Pushes made while the main loop held a read chunk.
+    held_pushes: u32,
     errors: u32,
 }
 
@@ -105,13 +112,16 @@ impl SpscIsr {
         }
         let seq = self.produced;
         self.produced += 1;
+        if SPSC_HOLDING.load(Ordering::Relaxed) {
+            self.held_pushes += 1;
+        }
         match self.tx.push_overwrite(Sample {
             seq,
             check: check_of(seq),
         }) {
             Overwritten::Stored => {}
             Overwritten::Rejected(back) => {
-                // The consumer was in the middle of popping the oldest item.
+                // Only if the main loop held every slot, which it never does.
                 debug_assert_eq!(back.seq, seq);
                 self.rejected += 1;
                 self.rejected_sum += seq as u64;
@@ -446,6 +456,7 @@ fn spsc_phase() -> (bool, Summary) {
             last_evicted: None,
             rejected: 0,
             rejected_sum: 0,
+            held_pushes: 0,
             errors: 0,
         })
     });
@@ -454,10 +465,43 @@ fn spsc_phase() -> (bool, Summary) {
     let (mut received, mut received_sum, mut errors) = (0u32, 0u64, 0u32);
     let mut last: Option<u32> = None;
     let mut empty_pops = 0u32;
+    let mut holds = 0u32;
     // Work between pops: mostly slower than the interrupt (the ring fills and
     // overwrites), sometimes faster (it drains and runs empty).
     loop {
         let done = SPSC_DONE.load(Ordering::Acquire);
+        if received % 64 == 63 {
+            // The radio pattern: hold a chunk in place across many
+            // interrupts, check it did not change, then commit it.
+            let chunk = rx.read_chunk_up_to(4);
+            if !chunk.is_empty() {
+                SPSC_HOLDING.store(true, Ordering::Relaxed);
+                let (a, b) = chunk.as_slices();
+                let before = a
+                    .iter()
+                    .chain(b)
+                    .fold(0u32, |h, s| h.rotate_left(5) ^ s.seq);
+                fw::spin(rng.range(2_000, 6_000));
+                let (a, b) = chunk.as_slices();
+                let mut after = 0u32;
+                for s in a.iter().chain(b) {
+                    after = after.rotate_left(5) ^ s.seq;
+                    if s.check != check_of(s.seq) || last.is_some_and(|l| s.seq <= l) {
+                        errors += 1;
+                    }
+                    last = Some(s.seq);
+                    received += 1;
+                    received_sum += s.seq as u64;
+                }
+                if after != before {
+                    errors += 1;
+                }
+                chunk.commit_all();
+                SPSC_HOLDING.store(false, Ordering::Relaxed);
+                holds += 1;
+                continue;
+            }
+        }
         match rx.try_pop() {
             Some(s) => {
                 if s.check != check_of(s.seq) || last.is_some_and(|l| s.seq <= l) {
@@ -491,15 +535,19 @@ fn spsc_phase() -> (bool, Summary) {
         && stats.overwritten as u32 == isr.evicted
         && stats.rejected as u32 == isr.rejected
         && received_sum + isr.evicted_sum + isr.rejected_sum == produced * (produced - 1) / 2
-        && isr.rejected > 0
+        && isr.rejected == 0
+        && holds > 0
+        && isr.held_pushes > 0
         && isr.evicted > 0
         && empty_pops > 0;
     hprintln!(
-        "spsc: produced={} received={} overwritten={} rejected={} (interrupt hit a pop in progress) empty_pops={} order+payload errors={} -> {}",
+        "spsc: produced={} received={} overwritten={} rejected={} held chunks={} pushes while held={} empty_pops={} order+payload errors={} -> {}",
         isr.produced,
         received,
         isr.evicted,
         isr.rejected,
+        holds,
+        isr.held_pushes,
         empty_pops,
         errors + isr.errors,
         if ok { "ok" } else { "MISMATCH" }
@@ -513,6 +561,7 @@ fn spsc_phase() -> (bool, Summary) {
             received,
             overwritten: isr.evicted,
             rejected: isr.rejected,
+            held_pushes: isr.held_pushes,
         },
     )
 }
@@ -523,6 +572,7 @@ struct Summary {
     received: u32,
     overwritten: u32,
     rejected: u32,
+    held_pushes: u32,
 }
 
 #[entry]
@@ -569,7 +619,7 @@ fn main() -> ! {
         ok &= bytes > 0;
     }
     hprintln!(
-        "{} ({}, {}): {} spsc[produced={} received={} overwritten={} rejected-mid-pop={}] mpmc[pushed={} evicted={} rejected={}] mpmc::cs[pushed={} evicted={} rejected={}] mpmc::SmallRing[pushed={} evicted={} rejected={}] FreeBits[pushed={} evicted={} rejected={}] BurstRing[produced={} full={} busy={}] limit[admitted={} shed={} success/drop/ignore={}/{}/{} up={} down={} range={}..={}]",
+        "{} ({}, {}): {} spsc[produced={} received={} overwritten={} rejected={} pushes-while-held={}] mpmc[pushed={} evicted={} rejected={}] mpmc::cs[pushed={} evicted={} rejected={}] mpmc::SmallRing[pushed={} evicted={} rejected={}] FreeBits[pushed={} evicted={} rejected={}] BurstRing[produced={} full={} busy={}] limit[admitted={} shed={} success/drop/ignore={}/{}/{} up={} down={} range={}..={}]",
         fw::BOARD,
         fw::CORE,
         fw::CAS,
@@ -578,6 +628,7 @@ fn main() -> ! {
         spsc.received,
         spsc.overwritten,
         spsc.rejected,
+        spsc.held_pushes,
         mpmc_main.produced + mpmc_isr.produced,
         mpmc_main.evicted + mpmc_isr.evicted,
         mpmc_main.rejected + mpmc_isr.rejected,
