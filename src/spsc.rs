@@ -431,6 +431,13 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
 
     /// How many items the ring holds now (a snapshot, from any context).
     ///
+    /// Under [`Overwrite`], voids (positions the producer skipped while the
+    /// consumer held their slots, see the module docs) are not items, but
+    /// each takes a slot's room until the consumer or an eviction passes
+    /// it: while there are some, `try_push`, the batches and the write
+    /// chunks may find less room than [`free_slots`](Self::free_slots)
+    /// says (`push_overwrite` always stores).
+    ///
     /// This example covers the four snapshot observers, `len`,
     /// [`is_empty`](Self::is_empty), [`is_full`](Self::is_full) and
     /// [`free_slots`](Self::free_slots):

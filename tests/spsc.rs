@@ -152,6 +152,28 @@ fn overwrite_peek_holds_the_oldest_and_the_newest_is_still_stored() {
     assert_eq!(tx.stats().rejected, 0);
 }
 
+/// A void in the middle of the ring is no item, but it takes room until it
+/// is passed: `free_slots` counts items, `try_push` room.
+#[test]
+fn overwrite_void_takes_room_until_passed() {
+    let mut ring: Ring<u32, 4, Overwrite> = Ring::new();
+    let (mut tx, mut rx) = ring.split();
+    for i in 0..4 {
+        assert!(tx.push_overwrite(i).is_stored());
+    }
+    let held = rx.peek().unwrap();
+    // Slot 0 is held: its next position becomes a void, 1 is evicted.
+    assert_eq!(tx.push_overwrite(4), Overwritten::Evicted(1));
+    assert_eq!(held.pop(), 0);
+    // 2, 3, a void, 4.
+    assert_eq!((rx.len(), tx.free_slots()), (3, 1));
+    assert_eq!(tx.try_push(9).unwrap_err().into_inner(), 9);
+    assert_eq!(rx.try_pop(), Some(2));
+    tx.try_push(9).unwrap();
+    let rest: Vec<u32> = rx.drain().collect();
+    assert_eq!(rest, [3, 4, 9]);
+}
+
 /// A consumer holding every slot is the one case left where the new item
 /// comes back.
 #[test]
