@@ -136,22 +136,38 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         }
     }
 
+    /// The consumer's claim as `(first slot, count)`, `(0, 0)` where the
+    /// policy has none. Acquire, with the consumer's Release store: a word
+    /// newer than the claim the caller saw `BUSY` for was stored after that
+    /// claim ended, so that claim's reads happen before the caller's writes
+    /// (`src/spsc/overwrite.rs`, "Orderings").
+    #[inline(always)]
+    pub(super) fn claim_run(&self) -> (usize, usize) {
+        let cl = self
+            .head
+            .claim
+            .get()
+            .map_or(0, |w| w.claim.load(Ordering::Acquire));
+        (cl >> CLAIM_SHIFT, cl & CLAIM_COUNT)
+    }
+
+    /// Whether slot `s` lies in the run of `k` slots from slot `first`.
+    #[cfg(sluicegate_cas)]
+    #[inline(always)]
+    pub(super) fn in_run(s: usize, first: usize, k: usize) -> bool {
+        s.wrapping_sub(first) & (N - 1) < k
+    }
+
     /// The free slots from stored position `tail` while the consumer holds
     /// a claim and `head` reads `word` (`BUSY` set): room up to the slot
     /// `N` positions after `word`'s head, and not into a held slot.
     pub(super) fn free_past_claim(&self, tail: usize, word: usize) -> usize {
         let h = word & !P::FLAGS;
         let room = N - (tail.wrapping_sub(h) >> P::SHIFT).min(N);
-        let Some(c) = self.head.claim.get() else {
-            return room;
-        };
         // After the Acquire load of `head` that showed `BUSY`, this is that
-        // claim's word or a later one; a later one holds only slots of
-        // `[h, tail)`, which `room` already leaves out, and (Acquire, with
-        // the consumer's Release store) its store comes after the end of
-        // that claim, whose reads then happen before our writes.
-        let cl = c.claim.load(Ordering::Acquire);
-        let (first, k) = (cl >> CLAIM_SHIFT, cl & CLAIM_COUNT);
+        // claim's run or a later one's; a later one holds only slots of
+        // `[h, tail)`, which `room` already leaves out.
+        let (first, k) = self.claim_run();
         let to_first = first.wrapping_sub(Self::index(tail)) & (N - 1);
         if to_first + k > N && k != 0 {
             // Slot(tail) is inside the held run.
@@ -294,8 +310,10 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         if front == 0 {
             return Some(1 + self.reals_after(h, want - 1));
         }
-        // Pass them: nothing to read. Release on success: as an eviction,
-        // it frees slots. Acquire on failure: as the claim's.
+        // Pass them: nothing to read and no slot freed (the claim that held
+        // their slots ended with its own Release), so Relaxed would do;
+        // Release costs nothing on this cold path. Acquire on failure: as
+        // the claim's.
         let past = h.wrapping_add(front << P::SHIFT);
         match P::cas_head(
             &self.head.pos,
@@ -391,7 +409,9 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         let h = *head & !P::FLAGS;
         // Give back the rest: only if `head` is still where the claim put
         // it (no eviction past it, no void in its slots). Release on
-        // success: our reads of the freed slots come first.
+        // success: our reads of the freed slots come first. Relaxed on
+        // failure: it only says the producer went past; the items we then
+        // drop are ours (claimed), written before the tail we acquired.
         let held = h.wrapping_add(k << P::SHIFT) | P::BUSY;
         let back = h.wrapping_add(n << P::SHIFT);
         if P::cas_head(

@@ -102,8 +102,6 @@
 
 use core::mem::MaybeUninit;
 
-use super::claim::{CLAIM_COUNT, CLAIM_SHIFT};
-use super::policy::sealed::Maybe as _;
 use super::policy::{unmarked, ClaimWords};
 use super::sealed::{self, Sealed as _};
 use super::watermark::NoMarks;
@@ -313,19 +311,13 @@ impl<T, const N: usize> Producer<'_, T, N, Overwrite> {
                 )
             };
             if flags != 0 {
-                // Acquire, after the Acquire above: see "Orderings".
-                let cl = ring
-                    .head
-                    .claim
-                    .get()
-                    .map_or(0, |w| w.claim.load(Ordering::Acquire));
-                let (first, k) = (cl >> CLAIM_SHIFT, cl & CLAIM_COUNT);
+                // After the Acquire above: see "Orderings".
+                let (first, k) = ring.claim_run();
                 if k >= N {
                     // The consumer holds every slot: nothing can go.
                     break;
                 }
-                let s = Ring::<T, N, Overwrite>::index(t);
-                if s.wrapping_sub(first) & (N - 1) < k {
+                if Ring::<T, N, Overwrite>::in_run(Ring::<T, N, Overwrite>::index(t), first, k) {
                     // Slot(t) is held.
                     if t.wrapping_sub(h) >= full {
                         // Its previous position is at the front, a void
@@ -349,8 +341,9 @@ impl<T, const N: usize> Producer<'_, T, N, Overwrite> {
                 if flags == 0 {
                     self.head = h;
                 }
-                // SAFETY: as just said, the slot is free and unread until
-                // publish.
+                // SAFETY: slot(t)'s previous position `t - N` is before `h`
+                // and not in the consumer's claim, so it was read, evicted or
+                // passed: the slot is free, and unread until publish.
                 unsafe { self.write_slot(t, item) };
                 ring.publish(&mut self.tail, 1);
                 return Overwritten::Stored;
