@@ -146,7 +146,11 @@
 //!
 //! On a ring with no free slot, `push_overwrite` evicts the item at the head
 //! of `aq` at the moment of the eviction: the oldest item not yet claimed by a
-//! pop, the same one `try_pop` would have returned then. The evicted item is
+//! pop, the same one `try_pop` would have returned then. A pop in progress
+//! does not stand in its way: the pop's item has left `aq`, so the eviction
+//! takes the next one and the new item is stored (the ring keeps the newest
+//! while consumers read; a test suspends a pop and a burst at each of their
+//! points and pushes `3N` items past them). The evicted item is
 //! handed back in [`Overwritten::Evicted`] and counted in
 //! [`RingStats::overwritten`]. Corner case: if neither a free slot nor an item
 //! to evict can be found (twice in a row) because every slot is held by

@@ -380,3 +380,79 @@ fn eviction_in_progress_across_a_close_is_waited_for() {
     assert_eq!(r.try_pop_or_closed(), Ok(SUSPENDED_ITEM));
     assert_eq!(r.try_pop_or_closed(), Err(TryPopError::Closed));
 }
+
+/// Keeps the newest: a full ring whose oldest item (or oldest `held`
+/// items, for a burst) a pop has taken and not yet given back.
+/// `push_overwrite` stores every new item and evicts the oldest item no
+/// pop holds, `3N` times in a row, never handing the new one back; the
+/// suspended pop then returns what it took, intact, and the ring holds the
+/// newest items.
+fn overwrite_past_a_pop<F: FreePool<N>>(point: Point, burst: bool) {
+    let ctx = || std::format!("{point:?}, burst {burst} ({})", core::any::type_name::<F>());
+    let r = Ring::<u32, N, F>::new();
+    for i in 0..N as u32 {
+        r.try_push(i).unwrap();
+    }
+    // The burst takes the two oldest items; a single pop the oldest.
+    let held: u32 = if burst { 2 } else { 1 };
+    let mut evicted = Vec::new();
+    let popped = stop_at(
+        point,
+        || {
+            let mut out = [0; 2];
+            let n = if burst {
+                r.pop_burst(&mut out)
+            } else {
+                r.try_pop().map_or(0, |v| {
+                    out[0] = v;
+                    1
+                })
+            };
+            out[..n].to_vec()
+        },
+        || {
+            for k in 0..3 * N as u32 {
+                match r.push_overwrite(100 + k) {
+                    crate::Overwritten::Evicted(old) => evicted.push(old),
+                    other => panic!("{}: push {k} answered {other:?}", ctx()),
+                }
+            }
+        },
+    );
+    assert_eq!(
+        popped,
+        (0..held).collect::<Vec<_>>(),
+        "{}: the held items",
+        ctx()
+    );
+    // Evicted oldest first: the items the pop did not hold, then the
+    // newest pushes in turn.
+    let all: Vec<u32> = (held..N as u32).chain(100..100 + 3 * N as u32).collect();
+    let kept = N - held as usize;
+    assert_eq!(evicted, all[..all.len() - kept], "{}: evictions", ctx());
+    let mut rest = Vec::new();
+    while let Some(v) = r.try_pop() {
+        rest.push(v);
+    }
+    assert_eq!(rest, all[all.len() - kept..], "{}: the newest kept", ctx());
+    assert_eq!(r.stats().overwritten, 3 * N, "{}", ctx());
+    assert_eq!(r.stats().rejected, 0, "{}", ctx());
+}
+
+#[test]
+fn overwrite_keeps_the_newest_while_a_pop_holds_the_oldest() {
+    for point in [
+        pause::MPMC_AQ_DEQ_TICKET,
+        pause::MPMC_POP_CLAIMED,
+        pause::MPMC_POP_READ,
+    ] {
+        overwrite_past_a_pop::<FreeIndices<N>>(point, false);
+        overwrite_past_a_pop::<FreeMask>(point, false);
+        overwrite_past_a_pop::<FreeBits<1>>(point, false);
+    }
+    for point in [pause::MPMC_BURST_TAKEN, pause::MPMC_BURST_READ] {
+        overwrite_past_a_pop::<FreeIndices<N>>(point, true);
+        overwrite_past_a_pop::<FreeMask>(point, true);
+        overwrite_past_a_pop::<FreeBits<1>>(point, true);
+    }
+}
