@@ -93,11 +93,9 @@ fn matches_the_model_at_128_slots() {
     each::<128, 4>();
 }
 
-/// On a closed ring of more than one slot, a pop still holding the last
-/// items (a read chunk) does not hold back "closed and drained" from the
-/// others: no item can come after it. On a ring of one slot it does (it
-/// looks like an eviction between its claims), and the others answer busy
-/// until it is released.
+/// On a closed ring, a pop still holding the last items (a read chunk)
+/// does not hold back "closed and drained" from the others: no item can
+/// come after it.
 #[test]
 fn a_pop_in_progress_does_not_hide_the_drained_end() {
     let ring: BurstRing<u32, 2, 1> = BurstRing::new();
@@ -108,11 +106,13 @@ fn a_pop_in_progress_does_not_hide_the_drained_end() {
     drop(chunk);
     assert_eq!(ring.try_pop(), Err(PopError::Closed));
 
+    // One slot too: an eviction claims its position in `prod` before it
+    // takes the oldest, so none hides behind `cons == prod`.
     let ring: BurstRing<u32, 1, 1> = BurstRing::new();
     ring.try_push(1).unwrap();
     ring.close();
     let chunk = ring.read_chunk(1).unwrap();
-    assert_eq!(ring.try_pop(), Err(PopError::Busy));
+    assert_eq!(ring.try_pop(), Err(PopError::Closed));
     drop(chunk);
     assert_eq!(ring.try_pop(), Err(PopError::Closed));
 }
@@ -138,4 +138,75 @@ fn oversized_bulks_on_a_closed_ring_say_closed() {
     assert_eq!(ring.pop_bulk(&mut out), Err(Stop::Empty), "one item left");
     assert_eq!(ring.try_pop(), Ok(1));
     assert_eq!(ring.pop_bulk(&mut out), Err(Stop::Closed));
+}
+
+/// Keeps the newest past a held read chunk: on a full ring of 8 whose
+/// oldest `held` items a chunk holds, `3 * 8` pushes with `push_overwrite`
+/// each store their item and evict the oldest item the chunk does not hold
+/// (the chunk's slots become voids as the pushes lap them); the chunk still
+/// reads its items intact, and after it is released the ring holds the
+/// newest items, in order. From 0 and from just before the counters wrap.
+#[test]
+fn overwrite_keeps_the_newest_past_a_held_chunk() {
+    const N: usize = 8;
+    for start in [0, NEAR_WRAP] {
+        for held in 1..N {
+            let ctx = format!("start {start}, {held} held");
+            let ring: BurstRing<u32, N, 1> = BurstRing::with_start(start);
+            ring.push_burst(&(0..N as u32).collect::<Vec<_>>());
+            let chunk = ring.read_chunk(held).unwrap();
+            assert_eq!(chunk.len(), held, "{ctx}");
+            let mut evicted = Vec::new();
+            for k in 0..3 * N as u32 {
+                match ring.push_overwrite(100 + k) {
+                    Ok(Some(old)) => evicted.push(old),
+                    other => panic!("{ctx}: push {k} answered {other:?}"),
+                }
+            }
+            let (a, b) = chunk.as_slices();
+            let seen: Vec<u32> = a.iter().chain(b).copied().collect();
+            assert_eq!(
+                seen,
+                (0..held as u32).collect::<Vec<_>>(),
+                "{ctx}: the held items"
+            );
+            // Evicted oldest first: the items the chunk did not hold, then
+            // the newest pushes in turn; the ring keeps `N - held` of them
+            // beside the chunk's slots.
+            let all: Vec<u32> = (held as u32..N as u32)
+                .chain(100..100 + 3 * N as u32)
+                .collect();
+            let kept = N - held;
+            assert_eq!(evicted, all[..all.len() - kept], "{ctx}: evictions");
+            chunk.release();
+            let mut rest = Vec::new();
+            while let Ok(v) = ring.try_pop() {
+                rest.push(v);
+            }
+            assert_eq!(rest, all[all.len() - kept..], "{ctx}: the newest kept");
+            let s = ring.stats();
+            assert_eq!((s.overwritten, s.busy, s.rejected), (3 * N, 0, 0), "{ctx}");
+            // Whole again: every slot takes an item, no more.
+            assert!(ring.is_empty(), "{ctx}");
+            assert_eq!(ring.push_burst(&[7; N + 1]).count, N, "{ctx}");
+        }
+    }
+}
+
+/// With every slot held (a chunk of all `N` items), `push_overwrite` has
+/// nowhere to go: it answers busy after voiding a lap, and the chunk's
+/// items are intact.
+#[test]
+fn overwrite_with_every_slot_held_answers_busy() {
+    let ring: BurstRing<u32, 4, 1> = BurstRing::new();
+    ring.push_burst(&[0, 1, 2, 3]);
+    let chunk = ring.read_chunk(4).unwrap();
+    assert_eq!(ring.push_overwrite(9), Err(PushError::Busy(9)));
+    assert_eq!(ring.stats().busy, 1);
+    assert_eq!(chunk.as_slices(), (&[0, 1, 2, 3][..], &[][..]));
+    chunk.release();
+    // The voids the refused push left are passed; the ring is whole.
+    assert_eq!(ring.try_pop(), Err(PopError::Empty));
+    assert_eq!(ring.push_burst(&[5; 5]).count, 4);
+    assert_eq!(ring.pop_burst(&mut [0; 8]).count, 4);
 }

@@ -236,3 +236,72 @@ fn exact_accounting_at_4_slots() {
 fn exact_accounting_at_1_slot() {
     stress::<1, 1>(if cfg!(miri) { 40 } else { 50_000 });
 }
+
+/// One producer pushing only with `push_overwrite` on a full ring against
+/// `consumers` threads that pop, burst, bulk and hold read chunks across
+/// switches: the producer never waits for them (a held slot becomes a
+/// void), its evictions come oldest first, each consumer gets the items in
+/// push order, and every item is popped or evicted exactly once. A busy
+/// answer (a pass of voids at the front in progress) hands the item back;
+/// the producer offers it again.
+fn keep_newest<const N: usize, const W: usize>(per: u64, consumers: usize) {
+    let ring: BurstRing<u64, N, W> = BurstRing::new();
+    let done = AtomicBool::new(false);
+    let (made, eaten) = std::thread::scope(|s| {
+        let eaters: Vec<_> = (0..consumers)
+            .map(|c| {
+                let (ring, done) = (&ring, &done);
+                s.spawn(move || consume(ring, 91 + c as u64, done))
+            })
+            .collect();
+        let mut made = Made::default();
+        let mut seq = 0;
+        while seq < per {
+            match ring.push_overwrite(seq) {
+                Ok(old) => {
+                    if let (Some(old), Some(&before)) = (old, made.evicted.last()) {
+                        assert!(old > before, "evicted {old} after {before}");
+                    }
+                    made.stored.push(seq);
+                    made.evicted.extend(old);
+                    seq += 1;
+                }
+                Err(PushError::Busy(v)) => {
+                    assert_eq!(v, seq);
+                    made.busy += 1;
+                }
+                Err(e) => unreachable!("{e:?}"),
+            }
+        }
+        done.store(true, Ordering::Release);
+        let eaten: Vec<(Vec<u64>, usize)> = eaters.into_iter().map(|h| h.join().unwrap()).collect();
+        (made, eaten)
+    });
+    assert!(ring.is_empty());
+    for (got, _) in &eaten {
+        assert!(
+            got.windows(2).all(|w| w[0] < w[1]),
+            "a consumer's items out of order"
+        );
+    }
+    let mut out: Vec<u64> = eaten.iter().flat_map(|(g, _)| g.iter().copied()).collect();
+    out.extend(&made.evicted);
+    out.sort_unstable();
+    assert_eq!(out, made.stored, "every item popped or evicted once");
+    let stats = ring.stats();
+    assert_eq!(stats.overwritten, made.evicted.len());
+    assert_eq!(stats.rejected, 0);
+    // Every slot usable again.
+    let again: Vec<u64> = (0..N as u64).collect();
+    assert_eq!(ring.push_burst(&again).count, N);
+}
+
+#[test]
+fn keep_newest_against_one_consumer() {
+    keep_newest::<64, 2>(if cfg!(miri) { 200 } else { 400_000 }, 1);
+}
+
+#[test]
+fn keep_newest_against_three_consumers_on_4_slots() {
+    keep_newest::<4, 1>(if cfg!(miri) { 120 } else { 200_000 }, 3);
+}

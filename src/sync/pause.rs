@@ -93,15 +93,31 @@ pub(crate) const BURST_POP_CHECKED: Point = Point("burst.pop.checked");
 pub(crate) const BURST_POP_CLAIMED: Point = Point("burst.pop.claimed");
 /// `BurstRing` pop: items copied out, before flipping their consumed bits.
 pub(crate) const BURST_POP_READ: Point = Point("burst.pop.read");
-/// `BurstRing::push_overwrite` on a full ring: the oldest position seen
-/// published, before the CAS that claims it from the consumers.
+/// `BurstRing::push_overwrite` on a full ring, or past a held slot: what it
+/// will do decided, before the CAS of `prod` that claims the new position
+/// with the evicting flag.
 pub(crate) const BURST_EVICT_CHECKED: Point = Point("burst.evict.checked");
-/// `BurstRing::push_overwrite`: the oldest position claimed, before the
-/// swap of the items and the claim of the producers' position.
+/// `BurstRing::push_overwrite`: the new position claimed under the flag,
+/// before the CAS of `cons` that claims the oldest position.
+pub(crate) const BURST_EVICT_HELD: Point = Point("burst.evict.held");
+/// `BurstRing::push_overwrite`: both positions claimed, before the swap of
+/// the items.
 pub(crate) const BURST_EVICT_CLAIMED: Point = Point("burst.evict.claimed");
-/// `BurstRing::push_overwrite`: the new item written and the producers'
-/// position taken, before flipping the two bits.
+/// `BurstRing::push_overwrite`: the new item written, before flipping the
+/// two bits.
 pub(crate) const BURST_EVICT_WRITTEN: Point = Point("burst.evict.written");
+/// `BurstRing::push_overwrite`: a position whose slot a pop holds marked
+/// void under the flag, before the claim of the next position.
+pub(crate) const BURST_VOID_MARKED: Point = Point("burst.void.marked");
+/// `BurstRing`: a run of voids at the front counted, before the CAS of
+/// `cons` that passes it.
+pub(crate) const BURST_VOID_CHECKED: Point = Point("burst.void.checked");
+/// `BurstRing`: a run of voids claimed in `cons` with the pass flag,
+/// before their flips.
+pub(crate) const BURST_VOID_CLAIMED: Point = Point("burst.void.claimed");
+/// `BurstRing`: a run of voids flipped and `cons` moved past it (the pass
+/// flag kept), before the clearing of their marks.
+pub(crate) const BURST_VOID_PASSED: Point = Point("burst.void.passed");
 /// An MPMC ring with watermarks (`BurstRing`, `Ring`): a level change's
 /// reading of the count taken, before its CAS.
 pub(crate) const MPMC_MARKS_READ: Point = Point("mpmc.marks.read");

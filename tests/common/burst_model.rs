@@ -36,9 +36,19 @@ pub struct Model {
     pub pushing: BTreeSet<u64>,
     /// Positions claimed by a pop or eviction in progress (not consumed yet).
     pub popping: BTreeSet<u64>,
-    /// Positions a dropped write chunk left without an item, not passed yet.
+    /// Positions claimed without an item (left by a dropped write chunk,
+    /// or skipped by `push_overwrite` because a pop held the slot), not
+    /// passed yet.
     pub voids: BTreeSet<u64>,
-    /// An eviction has advanced `prod` and not yet cleared its flag.
+    /// Voids a pop has passed (claimed in `cons`) and not yet flipped: their
+    /// slots are held as a pop's are.
+    pub passing: BTreeSet<u64>,
+    /// Voids passed (flipped, `cons` past them) whose marks are not yet
+    /// cleared: their slots' next positions are not free yet, and the pass
+    /// still holds the front (pops answer busy).
+    pub clearing: BTreeSet<u64>,
+    /// A `push_overwrite` holds a position under its flag (claimed in
+    /// `prod`), and has not yet cleared the flag.
     pub evicting: bool,
     pub closed: bool,
     /// The most positions claimed by pushes and not by pops so far (a bound
@@ -61,6 +71,8 @@ impl Model {
             pushing: BTreeSet::new(),
             popping: BTreeSet::new(),
             voids: BTreeSet::new(),
+            passing: BTreeSet::new(),
+            clearing: BTreeSet::new(),
             evicting: false,
             closed: false,
             highest: 0,
@@ -71,9 +83,19 @@ impl Model {
         }
     }
 
-    /// Whether position `q` may be pushed: its previous lap consumed.
+    /// Whether position `q` may be pushed: its previous lap claimed by a
+    /// pop (or passed, if a void), and no pop still holding the slot (a
+    /// pop may hold it for several laps, the positions `push_overwrite`
+    /// made void meanwhile).
     pub fn free(&self, q: u64) -> bool {
-        q < self.n || (q - self.n < self.cons && !self.popping.contains(&(q - self.n)))
+        q < self.n
+            || (q - self.n < self.cons
+                && !self
+                    .popping
+                    .iter()
+                    .chain(&self.passing)
+                    .chain(&self.clearing)
+                    .any(|p| p % self.n == q % self.n))
     }
 
     /// Free positions from `prod`, at most `max` (and `n`).
@@ -86,21 +108,31 @@ impl Model {
             .count()
     }
 
+    /// `cons` as the ring's full test reads it: before the voids a pass is
+    /// passing.
+    pub fn front(&self) -> u64 {
+        self.cons - self.passing.len() as u64
+    }
+
     /// Why a push cannot claim position `q` (its run stopped there).
     pub fn push_stop(&self, q: u64) -> Why {
         if self.closed {
             Why::Closed
         } else if self.evicting {
             Why::Busy
-        } else if q - self.cons >= self.n {
+        } else if q - self.front() >= self.n {
             Why::Full
         } else {
             Why::Busy
         }
     }
 
-    /// Published positions from `cons`, at most `max` (and `n`).
+    /// Published positions from `cons`, at most `max` (and `n`); none while
+    /// a pass of voids holds the front.
     pub fn pop_run(&self, max: usize) -> usize {
+        if !self.passing.is_empty() || !self.clearing.is_empty() {
+            return 0;
+        }
         (0..max.min(self.n as usize))
             .take_while(|&k| self.items.contains_key(&(self.cons + k as u64)))
             .count()
@@ -110,26 +142,24 @@ impl Model {
     /// `bulk_short`: a bulk that found some items there, fewer than it
     /// asked for (it answers empty, even on a closed ring).
     pub fn pop_stop(&self, q: u64, bulk_short: bool) -> Why {
-        if q < self.prod {
+        if !self.passing.is_empty() || !self.clearing.is_empty() || q < self.prod {
             // A push holds `q`.
             return Why::Busy;
         }
         if bulk_short || !self.closed {
             return Why::Empty;
         }
-        // Closed and drained; on a ring of one slot only once the pop or
-        // eviction of `q - 1` is done (on larger rings no eviction can be
-        // in progress with `cons == prod`, and a pop in progress only takes).
-        if self.n > 1 || q < self.n || !self.popping.contains(&(q - self.n)) {
-            Why::Closed
-        } else {
-            Why::Busy
-        }
+        // Closed and drained (no eviction is in progress with `cons ==
+        // prod`, and a pop in progress only takes).
+        Why::Closed
     }
 
     /// A pop blocked at a void at the front passes the run of voids there
     /// (as a pop that consumed them) and tries again.
     pub fn skip_front_voids(&mut self) {
+        if !self.passing.is_empty() || !self.clearing.is_empty() {
+            return;
+        }
         while self.voids.remove(&self.cons) {
             self.cons += 1;
         }
@@ -160,7 +190,7 @@ impl Model {
         let got: Vec<u64> = (self.prod..self.prod + k as u64).collect();
         self.pushing.extend(&got);
         self.prod += k as u64;
-        self.highest = self.highest.max(self.prod - self.cons);
+        self.highest = self.highest.max(self.prod - self.front());
         got
     }
 
@@ -254,31 +284,97 @@ impl Model {
     }
 
     /// `push_overwrite`: `Ok(None)` stored, `Ok(Some(old))` evicted, or the
-    /// reason the new item came back.
+    /// reason the new item came back. Where a pop holds the slot of the
+    /// next position, that position becomes a void and the next one is
+    /// tried (at most `n` voids per call).
     pub fn push_overwrite(&mut self, item: u32) -> Result<Option<u32>, Why> {
         if self.closed {
             return Err(Why::Closed);
         }
-        if self.push_run(1) == 1 {
-            let at = self.claim_push(1);
-            self.publish(&at, &[item]);
-            return Ok(None);
+        if self.evicting {
+            return Err(self.count(Why::Busy, 1));
         }
-        match self.push_stop(self.prod) {
-            Why::Full if self.voids.contains(&self.cons) => {
-                self.skip_front_voids();
-                self.push_overwrite(item)
-            }
-            Why::Full if self.items.contains_key(&self.cons) => {
-                let (old_at, old) = self.claim_pop(1);
-                self.consume(&old_at);
+        loop {
+            let q = self.prod;
+            if self.free(q) {
                 let at = self.claim_push(1);
                 self.publish(&at, &[item]);
-                self.overwritten += 1;
-                Ok(Some(old[0]))
+                return Ok(None);
             }
-            _ => Err(self.count(Why::Busy, 1)),
+            // `q - n` is the oldest position (the ring is full), or a pop
+            // holds its slot. The busy answers come before the claim.
+            let old = q - self.n;
+            if self.passing.contains(&old) || self.clearing.contains(&old) {
+                return Err(self.count(Why::Busy, 1));
+            }
+            if self.voids.contains(&old) {
+                self.skip_front_voids();
+                continue;
+            }
+            if old == self.cons && !self.items.contains_key(&old) {
+                // A push still holds the oldest position.
+                return Err(self.count(Why::Busy, 1));
+            }
+            let at = self.hold();
+            return self.overwrite_holding(at, item, 0);
         }
+    }
+
+    /// `push_overwrite` claims the next position under its flag.
+    pub fn hold(&mut self) -> u64 {
+        self.evicting = true;
+        self.claim_push(1)[0]
+    }
+
+    /// `push_overwrite` holding position `at` under its flag: stores there,
+    /// evicts the oldest, or makes `at` a void and holds the next position;
+    /// gives `at` back and answers busy where it can do none of them.
+    /// `voids`: how many it made before.
+    pub fn overwrite_holding(
+        &mut self,
+        mut at: u64,
+        item: u32,
+        mut voids: u64,
+    ) -> Result<Option<u32>, Why> {
+        loop {
+            let old = at - self.n;
+            if self.passing.contains(&old) || self.clearing.contains(&old) {
+                break;
+            }
+            if self.voids.contains(&old) {
+                assert_eq!(old, self.cons, "a void behind the front");
+                self.skip_front_voids();
+                continue;
+            }
+            if self.free(at) {
+                self.publish(&[at], &[item]);
+                self.evicting = false;
+                return Ok(None);
+            }
+            if old == self.cons {
+                if !self.items.contains_key(&old) {
+                    break;
+                }
+                let (old_at, old_item) = self.claim_pop(1);
+                self.consume(&old_at);
+                self.publish(&[at], &[item]);
+                self.evicting = false;
+                self.overwritten += 1;
+                return Ok(Some(old_item[0]));
+            }
+            if voids == self.n {
+                break;
+            }
+            voids += 1;
+            assert!(self.pushing.remove(&at));
+            self.voids.insert(at);
+            at = self.claim_push(1)[0];
+        }
+        assert!(self.pushing.remove(&at));
+        assert_eq!(at, self.prod - 1);
+        self.prod -= 1;
+        self.evicting = false;
+        Err(self.count(Why::Busy, 1))
     }
 }
 
@@ -365,14 +461,16 @@ impl<'r, const N: usize, const W: usize, M: Marks> Driver<'r, N, W, M> {
     /// Checks the ring's observers against the model.
     pub fn check(&self, ring: &BurstRing<u32, N, W, M>, ctx: &str) {
         let m = &self.m;
-        assert_eq!(ring.len() as u64, m.prod - m.cons, "{ctx}");
+        // (`N + 1` claimed while a `push_overwrite` holds its position
+        // before it takes the oldest; the ring's `len` says `N`.)
+        assert_eq!(ring.len() as u64, (m.prod - m.front()).min(m.n), "{ctx}");
         let s = ring.stats();
         assert_eq!(
             (s.rejected, s.overwritten, s.busy, s.expired),
             (m.rejected, m.overwritten, m.busy, m.expired),
             "{ctx}"
         );
-        let len = m.prod - m.cons;
+        let len = (m.prod - m.front()).min(m.n);
         if s.rejected != 0 || s.overwritten != 0 {
             assert_eq!(s.peak, N, "{ctx}: a full ring was seen");
         } else {
@@ -422,6 +520,9 @@ impl<'r, const N: usize, const W: usize, M: Marks> Driver<'r, N, W, M> {
         k: usize,
         ctx: &str,
     ) {
+        if std::env::var("DBG").is_ok() {
+            std::eprintln!("{ctx}: kind {kind} k {k} model {:?}", self.m);
+        }
         let m = &mut self.m;
         let next = self.next;
         let items: Vec<u32> = (next..next + k as u32).collect();

@@ -239,7 +239,8 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     /// place: the returned chunk lends them out, and dropping it (or
     /// [`ReadChunk::release`]) frees their slots. Until then the chunk holds
     /// those positions as a pop in progress does (pushes that need their
-    /// slots answer busy; other pops go on with the items after them).
+    /// slots answer busy, `push_overwrite` makes those positions voids and
+    /// stores past them; other pops go on with the items after them).
     ///
     /// ```
     /// use sluicegate::mpmc::burst_ring::{BurstRing, Stop};
@@ -346,7 +347,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     #[inline(always)]
     fn empty_into(&self, c: usize, out: &mut [T]) {
         self.copy_out(c, out);
-        flip::<N, W>(&self.consumed, c, out.len());
+        flip::<N, W>(&self.room.consumed, c, out.len());
         self.wake_pushers(out.len());
     }
 
@@ -373,7 +374,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
         } else {
             self.copy_out(run.from, out);
         }
-        run.flip(&self.consumed);
+        run.flip(&self.room.consumed);
         self.wake_pushers(run.n);
     }
 
@@ -524,7 +525,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> ReadChunk<'_, T, N, W, M
 impl<T: Copy, const N: usize, const W: usize, M: Marks> Drop for ReadChunk<'_, T, N, W, M> {
     fn drop(&mut self) {
         pause_point(pause::BURST_POP_READ);
-        flip::<N, W>(&self.ring.consumed, self.from, self.len);
+        flip::<N, W>(&self.ring.room.consumed, self.from, self.len);
         self.ring.wake_pushers(self.len);
     }
 }

@@ -74,6 +74,34 @@ impl Bit {
         }
     }
 
+    /// Whether the bit is set in the void marks `map`: one acquire load.
+    #[inline(always)]
+    pub(super) fn marked<const W: usize>(self, map: &[AtomicU32; W]) -> bool {
+        self.set_in(self.marks(map))
+    }
+
+    /// The word of the void marks `map` that holds the bit: one acquire
+    /// load (for a caller that must load it before the parity bits and
+    /// tests it on one path only).
+    #[inline(always)]
+    pub(super) fn marks<const W: usize>(self, map: &[AtomicU32; W]) -> u32 {
+        // Acquire: a pass clears the mark after its flips (see `pass_voids`).
+        map[self.word].load(Ordering::Acquire)
+    }
+
+    /// Whether the bit is set in `word` (from [`marks`](Self::marks)).
+    #[inline(always)]
+    pub(super) fn set_in(self, word: u32) -> bool {
+        word & self.mask != 0
+    }
+
+    /// Sets the bit in the void marks `map`: one release `fetch_or`.
+    #[inline(always)]
+    pub(super) fn mark<const W: usize>(self, map: &[AtomicU32; W]) {
+        // Release: with the claim it marks (see `make_void`).
+        map[self.word].fetch_or(self.mask, Ordering::Release);
+    }
+
     /// Flips the bit in `map` ([`flip`] of one): one release `fetch_xor`.
     #[inline(always)]
     pub(super) fn flip<const W: usize>(self, map: &[AtomicU32; W]) {
@@ -141,6 +169,14 @@ impl Run {
         })
     }
 
+    /// Whether any of the run's positions has its mark set, given the
+    /// words of the void marks at the run's first word and the next one
+    /// ([`marks_at`], loaded before the run was counted).
+    #[inline(always)]
+    pub(super) fn marked(self, (first, second): (u32, u32)) -> bool {
+        (first & self.first) | (second & self.second) != 0
+    }
+
     /// Whether the run lies inside one bitmap word (so it does not wrap
     /// around the array either).
     #[inline(always)]
@@ -195,6 +231,51 @@ pub(super) fn run_on<const N: usize, const W: usize>(
     loop {
         let (got, room) = run_in_word::<N, W>(map, q, plus);
         let span = (max - n).min(room);
+        if got < span {
+            return n + got;
+        }
+        n += span;
+        if n == max {
+            return max;
+        }
+        q = q.wrapping_add(span);
+    }
+}
+
+/// The words of the void marks `map` that a [`Run`] from counter word
+/// `from` may touch (its first word and the next): two acquire loads.
+#[inline(always)]
+pub(super) fn marks_at<const N: usize, const W: usize>(
+    map: &[AtomicU32; W],
+    from: usize,
+) -> (u32, u32) {
+    let word = ((from >> SHIFT) & (N - 1)) / 32;
+    // Acquire: see `Bit::marked`.
+    (
+        map[word].load(Ordering::Acquire),
+        map[(word + 1) % W].load(Ordering::Acquire),
+    )
+}
+
+/// How many positions from counter word `from`, at most `max` (`>= 1`),
+/// have their bit clear in the void marks `map`: one acquire load per word
+/// the run touches.
+#[inline(always)]
+pub(super) fn unmarked_run<const N: usize, const W: usize>(
+    map: &[AtomicU32; W],
+    from: usize,
+    max: usize,
+) -> usize {
+    let mut q = from >> SHIFT;
+    let mut n = 0;
+    loop {
+        let s = q & (N - 1);
+        let bit = s % 32;
+        // Acquire: see `Bit::marked`.
+        let set = map[s / 32].load(Ordering::Acquire) >> bit;
+        let room = if N >= 32 { 32 - bit } else { N - s };
+        let span = (max - n).min(room);
+        let got = set.trailing_zeros() as usize;
         if got < span {
             return n + got;
         }

@@ -29,7 +29,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
         if h & FLAGS != 0 {
             return None;
         }
-        let n = run::<N, W>(&self.consumed, h, max, 0);
+        let n = self.free_run(h, max);
         if n < min {
             return None;
         }
@@ -49,7 +49,8 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
         // SeqCst: as in `try_claim_push`.
         let h = self.prod.load(Ordering::SeqCst);
         let bit = Bit::of::<N>(h >> SHIFT);
-        if h & FLAGS != 0 || !bit.is(&self.consumed, 0) {
+        // The mark before the parity bit (see `free_run`).
+        if h & FLAGS != 0 || bit.marked(&self.room.void) || !bit.is(&self.room.consumed, 0) {
             return None;
         }
         pause_point(pause::BURST_PUSH_CHECKED);
@@ -70,7 +71,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     /// The refused push's common case, with no loop and no bitmap.
     #[inline(always)]
     pub(super) fn is_full_at(&self, h: usize) -> bool {
-        h & FLAGS == 0 && gap(h, self.cons.load(Ordering::SeqCst)) >= N
+        h & FLAGS == 0 && gap(h, self.cons.load(Ordering::SeqCst) & !PASSING) >= N
     }
 
     /// Whether the ring was empty when `prod` is loaded here, for a pop
@@ -106,7 +107,12 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
         if h & FLAGS != 0 {
             return None;
         }
-        let run = Run::of::<N, W>(&self.consumed, h, max, 0)?;
+        // The marks before the parity bits (see `free_run`).
+        let marks = marks_at::<N, W>(&self.room.void, h);
+        let run = Run::of::<N, W>(&self.room.consumed, h, max, 0)?;
+        if run.marked(marks) {
+            return None;
+        }
         pause_point(pause::BURST_PUSH_CHECKED);
         let to = h.wrapping_add(run.n * ONE);
         self.prod
@@ -129,7 +135,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
             if h & FLAGS != 0 {
                 return Err(flagged(h));
             }
-            let n = run::<N, W>(&self.consumed, h, max, 0);
+            let n = self.free_run(h, max);
             if n < min {
                 match self.push_blocked(h, h.wrapping_add(n * ONE)) {
                     Blocked::Retry(now) => {
@@ -169,8 +175,9 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     #[inline(always)]
     pub(super) fn try_claim_pop(&self, min: usize, max: usize) -> Option<(usize, usize)> {
         let max = max.min(N);
-        // SeqCst: as in `try_claim_push`.
-        let c = self.cons.load(Ordering::SeqCst);
+        // SeqCst: as in `try_claim_push`. Without the pass flag: while a
+        // pass holds the front, the CAS from this word fails.
+        let c = self.cons.load(Ordering::SeqCst) & !PASSING;
         let n = run::<N, W>(&self.published, c, max, 1);
         if n < min {
             return None;
@@ -190,7 +197,8 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
         // SeqCst: as in `try_claim_push`.
         let c = self.cons.load(Ordering::SeqCst);
         let bit = Bit::of::<N>(c >> SHIFT);
-        if !bit.is(&self.published, 1) {
+        // Not while a pass of voids holds the front.
+        if c & PASSING != 0 || !bit.is(&self.published, 1) {
             return None;
         }
         pause_point(pause::BURST_POP_CHECKED);
@@ -207,8 +215,9 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     /// two bitmap words (`None` also when it may not).
     #[inline(always)]
     pub(super) fn try_claim_pop_run(&self, max: usize) -> Option<Run> {
-        // SeqCst: as in `try_claim_push`.
-        let c = self.cons.load(Ordering::SeqCst);
+        // SeqCst: as in `try_claim_push`; without the pass flag, as in
+        // `try_claim_pop`.
+        let c = self.cons.load(Ordering::SeqCst) & !PASSING;
         let run = Run::of::<N, W>(&self.published, c, max, 1)?;
         pause_point(pause::BURST_POP_CHECKED);
         self.cons
@@ -233,6 +242,10 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
             return Err(Stop::Empty);
         }
         loop {
+            if c & PASSING != 0 {
+                // A pass of voids holds the front.
+                return Err(Stop::Busy);
+            }
             let n = run::<N, W>(&self.published, c, max, 1);
             if n < min {
                 match self.pop_blocked(c, c.wrapping_add(n * ONE)) {
@@ -265,7 +278,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     #[cold]
     #[inline(never)]
     pub(super) fn push_blocked(&self, h: usize, q: usize) -> Blocked {
-        let c = self.cons.load(Ordering::SeqCst);
+        let c = self.cons.load(Ordering::SeqCst) & !PASSING;
         let now = self.prod.load(Ordering::SeqCst);
         if now != h {
             return Blocked::Retry(now);
@@ -273,8 +286,10 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
         if gap(q, c) >= N {
             return Blocked::Stop(Stop::Full);
         }
-        // A pop claimed `q - N`; if it has flipped it meanwhile, look again.
-        if run::<N, W>(&self.consumed, q, 1, 0) == 1 {
+        // A pop claimed `q - N`. If it was a void, a pass is in progress
+        // (busy: it clears the mark last); if a pop or an eviction has
+        // flipped it meanwhile, look again.
+        if self.free_run(q, 1) == 1 {
             return Blocked::Retry(h);
         }
         Blocked::Stop(Stop::Busy)
@@ -291,59 +306,105 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
             return Blocked::Retry(now);
         }
         if gap(p & !FLAGS, q) == 0 {
-            // No push claimed `q`.
-            if p & CLOSED == 0 || q != c {
-                return Blocked::Stop(Stop::Empty);
-            }
-            // Closed and drained, unless an eviction has taken `q - N` and
-            // is yet to publish its item at `q`. That leaves `cons` at
-            // `q - N + 1`, so it can only be so for `N == 1`, where it looks
-            // like a pop of `q - N` that has not finished (busy either way).
-            return Blocked::Stop(if N > 1 || run::<N, W>(&self.consumed, q, 1, 0) == 1 {
+            // No push claimed `q`: empty, or closed and drained (an
+            // eviction claims its position in `prod` before it takes the
+            // oldest, so none can be in progress with `cons == prod`).
+            return Blocked::Stop(if p & CLOSED != 0 && q == c {
                 Stop::Closed
             } else {
-                Stop::Busy
+                Stop::Empty
             });
         }
         if run::<N, W>(&self.published, q, 1, 1) == 1 {
             return Blocked::Retry(c);
         }
-        // A void at the front is skipped, and the pop tries again.
-        if q == c && self.skip_voids(c) {
+        // A void at the front is passed, and the pop tries again.
+        if q == c && self.pass_voids(c) {
             return Blocked::Retry(self.cons.load(Ordering::SeqCst));
         }
         Blocked::Stop(Stop::Busy)
     }
 
-    /// If position `c` (a counter word that was `cons`) is a void, claims
-    /// the run of voids from it as a pop would and passes them (flipping
-    /// their published and consumed bits, so the laps stay even). Returns
-    /// whether `cons` moved (by us or by another context).
+    /// If position `c` (a counter word that was `cons`, without the flag)
+    /// is a void, passes the run of voids from it: claims the front with the
+    /// pass flag, flips their published and consumed bits (so the laps stay
+    /// even), moves `cons` past them (keeping the flag), clears their marks,
+    /// and clears the flag. Returns whether `cons` moved (by us or by
+    /// another context).
+    ///
+    /// The flag keeps the other pops out until the flips are done: a pop
+    /// that reached the slot's next lap while a void's published bit is
+    /// unflipped would read it two laps behind, and take an unpushed
+    /// position for a published one. Pushes stop at the mark, which is
+    /// cleared after the flips and the move of `cons`, so the slots' next
+    /// positions are not claimed before then: `prod` stays within `N` of
+    /// `cons`, and the full test stays exact. The flag stays until the marks
+    /// are clear, so no other pass reads a mark left from this one: a
+    /// `push_overwrite` may hold such a slot's next position (it claims
+    /// before it reads the mark) and must not be passed as a void.
+    ///
+    /// Only claimed positions are passed. A set mark on a claimed position
+    /// from `c` is that position's own: the mark of a void one lap earlier
+    /// is cleared before the slot's next position can be claimed, and a
+    /// later lap's would need `cons` past `c`, which fails the claim.
     #[cold]
     #[inline(never)]
-    pub(super) fn skip_voids(&self, c: usize) -> bool {
-        // Acquire: pairs with the dropped chunk's release (it is done with
-        // the slots). A set bit is this lap's: the next lap's push cannot
-        // claim the slot before the skip flips its consumed bit.
-        let v = void_run::<N, W>(&self.tally.void, c);
+    pub(super) fn pass_voids(&self, c: usize) -> bool {
+        // SeqCst: as the empty test (a position claimed before this load
+        // is one a push, an eviction or a chunk claimed).
+        let p = self.prod.load(Ordering::SeqCst) & !FLAGS;
+        // Acquire: pairs with the mark's release (the dropped chunk is done
+        // with the slots; the eviction made the void under its flag).
+        let v = void_run::<N, W>(&self.room.void, c).min(gap(p, c));
         if v == 0 {
             return false;
         }
-        let to = c.wrapping_add(v * ONE);
+        pause_point(pause::BURST_VOID_CHECKED);
+        // SeqCst: as a claim.
         if self
             .cons
-            .compare_exchange(c, to, Ordering::SeqCst, Ordering::SeqCst)
-            .is_ok()
+            .compare_exchange(c, c | PASSING, Ordering::SeqCst, Ordering::SeqCst)
+            .is_err()
         {
-            M::popped(&self.marks, self);
-            // Cleared before the consumed flip, which lets the next lap's
-            // push claim the slot (and perhaps void it again).
-            clear::<N, W>(&self.tally.void, c, v);
-            flip::<N, W>(&self.published, c, v);
-            flip::<N, W>(&self.consumed, c, v);
-            self.wake_pushers(v);
+            return true;
         }
+        pause_point(pause::BURST_VOID_CLAIMED);
+        flip::<N, W>(&self.published, c, v);
+        flip::<N, W>(&self.room.consumed, c, v);
+        let to = c.wrapping_add(v * ONE);
+        // SeqCst: as a claim. Nobody else writes `cons` while the flag is
+        // set (their CASes expect a word without it). The full test now
+        // counts the voids as passed; the flag stays until the marks are
+        // clear.
+        self.cons.store(to | PASSING, Ordering::SeqCst);
+        pause_point(pause::BURST_VOID_PASSED);
+        // After the move: until a mark is clear no push claims the slot's
+        // next position, so `prod` stays within `N` of `cons`. A push that
+        // reads it clear (acquire) reads the flips too.
+        clear::<N, W>(&self.room.void, c, v);
+        // Release: a pop or a pass that reads the word without the flag
+        // sees the flips and the marks cleared. Until then no other pass
+        // can start, so none reads a mark of these slots that is not its
+        // position's own.
+        self.cons.store(to, Ordering::SeqCst);
+        M::popped(&self.marks, self);
+        self.wake_pushers(v);
         true
+    }
+
+    /// The run of free positions from counter word `h`, at most `max`:
+    /// their slot's previous position consumed, and not a void still to be
+    /// passed. The marks are read first: a pass clears a mark after its
+    /// flips, so a push that reads it clear reads the flips too; a push that
+    /// read the parity bit first could take a held slot's stale bit, two
+    /// laps behind, for a free one.
+    #[inline(always)]
+    pub(super) fn free_run(&self, h: usize, max: usize) -> usize {
+        let max = unmarked_run::<N, W>(&self.room.void, h, max);
+        if max == 0 {
+            return 0;
+        }
+        run::<N, W>(&self.room.consumed, h, max, 0)
     }
 
     /// After a claim by a push up to counter word `to` (not an eviction's,
@@ -370,7 +431,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
         #[cfg(debug_assertions)]
         {
             // `cons` only grows: a later load can only show fewer.
-            let c = self.cons.load(Ordering::SeqCst);
+            let c = self.cons.load(Ordering::SeqCst) & !PASSING;
             assert!(
                 gap(to, c) <= N,
                 "BurstRing: {} positions claimed past `cons`",

@@ -3,7 +3,7 @@
 //! constructor, the observers, the drain waits). The protocol, its proofs
 //! and its cost are in that module's docs.
 
-use super::{gap, BurstRing, CLOSED, FLAGS, ONE};
+use super::{gap, BurstRing, CLOSED, FLAGS, ONE, PASSING};
 use crate::mpmc::marks::{self, Counts, Drainable, Level, MarkWords, Marked, Marks};
 use crate::sync::Ordering;
 use crate::Closed;
@@ -12,10 +12,12 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> Counts for BurstRing<T, 
     #[inline(always)]
     fn count_up(&self) -> (usize, usize) {
         let p = self.prod.load(Ordering::SeqCst) & !FLAGS;
-        let c = self.cons.load(Ordering::SeqCst);
+        let c = self.cons.load(Ordering::SeqCst) & !PASSING;
         // Pops may have passed `p` since: no count at all then.
+        // `N + 1` while a `push_overwrite` holds its position and has not
+        // yet taken the oldest: clamped.
         let count = if p.wrapping_sub(c) as isize > 0 {
-            gap(p, c)
+            gap(p, c).min(N)
         } else {
             0
         };
@@ -24,9 +26,11 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> Counts for BurstRing<T, 
 
     #[inline(always)]
     fn count_down(&self) -> (usize, usize) {
-        let c = self.cons.load(Ordering::SeqCst);
+        let c = self.cons.load(Ordering::SeqCst) & !PASSING;
         let p = self.prod.load(Ordering::SeqCst) & !FLAGS;
-        (gap(p, c), c)
+        // `N + 1` while a `push_overwrite` holds its position and has not
+        // yet taken the oldest: clamped.
+        (gap(p, c).min(N), c)
     }
 
     #[inline(always)]

@@ -3,7 +3,7 @@
 
 use core::fmt;
 
-use super::{gap, run, BurstRing, Marks, CLOSED, FLAGS};
+use super::{gap, BurstRing, Marks, CLOSED, FLAGS, PASSING};
 use crate::sync::Ordering;
 
 impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
@@ -92,14 +92,15 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
         // drained is final").
         let p = self.prod.load(Ordering::SeqCst);
         let c = self.cons.load(Ordering::SeqCst);
-        p & CLOSED != 0
-            && gap(p & !FLAGS, c) == 0
-            && (N > 1 || run::<N, W>(&self.consumed, c, 1, 0) == 1)
+        // A pass of voids holding the front: a pop would answer busy.
+        p & CLOSED != 0 && c & PASSING == 0 && gap(p & !FLAGS, c) == 0
     }
 
     /// Number of items, as a snapshot: positions claimed by pushes and not
-    /// by pops (items being pushed or popped included). Exact when no
-    /// operation is in progress; under concurrency an estimate in `0..=N`.
+    /// by pops (items being pushed or popped included, and voids not yet
+    /// passed, which take their position's room until a pop passes them).
+    /// Exact when no operation is in progress; under concurrency an
+    /// estimate in `0..=N`.
     ///
     /// This example covers `len`, [`is_empty`](Self::is_empty),
     /// [`is_full`](Self::is_full) and [`free_slots`](Self::free_slots):
@@ -113,7 +114,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     pub fn len(&self) -> usize {
         // `cons` first: `prod` read after it is at least the `prod` of that
         // moment, so the difference is never negative; clamped to `N`.
-        let c = self.cons.load(Ordering::SeqCst);
+        let c = self.cons.load(Ordering::SeqCst) & !PASSING;
         let p = self.prod.load(Ordering::SeqCst) & !FLAGS;
         gap(p, c).min(N)
     }

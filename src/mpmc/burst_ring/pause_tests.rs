@@ -123,13 +123,36 @@ impl Stopped {
                 let n = m.pop_run(k);
                 (s.claimed, s.taken) = m.claim_pop(n);
             }
-            p if p == pause::BURST_EVICT_CHECKED => s.seen = m.cons,
+            p if p == pause::BURST_EVICT_CHECKED => s.seen = m.prod,
+            p if p == pause::BURST_EVICT_HELD => {
+                (s.claimed, s.run) = hold_to_the_oldest(m);
+            }
             p if p == pause::BURST_EVICT_CLAIMED || p == pause::BURST_EVICT_WRITTEN => {
+                (s.claimed, s.run) = hold_to_the_oldest(m);
                 let (at, old) = m.claim_pop(1);
                 s.evicted = Some((at[0], old[0]));
-                if p == pause::BURST_EVICT_WRITTEN {
-                    s.claimed = m.claim_push(1);
-                    m.evicting = true;
+            }
+            p if p == pause::BURST_VOID_MARKED => {
+                // The void made, the next position not yet claimed.
+                let at = m.hold();
+                assert!(m.pushing.remove(&at));
+                m.voids.insert(at);
+            }
+            p if p == pause::BURST_VOID_CHECKED => s.seen = m.cons,
+            p if p == pause::BURST_VOID_CLAIMED => {
+                // The voids at the front claimed with the flag, not yet
+                // flipped.
+                while m.voids.remove(&m.cons) {
+                    m.passing.insert(m.cons);
+                    m.cons += 1;
+                }
+            }
+            p if p == pause::BURST_VOID_PASSED => {
+                // The voids at the front passed, their marks not yet
+                // cleared.
+                while m.voids.remove(&m.cons) {
+                    m.clearing.insert(m.cons);
+                    m.cons += 1;
                 }
             }
             _ => unreachable!(),
@@ -188,45 +211,42 @@ impl Stopped {
                         self.taken
                     }
                 };
-                // A short claim: the rest is popped with claims of its own.
+                // A short claim, or a pass of voids: the rest is popped with
+                // claims of its own.
+                if self.point == pause::BURST_VOID_CLAIMED {
+                    m.passing.clear();
+                }
+                if self.point == pause::BURST_VOID_PASSED {
+                    m.clearing.clear();
+                }
                 let (more, why) = m.pop_burst(k - taken.len());
                 Answer::Popped([taken, more].concat(), why.map(stop))
             }
             Op::Overwrite => Answer::Overwrote(match self.point {
-                p if p == pause::BURST_EVICT_CHECKED => {
-                    if m.cons == self.seen {
-                        let (at, old) = m.claim_pop(1);
-                        m.consume(&at);
-                        let new = m.claim_push(1);
-                        m.publish(&new, &[OWN]);
-                        m.overwritten += 1;
-                        Ok(Some(old[0]))
-                    } else {
-                        m.push_overwrite(OWN).map_err(|why| match why {
-                            Why::Closed => PushError::Closed(OWN),
-                            _ => PushError::Busy(OWN),
-                        })
-                    }
+                // Its claim of `prod` succeeds only if `prod` did not move
+                // (nor the close set its flag); either way it then does
+                // what the model does from here.
+                p if p == pause::BURST_EVICT_CHECKED => m.push_overwrite(OWN).map_err(refused),
+                // Holding its position: the oldest is evicted if it is
+                // still at the front, or the position becomes a void...
+                p if p == pause::BURST_EVICT_HELD => m
+                    .overwrite_holding(self.claimed[0], OWN, self.run as u64)
+                    .map_err(refused),
+                p if p == pause::BURST_VOID_MARKED => {
+                    let next = m.claim_push(1)[0];
+                    m.overwrite_holding(next, OWN, 1).map_err(refused)
                 }
                 p if p == pause::BURST_EVICT_CLAIMED || p == pause::BURST_EVICT_WRITTEN => {
                     let (at, old) = self.evicted.unwrap();
                     m.consume(&[at]);
-                    let new = if self.claimed.is_empty() {
-                        m.claim_push(1)
-                    } else {
-                        self.claimed
-                    };
-                    m.publish(&new, &[OWN]);
+                    m.publish(&self.claimed, &[OWN]);
                     m.evicting = false;
                     m.overwritten += 1;
                     Ok(Some(old))
                 }
                 p if p == pause::BURST_PUSH_CHECKED => {
                     if m.prod != self.seen || m.closed {
-                        m.push_overwrite(OWN).map_err(|why| match why {
-                            Why::Closed => PushError::Closed(OWN),
-                            _ => PushError::Busy(OWN),
-                        })
+                        m.push_overwrite(OWN).map_err(refused)
                     } else {
                         let at = m.claim_push(1);
                         m.publish(&at, &[OWN]);
@@ -242,13 +262,63 @@ impl Stopped {
     }
 }
 
+/// A `push_overwrite` up to its claim of the oldest position: it holds the
+/// next position, and makes it a void while a pop holds its slot. Returns
+/// the position held and how many voids it made.
+fn hold_to_the_oldest(m: &mut Model) -> (Vec<u64>, usize) {
+    let mut at = m.hold();
+    let mut voids = 0;
+    while at - m.n != m.cons {
+        assert!(m.pushing.remove(&at));
+        m.voids.insert(at);
+        voids += 1;
+        at = m.claim_push(1)[0];
+    }
+    (std::vec![at], voids)
+}
+
+/// The model's refusal of the stopped `push_overwrite`, as the ring's.
+fn refused(why: Why) -> PushError<u32> {
+    match why {
+        Why::Closed => PushError::Closed(OWN),
+        _ => PushError::Busy(OWN),
+    }
+}
+
+/// What the scenario sets up besides its items.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Extra {
+    Nothing,
+    /// A read chunk holds the oldest item (the stopped overwrite makes a
+    /// void in its slot); released at the end.
+    HeldOldest,
+    /// A void at the front (a write chunk dropped unfilled), then the
+    /// items.
+    VoidFirst,
+}
+
 /// Sets the ring up (`offset` items pushed and popped, so that claims
 /// straddle the end of the storage; then `fill` items), stops `op` at
 /// `point` while the driver runs 40 random operations (closing the ring in
 /// some seeds), checks the stopped operation's answer against the model,
 /// then drains the ring and uses every slot once more.
 fn scenario(op: Op, point: Point, start: usize, offset: usize, fill: usize, seed: u64) {
-    let ctx = format!("{op:?} at {point:?}, start {start} + {offset}, {fill} items, seed {seed}");
+    scenario_with(op, point, start, offset, fill, seed, Extra::Nothing);
+}
+
+/// [`scenario`] with `extra` set up too.
+fn scenario_with(
+    op: Op,
+    point: Point,
+    start: usize,
+    offset: usize,
+    fill: usize,
+    seed: u64,
+    extra: Extra,
+) {
+    let ctx = format!(
+        "{op:?} at {point:?}, start {start} + {offset}, {fill} items, {extra:?}, seed {seed}"
+    );
     let r = R::with_start(start);
     let mut d = Driver::<N, 1>::new(N, seed);
     d.may_close = seed % 4 == 0;
@@ -259,8 +329,19 @@ fn scenario(op: Op, point: Point, start: usize, offset: usize, fill: usize, seed
     d.m.push_burst(&setup[..offset]);
     assert_eq!(r.pop_burst(&mut out[..offset]).count, offset, "{ctx}");
     d.m.pop_burst(offset);
+    if extra == Extra::VoidFirst {
+        drop(r.write_chunk(1).unwrap());
+        let at = d.m.claim_push(1);
+        d.m.drop_chunk(&at, &[], 0);
+    }
     assert_eq!(r.push_burst(&setup[offset..]).count, fill, "{ctx}");
     d.m.push_burst(&setup[offset..]);
+    let held = (extra == Extra::HeldOldest).then(|| {
+        let chunk = r.read_chunk(1).unwrap();
+        let (at, items) = d.m.claim_pop(1);
+        assert_eq!(chunk.get(0), Some(items[0]), "{ctx}");
+        (chunk, at, items[0])
+    });
     let mut stopped = None;
     let answer = stop_at(
         point,
@@ -274,6 +355,11 @@ fn scenario(op: Op, point: Point, start: usize, offset: usize, fill: usize, seed
     let want = stopped.unwrap().finish(&mut d.m);
     assert_eq!(answer, want, "{ctx}: the stopped operation's answer");
     d.check(&r, &ctx);
+    if let Some((chunk, at, item)) = held {
+        assert_eq!(chunk.get(0), Some(item), "{ctx}: the held item");
+        chunk.release();
+        d.m.consume(&at);
+    }
     // Drain, checking each item; then every slot takes an item again.
     loop {
         let want = d.m.pop_burst(1);
@@ -303,8 +389,9 @@ const POP_POINTS: [Point; 3] = [
     pause::BURST_POP_CLAIMED,
     pause::BURST_POP_READ,
 ];
-const EVICT_POINTS: [Point; 3] = [
+const EVICT_POINTS: [Point; 4] = [
     pause::BURST_EVICT_CHECKED,
+    pause::BURST_EVICT_HELD,
     pause::BURST_EVICT_CLAIMED,
     pause::BURST_EVICT_WRITTEN,
 ];
@@ -350,6 +437,61 @@ fn a_stopped_eviction_evicts_once_and_hides_only_its_position() {
         }
         for point in PUSH_POINTS {
             scenario(Op::Overwrite, point, start, offset, N - 1, seed);
+        }
+    }
+}
+
+/// A `push_overwrite` stopped after marking a void in the slot a read
+/// chunk holds, its flag still set, and before its claim of `cons`: the
+/// others see it as the model says (pushes busy, pops pass the void once it
+/// is at the front), and it then stores its item, evicting the oldest item
+/// not held. The chunk's item is intact.
+#[test]
+fn a_stopped_void_maker_hides_only_its_positions() {
+    for (start, offset, seed) in cases() {
+        for point in [
+            pause::BURST_EVICT_CHECKED,
+            pause::BURST_VOID_MARKED,
+            pause::BURST_EVICT_HELD,
+            pause::BURST_EVICT_CLAIMED,
+        ] {
+            scenario_with(
+                Op::Overwrite,
+                point,
+                start,
+                offset,
+                N,
+                seed,
+                Extra::HeldOldest,
+            );
+        }
+    }
+}
+
+/// A pop stopped while it passes a void at the front: before its claim of
+/// `cons`, after it (the front held by the pass flag: the other pops answer
+/// busy), and after the flips and the move of `cons` (the flag kept, and
+/// the void's slot held until its mark is cleared: the next lap's pushes
+/// there answer busy, the full test counts the void as passed).
+#[test]
+fn a_stopped_pass_of_voids_hides_only_their_slots() {
+    for (start, offset, seed) in cases() {
+        for point in [
+            pause::BURST_VOID_CHECKED,
+            pause::BURST_VOID_CLAIMED,
+            pause::BURST_VOID_PASSED,
+        ] {
+            for (k, fill) in [(1, 1), (1, N - 1), (2, 2)] {
+                scenario_with(
+                    Op::Pop(k),
+                    point,
+                    start,
+                    offset,
+                    fill,
+                    seed,
+                    Extra::VoidFirst,
+                );
+            }
         }
     }
 }

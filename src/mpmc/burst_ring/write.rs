@@ -4,15 +4,17 @@
 //! claimed after them, so a chunk is published whole when it is filled, and
 //! a chunk dropped before it is filled (abandoned, or a closure that
 //! panicked while filling it) marks the positions it did not fill *void*:
-//! it sets their bits in a third bitmap and publishes nothing there. A pop
-//! that finds a void at the front of the ring, on its slow path, claims the
-//! run of voids as a pop would and passes them, flipping their published
-//! and consumed bits so that every slot's laps stay even; an eviction whose
-//! oldest position is a void does the same. No fast path reads the void
-//! bits. Until a void is passed the pops behind it answer busy, as they do
-//! behind a push in progress; a bulk pop that finds fewer items than it
-//! asks before a void answers busy too, and a single pop, a burst or a read
-//! chunk passes the void.
+//! it sets their marks and publishes nothing there. A pop that finds a
+//! void at the front of the ring, on its slow path, claims the run of voids
+//! as a pop would and passes them, flipping their published and consumed
+//! bits so that every slot's laps stay even, then moving `cons` past them
+//! and clearing their marks (the front held with a flag throughout); an
+//! eviction whose oldest position is a void does the same. Until a void is
+//! passed the pops behind it answer busy, as they do behind a push in
+//! progress; a bulk pop that finds fewer items than it asks before a void
+//! answers busy too, and a single pop, a burst or a read chunk passes the
+//! void. `push_overwrite` makes voids of its own (module docs, "Keeping
+//! the newest"), passed the same way.
 
 use core::marker::PhantomData;
 #[cfg(not(sluicegate_loom))]
@@ -190,7 +192,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> Drop for WriteChunk<'_, 
         }
         if self.written < self.len {
             let rest = self.from.wrapping_add(self.written * ONE);
-            mark::<N, W>(&self.ring.tally.void, rest, self.len - self.written, true);
+            mark::<N, W>(&self.ring.room.void, rest, self.len - self.written, true);
         }
         // A pop waiting at a void can pass it now: wake one at least.
         self.ring.wake_poppers(self.written.max(1));
