@@ -21,7 +21,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     /// being passed), where another `push_overwrite` is in progress, or
     /// where pops hold every slot (after `N` voids); counted in `busy`. In
     /// [`PushError::Closed`] on a closed ring. Never answers `Full`, never
-    /// waits: at most `N` voids and `N` lost races with pops per call.
+    /// waits: once it holds its position, at most `N` voids and `3N` turns.
     ///
     /// ```
     /// let ring: sluicegate::mpmc::burst_ring::BurstRing<u8, 2, 1> =
@@ -188,7 +188,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     fn overwrite_holding(&self, mut at: usize, item: T) -> Result<Option<T>, PushError<T>> {
         let mut voids = 0;
         // Each turn makes a void, or follows a pop's claim or a pass of the
-        // oldest position (`cons` moved), at most `N` of each.
+        // oldest position (`cons` moved); after `3N` it answers busy.
         for _ in 0..3 * N {
             let bit = Bit::of::<N>(at >> SHIFT);
             let old = at.wrapping_sub(N * ONE);
