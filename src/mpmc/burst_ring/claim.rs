@@ -71,7 +71,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     /// The refused push's common case, with no loop and no bitmap.
     #[inline(always)]
     pub(super) fn is_full_at(&self, h: usize) -> bool {
-        h & FLAGS == 0 && gap(h, self.cons.load(Ordering::SeqCst) & !PASSING) >= N
+        h & FLAGS == 0 && gap(h, self.front_at()) >= N
     }
 
     /// Whether the ring was empty when `prod` is loaded here, for a pop
@@ -177,7 +177,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
         let max = max.min(N);
         // SeqCst: as in `try_claim_push`. Without the pass flag: while a
         // pass holds the front, the CAS from this word fails.
-        let c = self.cons.load(Ordering::SeqCst) & !PASSING;
+        let c = self.front_at();
         let n = run::<N, W>(&self.published, c, max, 1);
         if n < min {
             return None;
@@ -217,7 +217,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     pub(super) fn try_claim_pop_run(&self, max: usize) -> Option<Run> {
         // SeqCst: as in `try_claim_push`; without the pass flag, as in
         // `try_claim_pop`.
-        let c = self.cons.load(Ordering::SeqCst) & !PASSING;
+        let c = self.front_at();
         let run = Run::of::<N, W>(&self.published, c, max, 1)?;
         pause_point(pause::BURST_POP_CHECKED);
         self.cons
@@ -278,7 +278,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     #[cold]
     #[inline(never)]
     pub(super) fn push_blocked(&self, h: usize, q: usize) -> Blocked {
-        let c = self.cons.load(Ordering::SeqCst) & !PASSING;
+        let c = self.front_at();
         let now = self.prod.load(Ordering::SeqCst);
         if now != h {
             return Blocked::Retry(now);
@@ -392,6 +392,20 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
         true
     }
 
+    /// `cons` without the pass flag (the position a count starts from) and
+    /// whether the flag is set. SeqCst: as the full and empty tests.
+    #[inline(always)]
+    pub(super) fn front(&self) -> (usize, bool) {
+        let c = self.cons.load(Ordering::SeqCst);
+        (c & !PASSING, c & PASSING != 0)
+    }
+
+    /// [`front`](Self::front)'s position alone.
+    #[inline(always)]
+    pub(super) fn front_at(&self) -> usize {
+        self.front().0
+    }
+
     /// The run of free positions from counter word `h`, at most `max`:
     /// their slot's previous position consumed, and not a void still to be
     /// passed. The marks are read first: a pass clears a mark after its
@@ -431,7 +445,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
         #[cfg(debug_assertions)]
         {
             // `cons` only grows: a later load can only show fewer.
-            let c = self.cons.load(Ordering::SeqCst) & !PASSING;
+            let c = self.front_at();
             assert!(
                 gap(to, c) <= N,
                 "BurstRing: {} positions claimed past `cons`",

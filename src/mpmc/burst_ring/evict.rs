@@ -156,14 +156,6 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
             .is_ok()
     }
 
-    /// `cons` without the pass flag, and whether the flag is set. SeqCst:
-    /// as the full test.
-    #[inline(always)]
-    fn front(&self) -> (usize, bool) {
-        let c = self.cons.load(Ordering::SeqCst);
-        (c & !PASSING, c & PASSING != 0)
-    }
-
     /// Claims the oldest position `old` from the pops, as a pop would.
     /// SeqCst: as a claim.
     #[inline(always)]

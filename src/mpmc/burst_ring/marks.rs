@@ -3,7 +3,7 @@
 //! constructor, the observers, the drain waits). The protocol, its proofs
 //! and its cost are in that module's docs.
 
-use super::{gap, BurstRing, CLOSED, FLAGS, ONE, PASSING};
+use super::{gap, BurstRing, CLOSED, FLAGS, ONE};
 use crate::mpmc::marks::{self, Counts, Drainable, Level, MarkWords, Marked, Marks};
 use crate::sync::Ordering;
 use crate::Closed;
@@ -12,7 +12,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> Counts for BurstRing<T, 
     #[inline(always)]
     fn count_up(&self) -> (usize, usize) {
         let p = self.prod.load(Ordering::SeqCst) & !FLAGS;
-        let c = self.cons.load(Ordering::SeqCst) & !PASSING;
+        let c = self.front_at();
         // Pops may have passed `p` since: no count at all then.
         // `N + 1` while a `push_overwrite` holds its position and has not
         // yet taken the oldest: clamped.
@@ -26,7 +26,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> Counts for BurstRing<T, 
 
     #[inline(always)]
     fn count_down(&self) -> (usize, usize) {
-        let c = self.cons.load(Ordering::SeqCst) & !PASSING;
+        let c = self.front_at();
         let p = self.prod.load(Ordering::SeqCst) & !FLAGS;
         // `N + 1` while a `push_overwrite` holds its position and has not
         // yet taken the oldest: clamped.

@@ -114,7 +114,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     pub fn len(&self) -> usize {
         // `cons` first: `prod` read after it is at least the `prod` of that
         // moment, so the difference is never negative; clamped to `N`.
-        let c = self.cons.load(Ordering::SeqCst) & !PASSING;
+        let c = self.front_at();
         let p = self.prod.load(Ordering::SeqCst) & !FLAGS;
         gap(p, c).min(N)
     }
