@@ -140,6 +140,40 @@ fn oversized_bulks_on_a_closed_ring_say_closed() {
     assert_eq!(ring.pop_bulk(&mut out), Err(Stop::Closed));
 }
 
+/// An empty burst moves nothing, stops for nothing and counts nothing, on
+/// an empty, a part-full, a full and a closed ring, and with a void at the
+/// front (a write chunk dropped unfilled).
+#[test]
+fn empty_bursts_answer_nothing_in_every_state() {
+    let ring: BurstRing<u32, 4, 1> = BurstRing::new();
+    let none = Moved {
+        count: 0,
+        stop: None,
+    };
+    let check = |ring: &BurstRing<u32, 4, 1>, state: &str| {
+        let (len, stats) = (ring.len(), ring.stats());
+        assert_eq!(ring.push_burst(&[]), none, "{state}: push_burst");
+        assert_eq!(ring.pop_burst(&mut []), none, "{state}: pop_burst");
+        assert_eq!(ring.push_bulk(&[]), Ok(()), "{state}: push_bulk");
+        assert_eq!(ring.pop_bulk(&mut []), Ok(()), "{state}: pop_bulk");
+        assert_eq!((ring.len(), ring.stats()), (len, stats), "{state}");
+    };
+    check(&ring, "empty");
+    ring.push_burst(&[1, 2]);
+    check(&ring, "part-full");
+    ring.push_burst(&[3, 4]);
+    check(&ring, "full");
+    let mut out = [0; 4];
+    assert_eq!(ring.pop_burst(&mut out).count, 4);
+    drop(ring.write_chunk(1).unwrap());
+    ring.try_push(5).unwrap();
+    check(&ring, "a void at the front");
+    ring.close();
+    check(&ring, "closed");
+    assert_eq!(ring.try_pop(), Ok(5));
+    check(&ring, "closed and drained");
+}
+
 /// Keeps the newest past a held read chunk: on a full ring of 8 whose
 /// oldest `held` items a chunk holds, `3 * 8` pushes with `push_overwrite`
 /// each store their item and evict the oldest item the chunk does not hold

@@ -122,8 +122,9 @@
 //! dropped without filling (`write` module), or one `push_overwrite`
 //! skipped because a pop still held its slot (below). Its bit is set in a
 //! third bitmap, the *marks*, and neither parity bit is flipped. A push
-//! reads the marks before the `consumed` bits and its run stops at a set
-//! mark (the slot's previous position is a void not yet passed). The first
+//! reads each word of marks before the word of `consumed` bits of the same
+//! slots, and its run stops at a set mark (the slot's previous position is
+//! a void not yet passed). The first
 //! pop blocked at a void at the front *passes* the run of voids there: it
 //! claims the front with a CAS of `cons` that sets the *passing* flag,
 //! flips both bits of each void (so the laps stay even), stores `cons` past

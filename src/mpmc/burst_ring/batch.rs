@@ -25,12 +25,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     /// assert_eq!(ring.stats().rejected, 2);
     /// ```
     pub fn push_burst(&self, items: &[T]) -> Moved {
-        if items.is_empty() {
-            return Moved {
-                count: 0,
-                stop: None,
-            };
-        }
+        // An empty slice fails the first attempt (the slow path's answer).
         match self.try_claim_push_run(items.len()) {
             Some(run) => {
                 self.fill_run(run, items);
@@ -50,6 +45,12 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     #[cold]
     #[inline(never)]
     fn push_burst_slow(&self, items: &[T]) -> Moved {
+        if items.is_empty() {
+            return Moved {
+                count: 0,
+                stop: None,
+            };
+        }
         // The refused burst's common case first, before the loop's set-up.
         if self.full_now() {
             self.tally.rejected.add(items.len());
@@ -137,12 +138,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     /// assert_eq!(ring.pop_burst(&mut more), Moved { count: 1, stop: Some(Stop::Empty) });
     /// ```
     pub fn pop_burst(&self, out: &mut [T]) -> Moved {
-        if out.is_empty() {
-            return Moved {
-                count: 0,
-                stop: None,
-            };
-        }
+        // An empty slice fails the first attempt (the slow path's answer).
         match self.try_claim_pop_run(out.len()) {
             Some(run) => {
                 self.empty_run(run, out);
@@ -162,6 +158,12 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     #[cold]
     #[inline(never)]
     fn pop_burst_slow(&self, out: &mut [T]) -> Moved {
+        if out.is_empty() {
+            return Moved {
+                count: 0,
+                stop: None,
+            };
+        }
         // The idle poll first, before the loop's set-up.
         if self.empty_now() {
             return Moved {

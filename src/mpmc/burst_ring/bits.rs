@@ -19,22 +19,30 @@ const_fn! {
 
 /// How many positions from counter word `from`, at most `max` (`>= 1`),
 /// have their bit in `map` equal to their lap's parity plus `plus` (0: free
-/// in `consumed`; 1: published in `published`). One acquire load per
-/// 32-slot word the run touches.
+/// in `consumed`; 1: published in `published`) and, with `marks`, their
+/// void mark clear. One acquire load per 32-slot word the run touches (two
+/// with `marks`: the mark's first).
 #[inline(always)]
 pub(super) fn run<const N: usize, const W: usize>(
     map: &[AtomicU32; W],
+    marks: Option<&[AtomicU32; W]>,
     from: usize,
     max: usize,
     plus: usize,
 ) -> usize {
-    let (got, room) = run_in_word::<N, W>(map, from >> SHIFT, plus);
+    let (got, room) = run_in_word::<N, W>(map, marks, from >> SHIFT, plus);
     // (`max == 1` first: a single operation's run never needs the next
     // word, which the compiler cannot see from `room >= 1`.)
     if max == 1 || got < room || max <= room {
         return got.min(max);
     }
-    run_on::<N, W>(map, (from >> SHIFT).wrapping_add(room), max - room, plus) + room
+    run_on::<N, W>(
+        map,
+        marks,
+        (from >> SHIFT).wrapping_add(room),
+        max - room,
+        plus,
+    ) + room
 }
 
 /// Position `q` (a position, not a counter word) in a bitmap: its word
@@ -124,25 +132,29 @@ pub(super) struct Run {
 }
 
 impl Run {
-    /// The run of at most `max` (`>= 1`) positions from counter word `from`
-    /// whose bits in `map` equal their lap's parity plus `plus`, as [`run`]
-    /// counts it, if it is not empty and ends within two words (`None`
-    /// otherwise): one acquire load per word.
+    /// The run of at most `max` positions from counter word `from` whose
+    /// bits in `map` equal their lap's parity plus `plus` (and, with
+    /// `marks`, whose void marks are clear), as [`run`] counts it, if it is
+    /// not empty (nor is `max`) and ends within two words (`None`
+    /// otherwise): one acquire load per word and map.
     #[inline(always)]
     pub(super) fn of<const N: usize, const W: usize>(
         map: &[AtomicU32; W],
+        marks: Option<&[AtomicU32; W]>,
         from: usize,
         max: usize,
         plus: usize,
     ) -> Option<Self> {
         let q = from >> SHIFT;
         let s = q & (N - 1);
-        let (got, room) = run_in_word::<N, W>(map, q, plus);
-        if got == 0 {
+        let (got, room) = run_in_word::<N, W>(map, marks, q, plus);
+        // Nothing free or published, or nothing wanted.
+        let n = got.min(max);
+        if n == 0 {
             return None;
         }
-        if got < room || max <= room {
-            let n = got.min(max);
+        // The run ends inside its first word, or fills it and `max`.
+        if n < room || max <= room {
             return Some(Run {
                 from,
                 n,
@@ -152,7 +164,7 @@ impl Run {
             });
         }
         // The run fills its first word: on into the next, if it ends there.
-        let (got2, room2) = run_in_word::<N, W>(map, q.wrapping_add(room), plus);
+        let (got2, room2) = run_in_word::<N, W>(map, marks, q.wrapping_add(room), plus);
         let more = max - room;
         // (`>=`: in a ring of fewer than 32 slots the bits past the last
         // slot are never flipped and may read as a longer run.)
@@ -167,14 +179,6 @@ impl Run {
             first: (u32::MAX >> (32 - room)) << (s % 32),
             second: if n2 == 0 { 0 } else { u32::MAX >> (32 - n2) },
         })
-    }
-
-    /// Whether any of the run's positions has its mark set, given the
-    /// words of the void marks at the run's first word and the next one
-    /// ([`marks_at`], loaded before the run was counted).
-    #[inline(always)]
-    pub(super) fn marked(self, (first, second): (u32, u32)) -> bool {
-        (first & self.first) | (second & self.second) != 0
     }
 
     /// Whether the run lies inside one bitmap word (so it does not wrap
@@ -197,10 +201,13 @@ impl Run {
 }
 
 /// The run from position `q` up to the end of its bitmap word (or of the
-/// lap, in a ring of fewer than 32 slots): its length, and that room.
+/// lap, in a ring of fewer than 32 slots): its length, and that room. With
+/// `marks`, a marked position ends the run; its word is loaded before
+/// `map`'s (see `free_run`).
 #[inline(always)]
 pub(super) fn run_in_word<const N: usize, const W: usize>(
     map: &[AtomicU32; W],
+    marks: Option<&[AtomicU32; W]>,
     q: usize,
     plus: usize,
 ) -> (usize, usize) {
@@ -208,11 +215,13 @@ pub(super) fn run_in_word<const N: usize, const W: usize>(
     let bit = s % 32;
     // All ones where a bit must be 1 for the position to count.
     let want = 0u32.wrapping_sub(((q >> N.trailing_zeros()).wrapping_add(plus) & 1) as u32);
+    // Acquire: a pass clears a mark after its flips (see `pass_voids`).
+    let marked = marks.map_or(0, |m| m[s / 32].load(Ordering::Acquire));
     // Acquire: the slot hand-off (module docs).
     let word = map[s / 32].load(Ordering::Acquire);
-    // Ones where the bit is as wanted, from `bit` up: the run is their
-    // trailing ones.
-    let ok = !(word ^ want) >> bit;
+    // Ones where the bit is as wanted and the mark clear, from `bit` up:
+    // the run is their trailing ones.
+    let ok = (!(word ^ want) & !marked) >> bit;
     // The end of the word is the end of the lap for `N >= 32` (a multiple
     // of 32), and may not be for smaller rings.
     let room = if N >= 32 { 32 - bit } else { N - s };
@@ -223,59 +232,15 @@ pub(super) fn run_in_word<const N: usize, const W: usize>(
 #[inline(never)]
 pub(super) fn run_on<const N: usize, const W: usize>(
     map: &[AtomicU32; W],
+    marks: Option<&[AtomicU32; W]>,
     mut q: usize,
     max: usize,
     plus: usize,
 ) -> usize {
     let mut n = 0;
     loop {
-        let (got, room) = run_in_word::<N, W>(map, q, plus);
+        let (got, room) = run_in_word::<N, W>(map, marks, q, plus);
         let span = (max - n).min(room);
-        if got < span {
-            return n + got;
-        }
-        n += span;
-        if n == max {
-            return max;
-        }
-        q = q.wrapping_add(span);
-    }
-}
-
-/// The words of the void marks `map` that a [`Run`] from counter word
-/// `from` may touch (its first word and the next): two acquire loads.
-#[inline(always)]
-pub(super) fn marks_at<const N: usize, const W: usize>(
-    map: &[AtomicU32; W],
-    from: usize,
-) -> (u32, u32) {
-    let word = ((from >> SHIFT) & (N - 1)) / 32;
-    // Acquire: see `Bit::marked`.
-    (
-        map[word].load(Ordering::Acquire),
-        map[(word + 1) % W].load(Ordering::Acquire),
-    )
-}
-
-/// How many positions from counter word `from`, at most `max` (`>= 1`),
-/// have their bit clear in the void marks `map`: one acquire load per word
-/// the run touches.
-#[inline(always)]
-pub(super) fn unmarked_run<const N: usize, const W: usize>(
-    map: &[AtomicU32; W],
-    from: usize,
-    max: usize,
-) -> usize {
-    let mut q = from >> SHIFT;
-    let mut n = 0;
-    loop {
-        let s = q & (N - 1);
-        let bit = s % 32;
-        // Acquire: see `Bit::marked`.
-        let set = map[s / 32].load(Ordering::Acquire) >> bit;
-        let room = if N >= 32 { 32 - bit } else { N - s };
-        let span = (max - n).min(room);
-        let got = set.trailing_zeros() as usize;
         if got < span {
             return n + got;
         }

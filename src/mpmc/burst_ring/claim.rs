@@ -99,7 +99,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     }
 
     /// [`try_claim_push`](Self::try_claim_push) of a run that ends within
-    /// two bitmap words (`None` also when it may not).
+    /// two bitmap words (`None` also when it may not, and when `max` is 0).
     #[inline(always)]
     pub(super) fn try_claim_push_run(&self, max: usize) -> Option<Run> {
         // SeqCst: as in `try_claim_push`.
@@ -107,12 +107,9 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
         if h & FLAGS != 0 {
             return None;
         }
-        // The marks before the parity bits (see `free_run`).
-        let marks = marks_at::<N, W>(&self.room.void, h);
-        let run = Run::of::<N, W>(&self.room.consumed, h, max, 0)?;
-        if run.marked(marks) {
-            return None;
-        }
+        // A void ends the run, its mark read before the parity bit (see
+        // `free_run`).
+        let run = Run::of::<N, W>(&self.room.consumed, Some(&self.room.void), h, max, 0)?;
         pause_point(pause::BURST_PUSH_CHECKED);
         let to = h.wrapping_add(run.n * ONE);
         self.prod
@@ -178,7 +175,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
         // SeqCst: as in `try_claim_push`. Without the pass flag: while a
         // pass holds the front, the CAS from this word fails.
         let c = self.front_at();
-        let n = run::<N, W>(&self.published, c, max, 1);
+        let n = run::<N, W>(&self.published, None, c, max, 1);
         if n < min {
             return None;
         }
@@ -212,13 +209,13 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     }
 
     /// [`try_claim_pop`](Self::try_claim_pop) of a run that ends within
-    /// two bitmap words (`None` also when it may not).
+    /// two bitmap words (`None` also when it may not, and when `max` is 0).
     #[inline(always)]
     pub(super) fn try_claim_pop_run(&self, max: usize) -> Option<Run> {
         // SeqCst: as in `try_claim_push`; without the pass flag, as in
         // `try_claim_pop`.
         let c = self.front_at();
-        let run = Run::of::<N, W>(&self.published, c, max, 1)?;
+        let run = Run::of::<N, W>(&self.published, None, c, max, 1)?;
         pause_point(pause::BURST_POP_CHECKED);
         self.cons
             .compare_exchange(
@@ -246,7 +243,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
                 // A pass of voids holds the front.
                 return Err(Stop::Busy);
             }
-            let n = run::<N, W>(&self.published, c, max, 1);
+            let n = run::<N, W>(&self.published, None, c, max, 1);
             if n < min {
                 match self.pop_blocked(c, c.wrapping_add(n * ONE)) {
                     Blocked::Retry(now) => {
@@ -315,7 +312,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
                 Stop::Empty
             });
         }
-        if run::<N, W>(&self.published, q, 1, 1) == 1 {
+        if run::<N, W>(&self.published, None, q, 1, 1) == 1 {
             return Blocked::Retry(c);
         }
         // A void at the front is passed, and the pop tries again.
@@ -408,17 +405,14 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
 
     /// The run of free positions from counter word `h`, at most `max`:
     /// their slot's previous position consumed, and not a void still to be
-    /// passed. The marks are read first: a pass clears a mark after its
-    /// flips, so a push that reads it clear reads the flips too; a push that
-    /// read the parity bit first could take a held slot's stale bit, two
-    /// laps behind, for a free one.
+    /// passed. Each word of marks is read before the word of parity bits of
+    /// the same slots: a pass clears a mark after its flips, so a push that
+    /// reads it clear reads the flips too; a push that read the parity bit
+    /// first could take a held slot's stale bit, two laps behind, for a free
+    /// one.
     #[inline(always)]
     pub(super) fn free_run(&self, h: usize, max: usize) -> usize {
-        let max = unmarked_run::<N, W>(&self.room.void, h, max);
-        if max == 0 {
-            return 0;
-        }
-        run::<N, W>(&self.room.consumed, h, max, 0)
+        run::<N, W>(&self.room.consumed, Some(&self.room.void), h, max, 0)
     }
 
     /// After a claim by a push up to counter word `to` (not an eviction's,

@@ -261,6 +261,54 @@ fn push_after_a_void_over_a_held_slot() {
     });
 }
 
+/// As above, and a third context popping: it may pass the void (position
+/// 2) while the push looks at position 4, slot 0's next lap, with the chunk
+/// still held. The push must read the mark before the parity bit: a pass
+/// between the two loads would show it the stale bit (two laps behind, as
+/// free) and then a clear mark, and it would write the slot the chunk
+/// reads.
+#[test]
+fn push_vs_a_pass_over_a_held_slot() {
+    push_vs_a_pass(false);
+}
+
+/// [`push_vs_a_pass_over_a_held_slot`] with a burst push (its run reads
+/// each word of marks before the parity bits of that word).
+#[test]
+fn burst_push_vs_a_pass_over_a_held_slot() {
+    push_vs_a_pass(true);
+}
+
+fn push_vs_a_pass(burst: bool) {
+    explores::model(move || {
+        let r = Arc::new(R2::new());
+        r.push_burst(&[0, 1]);
+        let chunk = r.read_chunk(1).unwrap();
+        let r2 = r.clone();
+        let p = thread::spawn(move || {
+            let evicted = overwrite(&r2, 2);
+            let pushed = if burst {
+                r2.push_burst(&[3]).count == 1
+            } else {
+                r2.try_push(3).is_ok()
+            };
+            (evicted, pushed)
+        });
+        let r3 = r.clone();
+        let q = thread::spawn(move || pop_n(&r3, 1));
+        assert_eq!(chunk.get(0), Some(0), "the held item is intact");
+        let (evicted, pushed) = p.join().unwrap();
+        let mut out = q.join().unwrap();
+        assert_eq!(chunk.get(0), Some(0), "the held item is intact");
+        chunk.release();
+        out.extend(drain(&r));
+        out.extend(evicted);
+        let stored: Vec<u32> = [1, 2].into_iter().chain(pushed.then_some(3)).collect();
+        assert_eq!(sorted(out), stored, "every item out once");
+        whole(&*r);
+    });
+}
+
 /// A void at the front (a write chunk dropped unfilled) and an item after
 /// it; two pops. Whichever passes the void holds the front until its flips
 /// are done: the other, having popped the item, must not go on to the void
