@@ -200,8 +200,13 @@ fn run_ops<const N: usize>(
 
 /// One random schedule of random operations on a fresh ring.
 fn schedule<const N: usize>(seed: u64) {
+    schedule_from::<N>(seed, 0);
+}
+
+/// [`schedule`] on a ring whose counters start at position `start`.
+fn schedule_from<const N: usize>(seed: u64, start: usize) {
     let mut rng = Rng(seed);
-    let r = BurstRing::<u32, N, 1>::new();
+    let r = BurstRing::<u32, N, 1>::with_start(start);
     let plans: Vec<Vec<Op>> = (0..CONTEXTS)
         .map(|_| {
             (0..OPS)
@@ -259,6 +264,20 @@ fn random_schedules_2_slots() {
 fn random_schedules_4_slots() {
     for seed in 0..schedules() {
         schedule::<4>(seed);
+    }
+}
+
+/// The schedules of [`random_schedules_2_slots`] and
+/// [`random_schedules_4_slots`] (a quarter as many) from a few positions
+/// before the counters wrap (they count modulo `2^(usize::BITS - 2)`), so
+/// that claims, voids, passes and evictions cross it.
+#[test]
+#[cfg_attr(miri, ignore = "thousands of thread schedules; minutes under Miri")]
+fn random_schedules_across_the_wrap() {
+    for seed in 0..schedules().div_ceil(4) {
+        let back = 1 + (seed as usize % 8);
+        schedule_from::<2>(seed, (1 << (usize::BITS - 2)) - back);
+        schedule_from::<4>(seed, (1 << (usize::BITS - 2)) - back);
     }
 }
 
