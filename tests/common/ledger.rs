@@ -1,10 +1,9 @@
-//! The accounting of the MPMC stress tests (`tests/mpmc_stress.rs`,
-//! `tests/mpmc_cs_stress.rs`): items that name their producer and sequence
+//! The accounting of the MPMC stress tests (`mpmc_stress.rs` beside this
+//! file, its submodule): items that name their producer and sequence
 //! number, a ledger in which each item is marked once when it leaves the ring
-//! by any route, and a per-consumer check of each producer's order. The
-//! including file defines `PRODUCERS`.
+//! by any route, and a per-consumer check of each producer's order.
 
-use crate::PRODUCERS;
+use super::PRODUCERS;
 use core::sync::atomic::{AtomicBool, Ordering};
 
 /// Producer `p`'s item number `seq`.
