@@ -90,6 +90,81 @@ fn scq_push_iter_drain_clear() {
     assert_eq!(items.next(), Some(1));
 }
 
+/// The burst ring's `push_iter` claims before it takes: an exact-size
+/// iterator goes in with no void and keeps what does not fit; one that
+/// cannot say it has ended leaves one void, which a pop passes; a
+/// panicking one leaves the items it made and voids; a full, closed or busy
+/// ring takes nothing from it; nothing counts as rejected.
+#[test]
+fn burst_push_iter_drain_clear() {
+    let ring: mpmc::BurstRing<u32, 8, 1> = mpmc::BurstRing::new();
+    assert_eq!(ring.push_iter([1, 2, 3]), 3);
+    assert_eq!(ring.len(), 3, "no void after an exact-size iterator");
+    let mut rest = 4..20;
+    assert_eq!(ring.push_iter(&mut rest), 5);
+    assert_eq!(
+        rest.next(),
+        Some(9),
+        "what did not fit stays in the iterator"
+    );
+    let mut untouched = 100..;
+    assert_eq!(ring.push_iter(&mut untouched), 0, "full");
+    assert_eq!(untouched.next(), Some(100));
+    assert_eq!(
+        ring.drain().collect::<Vec<_>>(),
+        (1..=8).collect::<Vec<_>>()
+    );
+
+    // No lower bound: one item per claim; an upper bound of 0 ends it
+    // with no void, an iterator that cannot say leaves one.
+    assert_eq!(ring.push_iter((10..13).filter(|_| true)), 3);
+    assert_eq!(ring.len(), 3, "the upper bound said it had ended");
+    let mut k = 13;
+    let unknown = core::iter::from_fn(move || {
+        k += 1;
+        (k <= 15).then_some(k - 1)
+    });
+    assert_eq!(ring.push_iter(unknown), 2);
+    assert_eq!(ring.len(), 6, "five items and the void");
+    assert_eq!(ring.drain().collect::<Vec<_>>(), [10, 11, 12, 13, 14]);
+    assert!(ring.is_empty(), "the void was passed");
+    assert_eq!(ring.push_iter(core::iter::empty()), 0);
+    assert!(ring.is_empty(), "an empty iterator claims nothing");
+
+    // A read chunk holds the next slot's previous item: busy, nothing taken.
+    ring.push_iter(0..7);
+    let mut out = [0; 6];
+    assert_eq!(ring.pop_burst(&mut out).count, 6);
+    ring.push_iter([7, 8]);
+    let held = ring.read_chunk(1).unwrap();
+    ring.push_iter(9..=13);
+    let mut blocked = 14..;
+    assert_eq!(ring.push_iter(&mut blocked), 0, "the next slot is held");
+    assert_eq!(blocked.next(), Some(14));
+    held.release();
+    assert_eq!(
+        ring.drain().collect::<Vec<_>>(),
+        (7..=13).collect::<Vec<_>>()
+    );
+    assert_eq!(ring.stats().rejected, 0);
+
+    // A panicking iterator: the chunk publishes what it made, the rest of
+    // the claim is void until a pop passes it.
+    let ring: mpmc::BurstRing<u32, 4, 1> = mpmc::BurstRing::new();
+    let r = catch_unwind(AssertUnwindSafe(|| ring.push_iter(panicking(2))));
+    assert!(r.is_err());
+    assert_eq!(ring.push_iter(3..), 0, "two items and two voids");
+    assert_eq!(ring.drain().collect::<Vec<_>>(), [1, 2]);
+    assert_eq!(ring.push_iter(3..), 4, "every slot is usable after");
+    assert_eq!(ring.clear(), 4);
+
+    ring.close();
+    let mut closed = 20..;
+    assert_eq!(ring.push_iter(&mut closed), 0);
+    assert_eq!(closed.next(), Some(20));
+    assert!(ring.is_drained());
+}
+
 #[test]
 #[cfg(feature = "critical-section")]
 fn cs_push_iter_drain_clear() {

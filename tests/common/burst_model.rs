@@ -739,10 +739,25 @@ impl<'r, const N: usize, const W: usize, M: Marks> Driver<'r, N, W, M> {
                 assert_eq!(ring.close(), !m.closed, "{ctx}: close");
                 m.closed = true;
             }
+            16 => {
+                // `push_iter` of an exact-size iterator: the burst's claims,
+                // without counting what does not fit as rejected.
+                let (count, why) = m.push_burst(&items);
+                if why == Some(Why::Full) {
+                    m.rejected -= k - count;
+                }
+                let mut rest = items.iter().copied();
+                assert_eq!(ring.push_iter(&mut rest), count, "{ctx}: push_iter {k}");
+                assert_eq!(
+                    rest.next(),
+                    items.get(count).copied(),
+                    "{ctx}: push_iter {k}"
+                );
+            }
             _ => {}
         }
     }
 }
 
 /// How many kinds of operation [`Driver::apply`] knows.
-pub const KINDS: u64 = 16;
+pub const KINDS: u64 = 17;

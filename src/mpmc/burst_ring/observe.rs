@@ -1,5 +1,5 @@
-//! The burst ring's lifecycle and observers: close, drain and clear, the
-//! length and its relatives, `Debug` and `defmt`.
+//! The burst ring's lifecycle and observers: close, drain, clear and
+//! `push_iter`, the length and its relatives, `Debug` and `defmt`.
 
 use core::fmt;
 
@@ -74,6 +74,48 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
             n += 1;
         }
         n
+    }
+
+    /// Pushes items from `iter` until it ends or the ring is full, busy or
+    /// closed; returns how many it pushed. Room is claimed before an item is
+    /// taken from `iter`, so on a full ring the rest stay in it (pass
+    /// `&mut iter` to keep them); what does not fit is not counted as
+    /// rejected. It claims in runs as long as the iterator's lower size
+    /// bound, one claim and one commit each (so an array's, a slice's or a
+    /// range's items that fit take one). An iterator whose lower bound is 0
+    /// (a `filter`, say) is taken one item per claim; if it ends without its
+    /// upper bound saying so first (a `from_fn`), the claim that finds it
+    /// ended is left a void, which the next pop passes (never an item;
+    /// `len` counts it until then). If the iterator panics, what it made
+    /// is published and the rest of that claim left void.
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::burst_ring::BurstRing<u8, 4, 1> =
+    ///     sluicegate::mpmc::burst_ring::BurstRing::new();
+    /// let mut items = 1..=6;
+    /// assert_eq!(ring.push_iter(&mut items), 4);
+    /// assert_eq!(items.next(), Some(5)); // the rest are still there
+    /// assert_eq!(ring.drain().collect::<Vec<_>>(), [1, 2, 3, 4]);
+    /// ```
+    pub fn push_iter<I: IntoIterator<Item = T>>(&self, iter: I) -> usize {
+        let mut iter = iter.into_iter();
+        let mut pushed = 0;
+        loop {
+            let (at_least, at_most) = iter.size_hint();
+            if at_most == Some(0) {
+                return pushed;
+            }
+            let Ok(chunk) = self.write_chunk(at_least.max(1)) else {
+                return pushed;
+            };
+            let room = chunk.len();
+            let n = chunk.fill_from_iter(&mut iter);
+            pushed += n;
+            if n < room {
+                // The iterator ended inside the chunk (its rest is void).
+                return pushed;
+            }
+        }
     }
 
     /// Whether a pop would answer closed now: closed and drained.

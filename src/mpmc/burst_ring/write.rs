@@ -112,6 +112,28 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> WriteChunk<'_, T, N, W, 
         n
     }
 
+    /// Fills the slots in order with the items of `items` until it ends or
+    /// the chunk is full, publishes them and leaves the rest void. Returns
+    /// how many it wrote. Takes no more from `items` than the chunk holds
+    /// (pass `&mut iter` to keep the rest).
+    ///
+    /// ```
+    /// let ring: sluicegate::mpmc::burst_ring::BurstRing<u8, 4, 1> =
+    ///     sluicegate::mpmc::burst_ring::BurstRing::new();
+    /// let mut items = 1..=5;
+    /// assert_eq!(ring.write_chunk(3).unwrap().fill_from_iter(&mut items), 3);
+    /// assert_eq!(items.next(), Some(4));
+    /// assert_eq!(ring.try_pop(), Ok(1));
+    /// ```
+    pub fn fill_from_iter<I: IntoIterator<Item = T>>(mut self, items: I) -> usize {
+        let mut items = items.into_iter();
+        for i in 0..self.len {
+            let Some(item) = items.next() else { break };
+            self.put(i, item);
+        }
+        self.written
+    }
+
     /// Fills every slot with the items `f` makes, in order, and publishes
     /// them. If `f` panics, what it made so far is published and the rest
     /// left void.
