@@ -124,12 +124,11 @@
 //! third bitmap, the *marks*, and neither parity bit is flipped. A push
 //! reads each word of marks before the word of `consumed` bits of the same
 //! slots, and its run stops at a set mark (the slot's previous position is
-//! a void not yet passed). The first
-//! pop blocked at a void at the front *passes* the run of voids there: it
-//! claims the front with a CAS of `cons` that sets the *passing* flag,
-//! flips both bits of each void (so the laps stay even), stores `cons` past
-//! them (still flagged), clears their marks, and clears the flag; pops that
-//! see the flag answer busy.
+//! a void not yet passed). The first pop blocked at a void at the front
+//! *passes* the run of voids there: it claims the front with a CAS of
+//! `cons` that sets the *passing* flag, flips both bits of each void (so
+//! the laps stay even), stores `cons` past them (still flagged), clears
+//! their marks, and clears the flag; pops that see the flag answer busy.
 //!
 //! When the run is empty, the call decides between its answers with one
 //! more load of each counter: a push whose first position's previous lap is
