@@ -69,11 +69,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     /// assert!(ring.is_empty());
     /// ```
     pub fn clear(&self) -> usize {
-        let mut n = 0;
-        while let Ok(_item) = self.try_pop() {
-            n += 1;
-        }
-        n
+        self.drain().count()
     }
 
     /// Pushes items from `iter` until it ends or the ring is full, busy or
@@ -105,7 +101,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
             if at_most == Some(0) {
                 return pushed;
             }
-            let Ok(chunk) = self.write_chunk(at_least.max(1)) else {
+            let Ok(chunk) = self.write_chunk(at_least) else {
                 return pushed;
             };
             let room = chunk.len();

@@ -104,12 +104,8 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> WriteChunk<'_, T, N, W, 
     /// assert_eq!(ring.write_chunk(2).unwrap().fill_from_slice(&[5, 6, 7]), 2);
     /// assert_eq!(ring.try_pop(), Ok(5));
     /// ```
-    pub fn fill_from_slice(mut self, items: &[T]) -> usize {
-        let n = items.len().min(self.len);
-        for (i, item) in items[..n].iter().enumerate() {
-            self.put(i, *item);
-        }
-        n
+    pub fn fill_from_slice(self, items: &[T]) -> usize {
+        self.fill_from_iter(items.iter().copied())
     }
 
     /// Fills the slots in order with the items of `items` until it ends or
