@@ -115,7 +115,7 @@ use core::pin::Pin;
 use core::task::{Context, Poll};
 
 pub use crate::spsc::Level;
-use crate::sync::{fence, AtomicUsize, Ordering, Padded};
+use crate::sync::{fence, AtomicUsize, LoadStoreUsize, Ordering, Padded};
 #[cfg(feature = "async")]
 use crate::wait::{
     list::{Node, Wake},
@@ -318,7 +318,7 @@ impl MarkWords {
             );
             MarkWords(Padded::new(Words {
                 flips: AtomicUsize::new(0),
-                raise_at: AtomicUsize::new(raise_at),
+                raise_at: LoadStoreUsize::new(raise_at),
                 low,
                 high,
                 #[cfg(feature = "async")]
@@ -333,7 +333,9 @@ pub struct Words {
     /// The level in bit 0 (`High` when set); the transitions so far.
     flips: AtomicUsize,
     /// A push whose claim ends here or later (wrapping) looks at the count.
-    raise_at: AtomicUsize,
+    /// Only loaded and stored, so a native word on Cortex-M0 too: a push's
+    /// test takes no critical section there.
+    raise_at: LoadStoreUsize,
     low: usize,
     high: usize,
     /// The tasks and threads waiting for the drain.
