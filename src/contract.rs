@@ -54,6 +54,13 @@ pub trait Waitable {
     /// on a wake it did not use.
     #[cfg(feature = "async")]
     fn leave(&self, side: crate::wait::Side, node: &crate::wait::list::Node);
+
+    /// Whether a task or thread waits on either side of the ring now (a
+    /// hint for the blocking calls' spin: `crate::spin::briefly`).
+    #[cfg(feature = "std")]
+    fn crowded(&self) -> bool {
+        false
+    }
 }
 
 /// `push_blocking` of any ring: with `std`, a short spin, then the thread
@@ -63,7 +70,7 @@ pub(crate) fn push_blocking<R: Waitable>(ring: &R, item: R::Item) -> Result<(), 
     #[cfg(feature = "std")]
     {
         let attempt = |item| ring.push_now(item);
-        match attempt(item).or_else(|item| crate::spin::briefly(item, attempt)) {
+        match attempt(item).or_else(|item| crate::spin::briefly(item, attempt, || ring.crowded())) {
             Ok(done) => done,
             Err(item) => crate::wait::park::wait(crate::future::Push::new(ring, item)),
         }
@@ -77,7 +84,7 @@ pub(crate) fn pop_blocking<R: Waitable>(ring: &R) -> Option<R::Item> {
     #[cfg(feature = "std")]
     {
         let attempt = |()| ring.pop_now().ok_or(());
-        match attempt(()).or_else(|()| crate::spin::briefly((), attempt)) {
+        match attempt(()).or_else(|()| crate::spin::briefly((), attempt, || ring.crowded())) {
             Ok(out) => out,
             Err(()) => crate::wait::park::wait(crate::future::Pop::new(ring)),
         }
@@ -104,4 +111,46 @@ pub(crate) fn poll_push_in<R: Waitable>(
             None
         }
     })
+}
+
+#[cfg(all(test, feature = "std", not(sluicegate_loom)))]
+mod tests {
+    use super::Waitable;
+    use crate::mpmc::{BurstRing, Ring};
+    use core::time::Duration;
+    use std::time::Instant;
+
+    /// `crowded` is the hint the blocking calls yield on: true while a
+    /// thread is parked on either side, false once nobody waits.
+    fn crowded_while_a_thread_waits<R: Waitable<Item = u32> + Sync>(ring: &R) {
+        assert!(!ring.crowded());
+        let seen = std::thread::scope(|s| {
+            let popper = s.spawn(|| pop_blocking(ring));
+            let deadline = Instant::now() + Duration::from_secs(10);
+            let mut seen = ring.crowded();
+            while !seen && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(1));
+                seen = ring.crowded();
+            }
+            // The item releases the popper whether or not it was seen.
+            assert_eq!(ring.push_now(7).ok(), Some(Ok(())));
+            assert_eq!(popper.join().unwrap(), Some(7));
+            seen
+        });
+        assert!(
+            seen,
+            "a thread parked in pop_blocking, and crowded() never said so"
+        );
+        assert!(!ring.crowded());
+    }
+
+    fn pop_blocking<R: Waitable>(ring: &R) -> Option<R::Item> {
+        super::pop_blocking(ring)
+    }
+
+    #[test]
+    fn crowded_on_every_ring_with_a_list() {
+        crowded_while_a_thread_waits(&Ring::<u32, 2>::new());
+        crowded_while_a_thread_waits(&BurstRing::<u32, 2, 1>::new());
+    }
 }

@@ -9,6 +9,8 @@
 //! cargo run --release -p sluicegate-bench --features std --example waiters
 //! ```
 //!
+//! `SLUICEGATE_WAITERS=idle`, `8p8c` or `latency` runs that part alone.
+//!
 //! Timed figures: they depend on the machine and its load. CPU times come
 //! from `/proc` (Linux).
 
@@ -234,8 +236,17 @@ fn latency() {
 }
 
 fn main() {
-    idle_async();
-    idle_blocking();
-    blocking_8p8c();
-    latency();
+    // `SLUICEGATE_WAITERS=8p8c` (or `idle`, `latency`) runs that part only.
+    let only = std::env::var("SLUICEGATE_WAITERS").ok();
+    let run = |part: &str| only.as_deref().is_none_or(|o| o == part);
+    if run("idle") {
+        idle_async();
+        idle_blocking();
+    }
+    if run("8p8c") {
+        blocking_8p8c();
+    }
+    if run("latency") {
+        latency();
+    }
 }

@@ -191,7 +191,8 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
     /// Pushes `item`, waiting for a free slot: pressure travels upstream
     /// instead of being rejected. Hands the item back in [`Closed`] if the ring
     /// is closed before it finds room. With the `std` feature the thread
-    /// tries again for a few microseconds (127 spin hints in all), then
+    /// tries again for a few microseconds (127 spin hints in all, then up
+    /// to 4 `yield_now`s while other threads wait on the ring), then
     /// **sleeps** (parked) until a pop or the close wakes it (any number of
     /// threads and tasks sleep per side; a pop wakes one). Without `std` it
     /// **spins** with

@@ -180,6 +180,11 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Waitable for Ring<T, N, F, M> 
     fn leave(&self, side: Side, node: &Node) {
         self.waiters[side as usize].leave(node);
     }
+
+    #[cfg(feature = "std")]
+    fn crowded(&self) -> bool {
+        self.waiters.iter().any(|side| side.waiting())
+    }
 }
 
 /// The future of [`Ring::push`] (feature `async`): [`future::Push`] on this

@@ -178,7 +178,9 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
         #[cfg(feature = "std")]
         {
             let tried = self.push_if_room(item);
-            match tried.or_else(|item| crate::spin::briefly(item, |i| self.push_if_room(i))) {
+            match tried
+                .or_else(|item| crate::spin::briefly(item, |i| self.push_if_room(i), || false))
+            {
                 Ok(()) => Ok(()),
                 Err(item) => crate::wait::park::block_on(self.push(item)),
             }
@@ -384,9 +386,9 @@ impl<'a, T, const N: usize, P: Policy> Consumer<'a, T, N, P> {
         #[cfg(feature = "std")]
         {
             let tried = self.pop_or_finished().ok_or(());
-            match tried
-                .or_else(|()| crate::spin::briefly((), |()| self.pop_or_finished().ok_or(())))
-            {
+            match tried.or_else(|()| {
+                crate::spin::briefly((), |()| self.pop_or_finished().ok_or(()), || false)
+            }) {
                 Ok(out) => out,
                 Err(()) => crate::wait::park::block_on(self.pop()),
             }

@@ -167,6 +167,11 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> Waitable for BurstRing<T
     fn leave(&self, side: Side, node: &Node) {
         self.waiters[side as usize].leave(node);
     }
+
+    #[cfg(feature = "std")]
+    fn crowded(&self) -> bool {
+        self.waiters.iter().any(|side| side.waiting())
+    }
 }
 
 impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
