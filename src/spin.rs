@@ -24,8 +24,8 @@ pub(crate) fn until<S, R>(mut state: S, mut attempt: impl FnMut(S) -> Result<R, 
 /// (`Err`) if it never succeeded. A wait that a push or pop on another
 /// core ends within microseconds then costs no park, no unpark and no
 /// list operation. Bounded: 7 rounds of 1 to 64 spin hints (127 in all),
-/// then, only while `crowded` says other threads are parked on the same
-/// ring, up to 4 more tries each after a `yield_now` (as crossbeam's
+/// then, only while `crowded` says other threads or tasks wait on the
+/// same ring, up to 4 more tries each after a `yield_now` (as crossbeam's
 /// `Backoff::snooze`): with more threads than cores the one that would
 /// make room or an item is often runnable but not running, and yielding
 /// lets it run where a park and an unpark would cost two system calls

@@ -183,6 +183,8 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Waitable for Ring<T, N, F, M> 
 
     #[cfg(feature = "std")]
     fn crowded(&self) -> bool {
+        // A hint for the spin before a park: a stale answer costs a yield
+        // or a park, so the gates' relaxed loads need no fence.
         self.waiters.iter().any(|side| side.waiting())
     }
 }

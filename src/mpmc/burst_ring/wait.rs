@@ -170,6 +170,8 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> Waitable for BurstRing<T
 
     #[cfg(feature = "std")]
     fn crowded(&self) -> bool {
+        // A hint for the spin before a park: a stale answer costs a yield
+        // or a park, so the gates' relaxed loads need no fence.
         self.waiters.iter().any(|side| side.waiting())
     }
 }
