@@ -125,7 +125,7 @@ mod tests {
     fn crowded_while_a_thread_waits<R: Waitable<Item = u32> + Sync>(ring: &R) {
         assert!(!ring.crowded());
         let seen = std::thread::scope(|s| {
-            let popper = s.spawn(|| pop_blocking(ring));
+            let popper = s.spawn(|| super::pop_blocking(ring));
             let deadline = Instant::now() + Duration::from_secs(10);
             let mut seen = ring.crowded();
             while !seen && Instant::now() < deadline {
@@ -142,10 +142,6 @@ mod tests {
             "a thread parked in pop_blocking, and crowded() never said so"
         );
         assert!(!ring.crowded());
-    }
-
-    fn pop_blocking<R: Waitable>(ring: &R) -> Option<R::Item> {
-        super::pop_blocking(ring)
     }
 
     #[test]

@@ -236,7 +236,6 @@ fn latency() {
 }
 
 fn main() {
-    // `SLUICEGATE_WAITERS=8p8c` (or `idle`, `latency`) runs that part only.
     let only = std::env::var("SLUICEGATE_WAITERS").ok();
     let run = |part: &str| only.as_deref().is_none_or(|o| o == part);
     if run("idle") {

@@ -185,7 +185,7 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Waitable for Ring<T, N, F, M> 
     fn crowded(&self) -> bool {
         // A hint for the spin before a park: a stale answer costs a yield
         // or a park, so the gates' relaxed loads need no fence.
-        self.waiters.iter().any(|side| side.waiting())
+        queue::either_waits(&self.waiters)
     }
 }
 

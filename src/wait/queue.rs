@@ -381,6 +381,14 @@ impl WaitList {
 /// The ring's two sides.
 pub(crate) type Sides = [WaitList; 2];
 
+/// Whether a task or thread waits on either side (the gates' relaxed
+/// loads: the caller orders them, or needs only a hint).
+#[inline(always)]
+pub(crate) fn either_waits(sides: &Sides) -> bool {
+    let [items, room] = sides;
+    items.waiting() || room.waiting()
+}
+
 /// Both sides, empty.
 #[cfg(not(sluicegate_loom))]
 pub(crate) const fn sides() -> Sides {

@@ -89,8 +89,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     fn either_side_waits(&self) -> bool {
         // SeqCst: the store-load order of the protocol, as in `notify`.
         fence(Ordering::SeqCst);
-        let [items, room] = &*self.waiters;
-        items.waiting() || room.waiting()
+        crate::wait::queue::either_waits(&self.waiters)
     }
 
     /// After an eviction cleared its flag: it published one item, and the
@@ -172,7 +171,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> Waitable for BurstRing<T
     fn crowded(&self) -> bool {
         // A hint for the spin before a park: a stale answer costs a yield
         // or a park, so the gates' relaxed loads need no fence.
-        self.waiters.iter().any(|side| side.waiting())
+        crate::wait::queue::either_waits(&self.waiters)
     }
 }
 
