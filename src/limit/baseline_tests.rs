@@ -68,6 +68,7 @@ fn the_baseline_is_the_median_not_the_minimum() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "thousands of sequential successes; minutes under Miri")]
 fn a_run_on_one_side_is_a_level_shift() {
     // A grown-up baseline of 100 ticks; the dependency doubles. Four
     // samples in a row above it move it by 1/32 each (compounded); the
@@ -157,6 +158,7 @@ fn samples_within_the_latency_floor_are_never_slow() {
 }
 
 #[test]
+#[cfg_attr(miri, ignore = "thousands of sequential successes; minutes under Miri")]
 fn a_slower_dependency_is_relearnt_at_the_minimum() {
     // 10 → 30 ticks for good: every window is slow, the limit falls to
     // min_limit, where every success is queue-free and re-teaches the

@@ -340,6 +340,10 @@ fn permit_dropped_without_outcome_counts_as_ignore_and_releases() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "long runs of samples on one thread; `cargo test` runs it"
+)]
 fn aimd_grows_once_per_window_by_a_step_that_doubles() {
     // Windows of max(limit, 16) successes; the step doubles up to a quarter
     // of the limit.
@@ -370,6 +374,10 @@ fn aimd_grows_once_per_window_by_a_step_that_doubles() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "long runs of samples on one thread; `cargo test` runs it"
+)]
 fn aimd_no_growth_while_in_flight_is_below_half_the_limit() {
     let l = Limiter::try_new(config(1, 4, 10)).unwrap();
     for _ in 0..1000 {
@@ -382,6 +390,10 @@ fn aimd_no_growth_while_in_flight_is_below_half_the_limit() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "long runs of samples on one thread; `cargo test` runs it"
+)]
 fn limit_never_exceeds_max() {
     for c in [config(1, 3, 4), gradient(1, 3, 4)] {
         let l = Limiter::try_new(c).unwrap();
@@ -493,6 +505,10 @@ fn zero_latency_counts_as_one_tick() {
 }
 
 #[test]
+#[cfg_attr(
+    miri,
+    ignore = "long runs of samples on one thread; `cargo test` runs it"
+)]
 fn extreme_latencies_neither_overflow_nor_panic() {
     for c in [config(1, 10, 20), gradient(1, 10, 20)] {
         let l = Limiter::try_new(c).unwrap();
