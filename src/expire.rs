@@ -8,7 +8,10 @@
 //! as `try_pop` does, but an item that [`Expiry`] says has expired is
 //! discarded (dropped, or handed to the caller's closure) and counted in
 //! [`RingStats::expired`](crate::RingStats::expired), and the pop goes on to
-//! the next item. Nothing is discarded silently.
+//! the next item. Nothing is discarded silently. (If the check itself
+//! panics, the item it was looking at has been popped already: it is
+//! dropped as the panic unwinds, as an item the caller popped and then
+//! lost to a panic would be, and counted as nothing.)
 //!
 //! Whether an item has expired is the caller's to say, with any clock:
 //! - a closure `|item: &T| -> bool`;

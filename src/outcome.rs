@@ -171,9 +171,11 @@ pub struct RingStats {
     /// Items evicted from inside the ring by `push_overwrite` and handed back
     /// to the caller ([`Overwritten::Evicted`]).
     pub overwritten: usize,
-    /// Calls answered `Stop::Busy` by the burst ring (`mpmc::BurstRing`):
-    /// the next position was held by another operation in progress. Only
-    /// the burst ring gives this answer; 0 on every other ring.
+    /// Calls of the burst ring (`mpmc::BurstRing`) that stopped at a
+    /// position another operation in progress held: those answered
+    /// `Stop::Busy`, and those that answer a count or an iterator's end
+    /// instead (`push_iter`, `drain`, `clear`) when they stopped there. The waits (`*_blocking`, `async`) count nothing. Only the
+    /// burst ring stops this way; 0 on every other ring.
     pub busy: usize,
     /// Items a `try_pop_fresh`-style pop discarded because they had expired
     /// (dropped, or handed to the caller's closure; see
@@ -191,9 +193,16 @@ pub struct RingStats {
     /// by one pop in `K` positions or slots, less than `K` below the true
     /// mark, and `N` once a push was refused as full or an item evicted.
     /// `K` is `N / 16` (exact for `N < 16`), except on
-    /// [`mpmc::Ring`](crate::mpmc::Ring) on hosts, where it is at least 64
-    /// (a sample there costs a cache-line transfer); operations in progress
-    /// may add to that ring's mark, never beyond `N`. It never goes down.
+    /// [`mpmc::Ring`](crate::mpmc::Ring) and
+    /// [`mpmc::BurstRing`](crate::mpmc::BurstRing) on hosts, where it is at
+    /// least 64 (a sample there costs a cache-line transfer); operations in
+    /// progress may add to those rings' marks, never beyond `N`. Each read
+    /// also counts the length at that moment. On the MPMC rings the mark
+    /// never goes down: a read keeps what it counted. On the SPSC rings only
+    /// the consumer writes the mark (they have loads and stores only), so a
+    /// read that counted items still waiting can return more than a later
+    /// read, after the consumer took them (the ring's `stats` says by how
+    /// much at most).
     pub peak: usize,
 }
 

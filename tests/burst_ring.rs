@@ -244,3 +244,28 @@ fn overwrite_with_every_slot_held_answers_busy() {
     assert_eq!(ring.push_burst(&[5; 5]).count, 4);
     assert_eq!(ring.pop_burst(&mut [0; 8]).count, 4);
 }
+
+/// The calls that answer a count or an iterator's end count a stop at a
+/// busy position in `busy`, as the calls answered busy do: `drain` behind
+/// a write chunk still held (and a fresh pop, answered busy), `push_iter`
+/// into a slot a read chunk holds.
+#[test]
+fn busy_counts_the_stops_of_the_calls_that_answer_a_count() {
+    let ring: BurstRing<u32, 4, 1> = BurstRing::new();
+    let held = ring.write_chunk(1).unwrap();
+    ring.push_burst(&[1, 2]);
+    assert_eq!(ring.drain().count(), 0); // the oldest position is held
+    assert_eq!(ring.stats().busy, 1);
+    assert_eq!(ring.try_pop_fresh(|_: &u32| false), Err(PopError::Busy));
+    assert_eq!(ring.stats().busy, 2);
+    held.fill_from_slice(&[0]);
+    ring.try_push(3).unwrap();
+    let reading = ring.read_chunk(1).unwrap(); // holds the slot of 0
+    assert_eq!(ring.clear(), 3);
+    assert_eq!(ring.push_iter(4..), 0); // the next slot is the chunk's
+    assert_eq!(ring.stats().busy, 3);
+    drop(reading);
+    assert_eq!(ring.push_iter(4..), 4);
+    assert_eq!(ring.stats().busy, 3);
+    assert_eq!(ring.stats().rejected, 0);
+}

@@ -121,7 +121,8 @@ fn since_keeps_the_later_peak() {
 /// position (or slot) in `$k`: a burst of `$burst` (at least `$k`) after one
 /// item in and out at position 0 (a sample: 1); the burst's first sampling
 /// pop is the one at position `$k`, which finds `$burst + 1 - $k` items, so
-/// the mark is that, less than `$k` below the true one. Then the ring
+/// the mark is that, less than `$k` below the true one (no `stats` read
+/// while the burst is inside, which would count all of it). Then the ring
 /// filled, `$at_full` done on the full ring, and cleared: the mark is `$n`.
 macro_rules! peak_within_one_period {
     ($ring:ident, $n:expr, $k:expr, $burst:expr, $at_full:expr) => {
@@ -131,7 +132,6 @@ macro_rules! peak_within_one_period {
         assert_eq!($ring.try_pop(), Some(0)); // position 0: samples 1
         assert_eq!($ring.stats().peak, 1);
         assert_eq!($ring.push_iter(1..=burst), burst as usize);
-        assert_eq!($ring.stats().peak, burst as usize); // the length now
         assert_eq!($ring.clear(), burst as usize);
         assert_eq!($ring.stats().peak, burst as usize + 1 - k);
         let _ = $ring.push_iter(0..n as u32);
@@ -172,6 +172,44 @@ fn peak_is_sampled_within_one_period_mpmc() {
         });
     }
     assert_eq!(mpmc::Ring::<u32, 4096>::PEAK_SAMPLE_EVERY, 256);
+}
+
+/// A `stats` read counts the length at that moment into the mark and keeps
+/// it: once the items it counted are popped (the pops' samples, from
+/// position 1 on, see fewer), the next read returns no less. On every MPMC
+/// ring, small and large.
+#[test]
+fn an_mpmc_peak_never_goes_down() {
+    macro_rules! check {
+        ($ring:expr, $m:expr) => {{
+            let ring = $ring;
+            let m: usize = $m;
+            let kind = core::any::type_name_of_val(&ring);
+            // Off the sampling positions: one item in and out first.
+            ring.push_iter(0..1);
+            assert_eq!(ring.clear(), 1);
+            assert_eq!(ring.push_iter(0..m as u32), m, "{kind}");
+            assert_eq!(ring.stats().peak, m, "{kind}: the length now");
+            assert_eq!(ring.clear(), m, "{kind}");
+            assert_eq!(ring.stats().peak, m, "{kind}: drained");
+            ring.push_iter(0..1);
+            assert_eq!(ring.clear(), 1);
+            assert_eq!(ring.stats().peak, m, "{kind}: after one more");
+        }};
+    }
+    check!(mpmc::Ring::<u32, 4>::new(), 3);
+    check!(mpmc::SmallRing::<u32, 4>::new(), 3);
+    check!(mpmc::Ring::<u32, 64, mpmc::FreeBits<2>>::new(), 40);
+    check!(mpmc::BurstRing::<u32, 4, 1>::new(), 3);
+    check!(mpmc::BurstRing::<u32, 64, 2>::new(), 40);
+    #[cfg(feature = "critical-section")]
+    check!(mpmc::cs::Ring::<u32, 4>::new(), 3);
+    #[cfg(feature = "critical-section")]
+    check!(mpmc::cs::Ring::<u32, 64>::new(), 40);
+    if !cfg!(miri) {
+        check!(mpmc::Ring::<u32, 1024>::new(), 600);
+        check!(mpmc::BurstRing::<u32, 1024, 32>::new(), 600);
+    }
 }
 
 /// A push refused as full raises the SCQ ring's mark to `N` even where no

@@ -747,8 +747,10 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     /// The counters and statistics: how many items were refused as full
     /// (`rejected`), evicted (`overwritten`), how many calls answered busy
     /// (`busy`), and the high-water mark (`peak`: the largest length a pop
-    /// sampled, at one position in `K` as on [`Ring`](super::Ring), or `N`
-    /// once the ring was found full).
+    /// sampled, at one position in `K` as on [`Ring`](super::Ring), or an
+    /// earlier `stats` read, or the length now if that is more, which this
+    /// read then keeps, so `peak` never goes down; `N` once the ring was
+    /// found full).
     ///
     /// ```
     /// use sluicegate::RingStats;
@@ -770,8 +772,14 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
             peak: if rejected != 0 || overwritten != 0 {
                 N
             } else {
+                // The length now is a length the ring had: kept as the
+                // mark, so the mark never goes down once a read counted it.
                 // Relaxed: a statistic.
-                self.tally.peak.load(Ordering::Relaxed).max(self.len())
+                let (len, mark) = (self.len(), self.tally.peak.load(Ordering::Relaxed));
+                if len > mark {
+                    self.tally.peak.fetch_max(len, Ordering::Relaxed);
+                }
+                mark.max(len)
             },
         }
     }

@@ -361,7 +361,12 @@ impl<T, const N: usize, M: Marks> State<T, N, M> {
         unsafe { slot.assume_init_read() }
     }
 
-    fn stats(&self) -> RingStats {
+    fn stats(&mut self) -> RingStats {
+        // The count now is a count the ring had: kept as the mark, so the
+        // mark never goes down once a read counted it.
+        if self.count() > self.peak & !CLOSED {
+            self.peak = self.count() | (self.peak & CLOSED);
+        }
         RingStats {
             rejected: self.rejected,
             overwritten: self.overwritten,
@@ -371,7 +376,7 @@ impl<T, const N: usize, M: Marks> State<T, N, M> {
             peak: if self.rejected != 0 || self.overwritten != 0 {
                 N // a refused push or an eviction found `N` items
             } else {
-                (self.peak & !CLOSED).max(self.count())
+                self.peak & !CLOSED
             },
         }
     }
@@ -569,8 +574,9 @@ impl<T, const N: usize, M: Marks> Ring<T, N, M> {
     /// The counters of rejected and evicted items (they wrap on overflow)
     /// and the high-water mark, read together in one critical section.
     ///
-    /// `peak` is the most items a sampling pop found, or the count now if
-    /// that is more, or `N` once a push was refused or an item evicted
+    /// `peak` is the most items a sampling pop or an earlier `stats` found,
+    /// or the count now if that is more, which this read then keeps (so
+    /// `peak` never goes down), or `N` once a push was refused or an item evicted
     /// (both happen only with `N` items inside). The pops of the slots at
     /// multiples of `N / 16` (every pop for `N < 16`) sample the count
     /// before they take their item; the count falls only in pops, and

@@ -332,6 +332,19 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
         }
     }
 
+    /// The mark, or the length now if that is more, which is then kept as
+    /// the mark: a length the ring had, so the mark never goes down once a
+    /// read has counted it (after the ring drained, say).
+    fn peak_with_len(&self) -> usize {
+        let len = self.len();
+        // Relaxed: as in `note_peak`.
+        let mark = self.peak.load(Ordering::Relaxed);
+        if len > mark {
+            self.peak.fetch_max(len, Ordering::Relaxed);
+        }
+        mark.max(len)
+    }
+
     /// [`note_peak`](Self::note_peak)'s rare part, out of the pops' line.
     #[cold]
     fn raise_peak(&self, seen: usize) {
@@ -416,8 +429,9 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
     /// and the high-water mark.
     ///
     /// `peak` is the largest length sampled by pops (and by every round of
-    /// [`pop_burst`](Self::pop_burst)), or the length now
-    /// ([`len`](Self::len)) if that is more, or `N` once a push was refused
+    /// [`pop_burst`](Self::pop_burst)) or by an earlier `stats`, or the
+    /// length now ([`len`](Self::len)) if that is more, which this read then
+    /// keeps (so `peak` never goes down), or `N` once a push was refused
     /// as full or an item evicted (neither finds a free slot). A pop that
     /// takes its place in the ring at one position in `K` samples the
     /// length: the positions from its own to the next free one. `K` is
@@ -456,7 +470,7 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
             peak: if self.overwritten.get() != 0 || self.rejected.get() != 0 {
                 N
             } else {
-                self.peak.load(Ordering::Relaxed).max(self.len())
+                self.peak_with_len()
             },
         }
     }

@@ -237,7 +237,8 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
         }
     }
 
-    /// Claims up to `max` of the oldest items (at least one) to be read in
+    /// Claims up to `max` of the oldest items (at least one: a chunk is
+    /// never empty, and `max` 0 claims one, as 1 does) to be read in
     /// place: the returned chunk lends them out, and dropping it (or
     /// [`ReadChunk::release`]) frees their slots. Until then the chunk holds
     /// those positions as a pop in progress does (pushes that need their

@@ -46,7 +46,8 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     }
 
     /// An iterator that pops until the ring answers anything but an item
-    /// (empty, busy, or closed and drained).
+    /// (empty, busy, or closed and drained); a stop at a busy position
+    /// counts in `busy`, as a `try_pop` answered busy does.
     ///
     /// ```
     /// let ring: sluicegate::mpmc::burst_ring::BurstRing<u8, 4, 1> =
@@ -76,7 +77,8 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     /// closed; returns how many it pushed. Room is claimed before an item is
     /// taken from `iter`, so on a full ring the rest stay in it (pass
     /// `&mut iter` to keep them); what does not fit is not counted as
-    /// rejected. It claims in runs as long as the iterator's lower size
+    /// rejected (a stop at a busy position counts in `busy`, as the other
+    /// pushes' do). It claims in runs as long as the iterator's lower size
     /// bound, one claim and one commit each (so an array's, a slice's or a
     /// range's items that fit take one). An iterator whose lower bound is 0
     /// (a `filter`, say) is taken one item per claim; if it ends without its

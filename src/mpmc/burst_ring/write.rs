@@ -24,8 +24,9 @@ use super::{flip, mark, BurstRing, Marks, NoMarks, Stop, ONE};
 use crate::sync::{pause, pause_point};
 
 impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
-    /// Claims up to `max` free slots after the newest item (at least one)
-    /// to be filled in place, with one claim: fill them with
+    /// Claims up to `max` free slots after the newest item (at least one:
+    /// a chunk is never empty, and `max` 0 claims one, as 1 does) to be
+    /// filled in place, with one claim: fill them with
     /// [`WriteChunk::fill_from_slice`] or [`WriteChunk::fill_with`] (or write
     /// them through [`WriteChunk::as_mut_slices`] and
     /// [`WriteChunk::commit`]), which publishes them at once. A chunk
