@@ -41,9 +41,6 @@ pub enum Op {
 pub trait Mpmc {
     /// The capacity, `N`.
     const N: usize;
-    /// One pop in this many positions (or slots) samples the length for
-    /// the high-water mark; 1: every pop, so the mark is exact.
-    const PEAK_EVERY: usize;
     fn try_push(&self, item: Item) -> Result<(), TryPushError<Item>>;
     fn push_overwrite(&self, item: Item) -> Overwritten<Item>;
     fn try_pop(&self) -> Option<Item>;
@@ -71,10 +68,9 @@ pub trait Mpmc {
 }
 
 macro_rules! forward {
-    ($ring:ty, $peak_every:expr $(, $w:ident)? $(; $($extra:item)*)?) => {
+    ($ring:ty $(, $w:ident)? $(; $($extra:item)*)?) => {
         impl<const N: usize $(, const $w: usize)?> Mpmc for $ring {
             const N: usize = N;
-            const PEAK_EVERY: usize = $peak_every;
             fn try_push(&self, item: Item) -> Result<(), TryPushError<Item>> {
                 self.try_push(item)
             }
@@ -132,33 +128,21 @@ macro_rules! forward {
     };
 }
 
-forward!(
-    sluicegate::mpmc::Ring<Item, N>,
-    sluicegate::mpmc::Ring::<Item, N>::PEAK_SAMPLE_EVERY
-);
-forward!(
-    sluicegate::mpmc::SmallRing<Item, N>,
-    sluicegate::mpmc::SmallRing::<Item, N>::PEAK_SAMPLE_EVERY
-);
+forward!(sluicegate::mpmc::Ring<Item, N>);
+forward!(sluicegate::mpmc::SmallRing<Item, N>);
 forward!(
     sluicegate::mpmc::Ring<Item, N, sluicegate::mpmc::FreeBits<W>>,
-    sluicegate::mpmc::Ring::<Item, N, sluicegate::mpmc::FreeBits<W>>::PEAK_SAMPLE_EVERY,
     W
 );
 forward!(
-    sluicegate::mpmc::Ring<Item, N, sluicegate::mpmc::FreeIndices<N>, sluicegate::mpmc::Marked>,
-    sluicegate::mpmc::Ring::<Item, N, sluicegate::mpmc::FreeIndices<N>, sluicegate::mpmc::Marked>::PEAK_SAMPLE_EVERY;
+    sluicegate::mpmc::Ring<Item, N, sluicegate::mpmc::FreeIndices<N>, sluicegate::mpmc::Marked>;
     fn marks(&self) -> Option<((usize, usize), Level)> {
         Some((self.watermarks(), self.level()))
     }
 );
+forward!(sluicegate::mpmc::cs::Ring<Item, N>);
 forward!(
-    sluicegate::mpmc::cs::Ring<Item, N>,
-    if N >= 16 { N / 16 } else { 1 }
-);
-forward!(
-    sluicegate::mpmc::cs::Ring<Item, N, sluicegate::mpmc::cs::Marked>,
-    if N >= 16 { N / 16 } else { 1 };
+    sluicegate::mpmc::cs::Ring<Item, N, sluicegate::mpmc::cs::Marked>;
     fn marks(&self) -> Option<((usize, usize), Level)> {
         Some((self.watermarks(), self.level()))
     }
@@ -353,12 +337,10 @@ pub fn run<R: Mpmc>(ring: R, ops: &[Op]) {
         assert_eq!(ring.len(), m.items.len());
         assert_eq!(ring.is_empty(), m.items.is_empty());
         assert_eq!(ring.is_full(), m.items.len() == R::N);
-        if R::PEAK_EVERY == 1 || stats.rejected + stats.overwritten != 0 {
-            assert_eq!(stats.peak, max_len);
-        } else {
-            // Sampled: at most one sampling period below the true mark.
-            assert!(stats.peak <= max_len && max_len < stats.peak + R::PEAK_EVERY);
-        }
+        // Exact, whatever the sampling period: this loop reads the stats
+        // after every step, and a read keeps the length it counts, so the
+        // mark never goes down below a length it was read at.
+        assert_eq!(stats.peak, max_len);
         assert_eq!(ring.is_closed(), m.closed);
         assert_eq!(stats.rejected, m.rejected);
         assert_eq!(stats.overwritten, m.overwritten);
