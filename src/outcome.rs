@@ -174,17 +174,18 @@ pub struct RingStats {
     /// Calls of the burst ring (`mpmc::BurstRing`) that stopped at a
     /// position another operation in progress held: those answered
     /// `Stop::Busy`, and those that answer a count or an iterator's end
-    /// instead (`push_iter`, `drain`, `clear`) when they stopped there. The waits (`*_blocking`, `async`) count nothing. Only the
-    /// burst ring stops this way; 0 on every other ring.
+    /// instead (`push_iter`, `drain`, `clear`) when they stopped there.
+    /// The waits (`*_blocking`, `async`) count nothing. Only the burst ring
+    /// stops this way; 0 on every other ring.
     pub busy: usize,
     /// Items a `try_pop_fresh`-style pop discarded because they had expired
     /// (dropped, or handed to the caller's closure; see
     /// [`expire`](crate::expire)).
     pub expired: usize,
-    /// How many times the level of a ring with watermarks
-    /// (`spsc::Ring<T, N, Marked>`, `mpmc::cs::Ring<T, N, Marked>`) changed,
-    /// between `Normal` and `High` (odd while it is `High`). Only such a
-    /// ring has a level; 0 on every other ring.
+    /// How many times the level of a ring with watermarks (a ring of
+    /// policy `Marked`, made with `with_watermarks`) changed, between
+    /// `Normal` and `High` (odd while it is `High`). Only such a ring has a
+    /// level; 0 on every other ring.
     pub transitions: usize,
     /// The high-water mark: the most items the ring has held, in `0..=N`.
     /// Kept off the push path, so how exact it is depends on the ring (each
