@@ -2,11 +2,21 @@
 //! drained, draining and clearing, pushing from an iterator, the blocking
 //! calls, and dropping the ring with its items.
 
-use super::{FreePool, Marks, Ring, Settle, CLOSED};
+use super::{FreePool, Marks, Ring, Settle, CLOSED, DRAINED};
 use crate::sync::Ordering;
 use crate::{Closed, TryPopError};
 #[cfg(doc)]
 use crate::{Overwritten, TryPushError};
+
+/// What [`Ring::closed_state`] found.
+enum Shut {
+    /// Open, or closed with an eviction in progress.
+    No,
+    /// Closed, with no eviction in progress.
+    Settled,
+    /// Closed and found drained by an earlier pop.
+    Drained,
+}
 
 /// An item that found no free slot (and the ring open).
 pub(super) struct NoRoom<T>(pub(super) T);
@@ -59,6 +69,11 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
     /// up, and never ends. So every ending counted in `overwritten` belongs
     /// to an eviction counted in `s`, and equal counts mean each of them has
     /// ended, its index back in `aq` before the drained answer looks there.
+    /// The first drained answer marks `state` (`DRAINED`), and every later
+    /// pop that reads the mark answers "closed and drained" at once: an
+    /// eviction announced after the close, which will give up, would
+    /// otherwise look like one in progress to a later pop until it has
+    /// given up, and that pop would answer "empty".
     pub fn close(&self) -> bool {
         let first = self.state.fetch_or(CLOSED, Ordering::SeqCst) & CLOSED == 0;
         self.wake_all();
@@ -103,12 +118,19 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
             if let Some(item) = self.try_pop() {
                 return Ok(item);
             }
-            if !self.closed_and_settled() {
+            match self.closed_state() {
                 // Open, or an eviction in progress will put an item back.
-                return Err(TryPopError::Empty);
+                Shut::No => return Err(TryPopError::Empty),
+                Shut::Drained => return Err(TryPopError::Closed),
+                Shut::Settled => {}
             }
             match self.aq.settle() {
-                Settle::Drained => return Err(TryPopError::Closed),
+                Settle::Drained => {
+                    // Release: a pop that reads the mark answers as this
+                    // one, with what this one acquired.
+                    self.state.fetch_or(DRAINED, Ordering::Release);
+                    return Err(TryPopError::Closed);
+                }
                 // SAFETY: we took `i` from `aq`, so the slot holds an item
                 // and is ours.
                 Settle::Took(i) => return Ok(unsafe { self.take(i) }),
@@ -118,14 +140,22 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
         Err(TryPopError::Empty)
     }
 
-    /// Closed, with no eviction in progress (see [`close`](Self::close)).
+    /// Whether the ring is closed and drained already, closed with no
+    /// eviction in progress, or neither (see [`close`](Self::close)).
     #[inline]
-    fn closed_and_settled(&self) -> bool {
+    fn closed_state(&self) -> Shut {
         let state = self.state.load(Ordering::SeqCst);
-        // `state` counts evictions in its `W - 1` high bits: compare modulo
-        // `2^(W-1)`.
-        let ended = self.overwritten.get_acquire() & (usize::MAX >> 1);
-        state & CLOSED != 0 && state >> 1 == ended
+        if state & DRAINED != 0 {
+            return Shut::Drained;
+        }
+        // `state` counts evictions in its `W - 2` high bits: compare modulo
+        // `2^(W-2)`.
+        let ended = self.overwritten.get_acquire() & (usize::MAX >> 2);
+        if state & CLOSED != 0 && state >> 2 == ended {
+            Shut::Settled
+        } else {
+            Shut::No
+        }
     }
 
     /// An iterator that pops until the ring is empty, or closed and drained

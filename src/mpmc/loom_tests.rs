@@ -268,6 +268,35 @@ fn close_vs_eviction<F: FreePool<1>>() {
     assert_exactly(seen, vec![1, 2]);
 }
 
+/// "Closed and drained" is final: an eviction that found the ring full,
+/// then announced itself after the close and a drained answer (it gives
+/// up), never makes a later pop answer "empty"; every item is accounted
+/// for. Two preemptions (the eviction's, before its announcement and
+/// before it gives up) reach the case.
+fn drained_is_final_against_an_eviction<F: FreePool<1>>() {
+    let r = Arc::new(Ring::<u32, 1, F>::new());
+    r.try_push(1).unwrap();
+    let r2 = r.clone();
+    let p = thread::spawn(move || r2.push_overwrite(2));
+    assert!(r.close());
+    let answers = [
+        r.try_pop_or_closed(),
+        r.try_pop_or_closed(),
+        r.try_pop_or_closed(),
+    ];
+    let back = p.join().unwrap();
+    if let Some(k) = answers.iter().position(|a| *a == Err(TryPopError::Closed)) {
+        assert!(
+            answers[k..].iter().all(|a| *a == Err(TryPopError::Closed)),
+            "'closed and drained', then {answers:?}"
+        );
+    }
+    let mut seen: Vec<u32> = answers.into_iter().flatten().collect();
+    seen.extend(drain_closed(&r));
+    seen.extend(back.into_item());
+    assert_exactly(seen, vec![1, 2]);
+}
+
 /// A burst push against a burst pop: the popped items are a prefix of the
 /// burst, in order, and every item is accounted for.
 fn push_burst_vs_pop_burst<F: FreePool<2>>() {
@@ -425,6 +454,7 @@ on_every_pool!(
     pops_overtake_pushes(2),
     close_vs_push_and_pop(2),
     close_vs_eviction(1),
+    drained_is_final_against_an_eviction(1),
     push_burst_vs_pop_burst(2),
     push_burst_vs_try_push(2),
     pop_burst_vs_try_pop(2),

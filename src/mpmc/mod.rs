@@ -326,7 +326,7 @@ pub use wait::{Pop, Push};
 // Names the sibling modules (and `ring`) reach through `super::`.
 #[cfg(sluicegate_cas)]
 use {
-    ring::CLOSED,
+    ring::{CLOSED, DRAINED},
     scq::{IndexRing, Settle},
 };
 

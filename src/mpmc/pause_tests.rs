@@ -381,6 +381,27 @@ fn eviction_in_progress_across_a_close_is_waited_for() {
     assert_eq!(r.try_pop_or_closed(), Err(TryPopError::Closed));
 }
 
+/// "Closed and drained" is final: an eviction announced after a pop found
+/// the ring closed and drained (it gives up: the close came first) does
+/// not make a later pop answer "empty" while it is stopped between its
+/// announcement and giving up.
+#[test]
+fn an_eviction_announced_after_the_drained_answer_changes_nothing() {
+    use crate::{Overwritten, TryPopError};
+    let r = Ring::<u32, 1>::new();
+    assert!(r.close());
+    assert_eq!(r.try_pop_or_closed(), Err(TryPopError::Closed));
+    // The free slot: taken, refused by the close, kept out for good.
+    assert_eq!(r.push_overwrite(5), Overwritten::Rejected(5));
+    let back = stop_at(
+        pause::MPMC_OVERWRITE_ANNOUNCED,
+        || r.push_overwrite(SUSPENDED_ITEM),
+        || assert_eq!(r.try_pop_or_closed(), Err(TryPopError::Closed)),
+    );
+    assert_eq!(back, Overwritten::Rejected(SUSPENDED_ITEM));
+    assert_eq!(r.try_pop_or_closed(), Err(TryPopError::Closed));
+}
+
 /// Keeps the newest: a full ring whose oldest item (or oldest `held`
 /// items, for a burst) a pop has taken and not yet given back.
 /// `push_overwrite` stores every new item and evicts the oldest item no

@@ -34,12 +34,13 @@ pub struct Ring<T, const N: usize, F: FreePool<N> = FreeIndices<N>, M: Marks = N
     pub(super) overwritten: SharedCounter,
     /// Items the `*_fresh` pops discarded (see [`crate::expire`]).
     pub(super) expired: SharedCounter,
-    /// [`CLOSED`] once [`Ring::close`] ran, plus [`EVICTING`] times the
-    /// number of evictions started and not given up (wrapping). An eviction
-    /// is in progress from its announcement here until it adds 1 to
+    /// [`CLOSED`] once [`Ring::close`] ran, [`DRAINED`] once a pop found
+    /// it closed and drained, plus [`EVICTING`] times the number of
+    /// evictions started and not given up (wrapping). An eviction is in
+    /// progress from its announcement here until it adds 1 to
     /// `overwritten` after appending its index to `aq` again, so the
-    /// evictions in progress number `(state >> 1) - overwritten` (modulo
-    /// `2^(W-1)`); see [`Ring::close`].
+    /// evictions in progress number `(state >> 2) - overwritten` (modulo
+    /// `2^(W-2)`); see [`Ring::close`].
     pub(super) state: AtomicUsize,
     /// The largest length a pop found (see [`Ring::stats`]).
     pub(super) peak: AtomicUsize,
@@ -58,8 +59,11 @@ pub struct Ring<T, const N: usize, F: FreePool<N> = FreeIndices<N>, M: Marks = N
 
 /// The bit of `state` set by [`Ring::close`].
 pub(super) const CLOSED: usize = 1;
+/// The bit of `state` set by the first pop that found the ring closed and
+/// drained: every later one answers so at once (see [`Ring::close`]).
+pub(super) const DRAINED: usize = 2;
 /// One eviction started, in `state`.
-pub(super) const EVICTING: usize = 2;
+pub(super) const EVICTING: usize = 4;
 
 // SAFETY: items move between contexts through the ring by value (so
 // `T: Send`), and each slot is accessed only by the one context holding
@@ -242,7 +246,9 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
             // if the ring is closed: see `close` for why a pop can then
             // trust "closed and drained". Relaxed: only the position of this
             // change in `state`'s order matters (before or after the close).
-            if self.state.fetch_add(EVICTING, Ordering::Relaxed) & CLOSED != 0 {
+            let announced = self.state.fetch_add(EVICTING, Ordering::Relaxed);
+            pause_point(pause::MPMC_OVERWRITE_ANNOUNCED);
+            if announced & CLOSED != 0 {
                 self.state.fetch_sub(EVICTING, Ordering::Relaxed);
                 // The pops that saw this eviction announced answered
                 // "empty" and may wait for it to end.

@@ -34,6 +34,9 @@ pub(crate) const MPMC_PUSH_CLAIMED: Point = Point("mpmc.push.claimed");
 pub(crate) const MPMC_PUSH_WRITTEN: Point = Point("mpmc.push.written");
 /// MPMC `push_overwrite`, holding a free slot, before writing it.
 pub(crate) const MPMC_OVERWRITE_CLAIMED: Point = Point("mpmc.overwrite.claimed");
+/// MPMC `push_overwrite`, its eviction announced, before it reads the
+/// closed flag.
+pub(crate) const MPMC_OVERWRITE_ANNOUNCED: Point = Point("mpmc.overwrite.announced");
 /// MPMC `push_overwrite`, holding the evicted item's slot, before reading it.
 pub(crate) const MPMC_OVERWRITE_EVICTED: Point = Point("mpmc.overwrite.evicted");
 /// MPMC `push_overwrite`, slot rewritten, before publishing its index.
