@@ -72,3 +72,17 @@ macro_rules! derived_observers {
     };
 }
 pub(crate) use derived_observers;
+
+/// The high-water mark of an MPMC ring as `stats` reports it: `mark`, or
+/// `len` (the length now, a length the ring had) if that is more, which
+/// is then kept in `mark` so that no later read reports less. The
+/// read-modify-write runs only when the mark rises.
+#[cfg(sluicegate_cas)]
+pub(crate) fn kept_peak(mark: &crate::sync::AtomicUsize, len: usize) -> usize {
+    // Relaxed: a statistic, ordered with nothing.
+    let was = mark.load(crate::sync::Ordering::Relaxed);
+    if len > was {
+        mark.fetch_max(len, crate::sync::Ordering::Relaxed);
+    }
+    was.max(len)
+}

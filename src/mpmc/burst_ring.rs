@@ -772,14 +772,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
             peak: if rejected != 0 || overwritten != 0 {
                 N
             } else {
-                // The length now is a length the ring had: kept as the
-                // mark, so the mark never goes down once a read counted it.
-                // Relaxed: a statistic.
-                let (len, mark) = (self.len(), self.tally.peak.load(Ordering::Relaxed));
-                if len > mark {
-                    self.tally.peak.fetch_max(len, Ordering::Relaxed);
-                }
-                mark.max(len)
+                crate::observe::kept_peak(&self.tally.peak, self.len())
             },
         }
     }

@@ -338,19 +338,6 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
         }
     }
 
-    /// The mark, or the length now if that is more, which is then kept as
-    /// the mark: a length the ring had, so the mark never goes down once a
-    /// read has counted it (after the ring drained, say).
-    fn peak_with_len(&self) -> usize {
-        let len = self.len();
-        // Relaxed: as in `note_peak`.
-        let mark = self.peak.load(Ordering::Relaxed);
-        if len > mark {
-            self.peak.fetch_max(len, Ordering::Relaxed);
-        }
-        mark.max(len)
-    }
-
     /// [`note_peak`](Self::note_peak)'s rare part, out of the pops' line.
     #[cold]
     fn raise_peak(&self, seen: usize) {
@@ -476,7 +463,7 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
             peak: if self.overwritten.get() != 0 || self.rejected.get() != 0 {
                 N
             } else {
-                self.peak_with_len()
+                crate::observe::kept_peak(&self.peak, self.len())
             },
         }
     }
