@@ -13,6 +13,8 @@
 #   LOOM_MAX_PREEMPTIONS=3 ci/loom.sh spsc    a deeper (much slower) search
 #   SLUICEGATE_LOOM_DEEP=1 ci/loom.sh wait    the waiter lists' big models at
 #                                             the full bound, not capped at 1
+#                                             (with mpmc: the burst late-miss
+#                                             model at bound 5, ~3 minutes)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -522,3 +522,92 @@ fn marks_lowering_races_a_push() {
         assert_eq!(r.stats().transitions % 2, 1);
     });
 }
+
+/// An index ring of one slot after one index in and out, so that
+/// dequeuers take positions (`threshold` is at its reset value, `3N-1 =
+/// 2`).
+fn used_index_ring() -> Arc<super::scq::IndexRing<1, false>> {
+    let q = Arc::new(super::scq::IndexRing::<1, false>::new(0, false));
+    q.enqueue(0);
+    assert_eq!(q.dequeue(), Some(0));
+    q
+}
+
+/// Once every operation has returned: the one index enqueued was taken by
+/// one of the dequeues that answered `took`, or a dequeue finds it now.
+fn taken_or_found(q: &super::scq::IndexRing<1, false>, took: Vec<Option<usize>>) {
+    let took = took.into_iter().flatten().count();
+    assert!(took <= 1, "one index, taken {took} times");
+    let after = q.dequeue();
+    assert_eq!(
+        took + usize::from(after.is_some()),
+        1,
+        "the index was taken by a racing dequeuer or is found now (hidden by threshold)"
+    );
+}
+
+/// SCQ's `threshold` against more late misses than its reset value allows
+/// for ("Late misses" in `scq`'s docs): on an index ring of one slot,
+/// three dequeuers race an enqueue on the empty ring. In the schedule that
+/// hides the index, all three miss at positions ahead of the enqueuer's,
+/// the enqueue places its index past them and resets `threshold`, and
+/// their three decrements take it to `-1`. The schedule needs three
+/// preemptions (each dequeuer stopped between its miss and its
+/// decrement), so the model runs at a bound of at least 3.
+#[test]
+fn late_misses_do_not_hide_an_index() {
+    let mut builder = loom::model::Builder::new();
+    builder.preemption_bound = Some(builder.preemption_bound.map_or(3, |b| b.max(3)));
+    explores::check(builder, || {
+        let q = used_index_ring();
+        let dequeuer = || {
+            let q = q.clone();
+            thread::spawn(move || q.dequeue())
+        };
+        let (d2, d3) = (dequeuer(), dequeuer());
+        let q2 = q.clone();
+        let e = thread::spawn(move || q2.enqueue(0));
+        let d1 = q.dequeue();
+        let took = vec![d1, d2.join().unwrap(), d3.join().unwrap()];
+        e.join().unwrap();
+        taken_or_found(&q, took);
+    });
+}
+
+/// [`late_misses_do_not_hide_an_index`] with one of the three dequeuers a
+/// burst (`dequeue_many`), whose dry round charges one late decrement as
+/// a single miss does. A burst takes a position only while an enqueue
+/// holds one ahead of `head`, so the schedule in which the burst's
+/// decrement is the crossing needs five preemptions: 3.1 million
+/// executions, about three minutes, run with `SLUICEGATE_LOOM_DEEP` set
+/// (with the burst's decrement made without the look, it fails there in
+/// about 20 s). The gate runs it at four (about 270 000 executions).
+#[test]
+fn late_misses_of_a_burst_do_not_hide_an_index() {
+    let deep = std::env::var_os("SLUICEGATE_LOOM_DEEP").is_some();
+    let least = if deep { 5 } else { 4 };
+    let mut builder = loom::model::Builder::new();
+    builder.preemption_bound = Some(builder.preemption_bound.map_or(least, |b| b.max(least)));
+    explores::check(builder, || {
+        let q = used_index_ring();
+        let q2 = q.clone();
+        let burst = thread::spawn(move || {
+            let mut out = [usize::MAX];
+            q2.dequeue_many(&mut out).map(|_| out[0])
+        });
+        let dequeuer = || {
+            let q = q.clone();
+            thread::spawn(move || q.dequeue())
+        };
+        let (d2, d3) = (dequeuer(), dequeuer());
+        // The enqueue on this thread, the dequeuers' joins after it (the
+        // fewest preemptions found for the schedule that hides the index).
+        q.enqueue(0);
+        let took = vec![
+            burst.join().unwrap(),
+            d2.join().unwrap(),
+            d3.join().unwrap(),
+        ];
+        taken_or_found(&q, took);
+    });
+}

@@ -130,17 +130,23 @@
 //! (an item pushed to the position of a suspended pop counts as that pop's).
 //! Two threads doing pop-then-push on a full ring never see `Full`.
 //!
-//! **Caveat on the empty answer.** That `try_pop` never answers "empty"
-//! while an item waits rests on the paper's bound of `3N-1` failed dequeue
-//! attempts between two enqueues (the `threshold`), which counts, besides
-//! the misses ahead of the item, one late miss per context inside a dequeue
-//! (a burst's round counts as one; the private `scq` module shows why). The
-//! bound was not re-derived here for more such contexts than slots; the
-//! stress tests run eight threads on `N = 1` and `N = 2`, and six bursting
-//! threads on `N = 2`, with exact accounting. Were it exceeded, an item
-//! would wait for the next push of that index ring, never be lost: on the
-//! free-slot ring (the default pool) that push is a pop, so a ring with
-//! every slot free would then answer "full" for good.
+//! **The empty answer.** Once misses have taken `aq`'s `threshold` below
+//! zero, `try_pop` answers "empty" from that one load (SCQ's bound: an
+//! item is found within `3N-1` failed attempts after its push). The bound
+//! allows for fewer contexts in the middle of a pop than the ring has
+//! slots; with `3N` or more at once (three on a ring of one slot), their
+//! late misses can take `threshold` below zero after the push of an item
+//! that then waits. The miss that takes it below zero therefore looks for
+//! an item at a position no pop has taken, and sets `threshold` back if it
+//! finds one (the private `scq` module shows why that suffices). So a pop
+//! answers "empty" while an item waits only while such a miss is between
+//! its decrement and that look: a context suspended there hides the item
+//! until it resumes, never for good, and with fewer than `3N` contexts
+//! inside a pop at once, never. The same holds for `fq`, whose "empty" is
+//! a push's "full". Pause-point tests stop three pops (or three pushes on
+//! a full ring) on a ring of one slot, and seven pops on a ring of two with
+//! the item behind a position no pop took; two loom models race three
+//! dequeuers (one of them a burst) against an enqueue.
 //!
 //! # Which item `push_overwrite` evicts
 //!

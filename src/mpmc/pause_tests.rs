@@ -477,3 +477,108 @@ fn overwrite_keeps_the_newest_while_a_pop_holds_the_oldest() {
         overwrite_past_a_pop::<FreeBits<1>>(point, true);
     }
 }
+
+/// More pops stopped with a decrement of `threshold` still to make than
+/// `3N - 1`: each took a position on the empty ring, missed, and loaded
+/// `tail` before a push placed its item past them. When they resume,
+/// their decrements take `threshold` below 0 while the item waits at
+/// `head`. The pops after them must still find it.
+#[test]
+fn late_misses_beyond_the_threshold_do_not_hide_an_item() {
+    let r = Ring::<u32, 1>::new();
+    // One item in and out: `threshold` is `3N - 1`, so pops take positions.
+    r.try_push(1).unwrap();
+    assert_eq!(r.try_pop(), Some(1));
+    let pop = || r.try_pop();
+    let outer = stop_at(pause::MPMC_AQ_DEQ_DRY, pop, || {
+        let middle = stop_at(pause::MPMC_AQ_DEQ_DRY, pop, || {
+            let inner = stop_at(pause::MPMC_AQ_DEQ_DRY, pop, || {
+                r.try_push(7).unwrap();
+            });
+            assert_eq!(inner, None);
+        });
+        assert_eq!(middle, None);
+    });
+    assert_eq!(outer, None);
+    assert_eq!(r.len(), 1);
+    // With the ring's one slot holding the item, no push can reset the
+    // threshold: hidden for good unless a pop finds it anyway.
+    assert_eq!(r.try_pop(), Some(7), "the item waits, hidden");
+    r.try_push(8).unwrap();
+    assert_eq!(r.try_pop(), Some(8));
+}
+
+/// Runs `during` while `k` pops are stopped after a dry miss (nothing at
+/// their positions, nothing beyond), each with its decrement of `aq`'s
+/// `threshold` still to make; checks that each answers "empty".
+fn with_dry_pops_stopped<F: FreePool<M>, const M: usize>(
+    r: &Ring<u32, M, F>,
+    k: usize,
+    during: &dyn Fn(),
+) {
+    if k == 0 {
+        return during();
+    }
+    let got = stop_at(
+        pause::MPMC_AQ_DEQ_DRY,
+        || r.try_pop(),
+        || with_dry_pops_stopped(r, k - 1, during),
+    );
+    assert_eq!(got, None);
+}
+
+/// The item hidden behind a position no dequeuer has taken: `N = 2`
+/// (`aq` has 4 entries, `3N - 1 = 5`). A pop takes position 0, where item
+/// 1 waits, and stops before it looks; seven pops miss at positions 1 to
+/// 7 and stop before their decrements. A push of 2 then finds position 8's
+/// entry still holding item 1's index (its pop has not taken it) and
+/// places at 9: `head` is 8, with nothing to take there. The seven
+/// decrements take `threshold` to -2. A pop must find item 2 while the
+/// first pop is still stopped, so the miss that took `threshold` below 0
+/// has to look past `head` (a look at `head` alone finds nothing).
+#[test]
+fn late_misses_do_not_hide_an_item_behind_a_passed_position() {
+    let r = Ring::<u32, 2>::new();
+    r.try_push(1).unwrap();
+    let first = stop_at(
+        pause::MPMC_AQ_DEQ_TICKET,
+        || r.try_pop(),
+        || {
+            with_dry_pops_stopped(&r, 7, &|| r.try_push(2).unwrap());
+            assert_eq!(r.try_pop(), Some(2), "item 2 waits, hidden");
+            assert_eq!(r.try_pop(), None);
+        },
+    );
+    assert_eq!(first, Some(1));
+    r.try_push(3).unwrap();
+    assert_eq!(r.try_pop(), Some(3));
+}
+
+/// The free-slot ring's side of the same defect: three pushes on a full
+/// ring of one slot stop with a decrement of `fq`'s `threshold` still to
+/// make, a pop frees the slot past them, and their decrements take
+/// `threshold` to -1. The empty ring must still take a push (unfixed, it
+/// answered `Full` for good).
+#[test]
+fn late_misses_do_not_hide_a_free_slot() {
+    let r = Ring::<u32, 1>::new();
+    // A slot freed and taken again: `fq`'s `threshold` is `3N - 1`, so
+    // pushes on the full ring take positions.
+    r.try_push(1).unwrap();
+    assert_eq!(r.try_pop(), Some(1));
+    r.try_push(2).unwrap();
+    let push = || r.try_push(3).is_err();
+    let refused = stop_at(pause::MPMC_FQ_DEQ_DRY, push, || {
+        let refused = stop_at(pause::MPMC_FQ_DEQ_DRY, push, || {
+            let refused = stop_at(pause::MPMC_FQ_DEQ_DRY, push, || {
+                assert_eq!(r.try_pop(), Some(2));
+            });
+            assert!(refused);
+        });
+        assert!(refused);
+    });
+    assert!(refused);
+    assert!(r.is_empty());
+    r.try_push(4).expect("the free slot waits, hidden");
+    assert_eq!(r.try_pop(), Some(4));
+}

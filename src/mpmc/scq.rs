@@ -59,142 +59,60 @@
 //! sets it to `3N-1`; every failed dequeue attempt decrements it, and a
 //! dequeue that sees it negative returns "empty" at once. The paper shows that
 //! an enqueued index is found within `3N-1` failed attempts, so the
-//! threshold never hides an index that is there.
+//! threshold never hides an index that is there, as long as fewer contexts
+//! are inside a dequeue than that bound allows for; "Late misses" covers
+//! more.
 //!
-//! # Burst dequeues: a round of positions per fetch-and-add
+//! # Late misses
 //!
-//! [`IndexRing::dequeue_many`] takes up to `want` indices in *rounds*. A
-//! round takes `k` positions with one fetch-and-add on `head` and looks at
-//! each of them as a single dequeuer looks at its one:
+//! A decrement is *late* when its dequeuer took its position before the
+//! reset of the enqueue whose index waits (item 2 of "What `threshold`
+//! counts" in the `rounds` module's docs): at most one per context inside
+//! a dequeue. SCQ's `3N-1`
+//! allows for fewer such contexts than there are slots (the paper's rings
+//! are much larger than the number of threads). With more, the late
+//! decrements alone take `threshold` below zero after the reset: three
+//! pops stopped between their miss and their decrement on a ring of one
+//! slot, and a push placing its index past them. With no further enqueue
+//! (on `fq` of a full ring, none comes), every dequeue would then answer
+//! "empty" at its first load, for good.
 //!
-//! | step | a round (`K = min(want, N)`)                                   | answer |
-//! |------|-----------------------------------------------------------------|--------|
-//! | 1    | load `threshold` (first round of a call only)                   | "empty" if negative |
-//! | 2    | load `head` (`h0`), then `tail` (`t0`)                           | "empty" if `t0 <= h0` (the empty check) |
-//! | 3    | `k = min(t0 - h0, K)`; `h = head.fetch_add(k)`                  | |
-//! | 4    | `take_at` at `h`, `h+1`, ..., `h+k-1`, in order                 | |
-//! | 5    | load `tail` (`t`); if `t < h+k`, `catch_up(t, h+k)`             | |
-//! | 6    | it took an index                                                 | the indices, in position order; `t - h` as the length sample |
-//! | 7    | it took none (a *dry* round): decrement `threshold` by one       | "empty" if `t <= h+k`, or if the decrement found it `<= 0`; else step 2 |
+//! So the decrement that takes `threshold` from `0` to `-1` (the
+//! *crossing*) is followed by a look ([`IndexRing::unhide`]): a fence,
+//! `head`, `tail`, then the entries of the positions from `head` to
+//! `tail` (at most `2N`, one per entry). If one holds an index enqueued at
+//! a position in `head..tail`, which no dequeuer has taken yet, the look
+//! sets `threshold` back to `3N-1`.
 //!
-//! Step 3 bounds the round by `tail - head`, so a round passes a position
-//! only where an enqueue holds it and has not placed yet (or gave it up),
-//! or where `head` moved on between step 2 and step 3. `k <= N < 2N`, so a
-//! round never meets one entry twice.
+//! *Nothing stays hidden once the operations stop.* Suppose every
+//! operation has returned, an index `x` enqueued at `p` waits, and
+//! `threshold < 0`. Only a reset writes `3N-1` (a decrement leaves less),
+//! so take the last reset `S`; after it, decrements took `threshold` from
+//! `0` to `-1` once: the crossing `D`, whose look ran and did not reset
+//! (a reset after `S` would contradict its choice). `x`'s enqueue placed
+//! `x` with a CAS, then loaded `threshold`: it stored the reset `S` or an
+//! earlier one, or read `3N-1`, hence a reset no later than `S`, and `D`
+//! comes after that load in the single order of `SeqCst` operations
+//! (it modifies `threshold` after the value the load read). So the look's
+//! loads, after `D`, see `x`'s entry and a `tail` past `p`; `head <= p`
+//! throughout, since no dequeuer took `p`. The look covers `p`'s entry
+//! (`p` itself when `tail - head <= 2N`, else every entry), and the word
+//! there places `x` at `p` (`cycle_word`s differ by `4N` per cycle,
+//! positions by `2N`), so it resets: a contradiction.
 //!
-//! **A round is single dequeues.** Replace a round at `h..h+k` by `k`
-//! single dequeuers ("stand-ins"), each of which starts at the round's
-//! step 1 (in a later round of the same call: right after the step-7
-//! decrement, which left `threshold >= 0`), loads `head` and `tail` where
-//! the round loads them (and finds `head < tail`, so it takes a position
-//! with or without `dequeue_at`'s empty check), takes its position at the
-//! round's fetch-and-add (the `k` fetch-and-adds back to back) and runs
-//! `take_at` where the round does for that position. A stand-in that takes
-//! an index returns it. One that misses stops at its pause point after the
-//! miss, for good, as a suspended single dequeuer may, except the one at
-//! `h+k-1`: it loads `tail` at step 5, and if `t < h+k` runs the
-//! `catch_up` a single dequeuer with nothing beyond its position runs
-//! (stopping for good before its decrement if the round took an index);
-//! in a dry round it goes on as step 7 says, which is `dequeue_at`'s miss
-//! path, its next position being the next round's first (the others of
-//! that round are fresh stand-ins). Every position at or past `t` at
-//! step 5 was at or past `tail` when the round looked at it, so no
-//! enqueuer held it: the stand-in there missed. So an execution with burst
-//! dequeues is one of single operations with extra contexts stopped for
-//! good after a miss, step for step the same `head`, `tail`, entries and
-//! `threshold`, and the SCQ argument applies to it as it is: no index is
-//! lost or taken twice, a round's indices are the oldest ones at its
-//! positions, in order, and each "empty" is one a single dequeue gives.
+//! While a context is between its crossing and its look, `threshold` can
+//! hide an index: for as long as that context is suspended there. The
+//! look costs a fence and two loads on an empty ring (`head == tail` after
+//! the catch-up), once per crossing, that is once per `3N` misses.
 //!
-//! **What `threshold` counts.** A decrement is charged to a *step* that
-//! missed: a single dequeue's position, or a dry round (one for all its
-//! positions). A round that took an index charges nothing for the
-//! positions it passed. Take an enqueue that placed index `x` at position
-//! `t` and then set `threshold` to `3N-1` (or found it there): the reset,
-//! `R`. While `x` waits for a dequeuer (`head <= t`), the decrements after
-//! `R` are charged to
+//! # Burst rounds
 //!
-//! 1. steps whose positions were taken after `R`: those positions lie in
-//!    `head(R)..t`, all missed, and each is charged at most once (a dry
-//!    round once for all of them), so these decrements are at most the
-//!    misses in `head(R)..t`;
-//! 2. steps whose positions were taken before `R` and charged after it: at
-//!    most one per context, because a context has one step (a position, or
-//!    a round) between its fetch-and-add and its decrement at a time.
-//!
-//! These are exactly the decrements the same execution makes as single
-//! operations (the stand-ins), so SCQ's bound applies unchanged: while an
-//! index waits, fewer than `3N` decrements land after its reset, and
-//! `threshold` never hides it. The bound counts item 2 per context; the
-//! stand-ins never decrement, so it counts the real contexts inside a
-//! dequeue, one per context whether it runs a single dequeue or a round
-//! (see the caveat on the empty answer in [`super`]'s docs). This is what
-//! a round must keep to: charge late for one step at most. A round that
-//! charges each of its misses after the fact puts up to `K` late
-//! decrements per context after a reset, which the bound does not allow
-//! for; rounds of `want` positions charged that way (up to 40 in
-//! `tests/mpmc_burst.rs`) drive the free ring of a 2-slot ring below zero
-//! with every index inside under 3 x 3 bursting threads, and the ring
-//! answers "full" for good.
-//! Charging a round's `k` up front (before its fetch-and-add) and giving
-//! back its hits afterwards fails item 1 instead: charges then land for
-//! positions not yet taken, by rounds that may never take the positions of
-//! the index that waits. With `N = 2` (`3N-1 = 5`) and two indices in the
-//! ring at positions 0 and 1: three burst dequeuers read `head = 0`,
-//! `tail = 2`, charge `k = 2` each (`threshold = -1`) and stop before their
-//! fetch-and-add; a dequeue answers "empty" with both indices inside; an
-//! enqueue places a third at 2 and resets `threshold`; a new dequeue takes
-//! the index at 0, which was in the ring all through the "empty" answer and
-//! went to an operation that began after it.
-//!
-//! **Bounded failed attempts (lock-freedom).** A round takes at least one
-//! position (step 2 answers when `t0 <= h0`), and a call takes a new round
-//! only after a dry round whose decrement found `threshold > 0`; every
-//! round either takes an index or charges one decrement. Between two
-//! enqueues' resets, at most `3N-1` decrements leave `threshold >= 0`, and
-//! then each context makes at most one more charged step before every
-//! dequeue answers "empty" at step 1 (or at `dequeue_at`'s first check).
-//! With `C` contexts inside a dequeue, at most `3N + C` charged steps, each
-//! missing at most `K` positions, and steps that take indices: at most the
-//! `N` indices there at the first reset plus those placed since by
-//! enqueues not yet complete, each missing at most `K - 1` positions. So
-//! the positions dequeuers pass between two completed enqueues are at most
-//! `K (3N + C) + (K - 1) (N + P)` (`P`: the indices placed by enqueues in
-//! progress, at most 32 per context), `3N + C` without bursts (`K = 1`).
-//! Finite as long as finitely many contexts use the ring, which is the
-//! assumption lock-freedom rests on here: the dequeuers cannot pass the
-//! enqueuers' positions for ever, so an enqueue completes or every dequeue
-//! answers.
-//!
-//! **Catching up.** A round whose last positions lie at or past `tail`
-//! (at most `k` of them, when `head` moved on between steps 2 and 3)
-//! closes those entries (no enqueuer holds them), and step 5 moves `tail`
-//! up to `h+k` with
-//! `catch_up`, whose CAS only replaces a `tail` below a value `head` has
-//! passed, so every position it skips is held by a dequeuer. Until then an
-//! enqueuer that takes such a position finds its entry unusable and takes
-//! another, as behind a single dequeuer that overtook it: `tail` lags
-//! `head` by at most the positions of the steps between their
-//! fetch-and-add and their catch-up (`k` per round, one per single
-//! dequeue). Past those, an enqueue finds a usable entry as it does
-//! without bursts: at most `N` of the `2N` entries hold an index, and a
-//! round changes entries only through `take_at`.
-//!
-//! **Suspension.** A round suspended after its fetch-and-add holds its `k`
-//! positions (at most `min(want, N, 32)` in a `Ring`): an index placed at
-//! one of them before it looks is its own, taken when it resumes (held,
-//! not lost), where a single dequeue holds one position. Suspended after
-//! some of its `take_at`s, it holds the indices it took and the positions
-//! it has not looked at yet.
-//!
-//! **Closing and draining.** Every position a round takes is taken or
-//! closed by `take_at` before the round ends, as a single dequeue's is, so
-//! the close argument (a position below `head` has a dequeuer, which takes
-//! the index there or closes the entry first; [`super::Ring::close`])
-//! holds for each. [`IndexRing::settle`] takes one position at a time and
-//! is unchanged.
+//! [`IndexRing::enqueue_many`] and [`IndexRing::dequeue_many`] take a round
+//! of positions per fetch-and-add; the private `rounds` module shows why
+//! they are single operations in disguise, what `threshold` counts with
+//! them, and why they stay lock-free.
 
-use crate::sync::{const_fn, pause, pause_point, AtomicUsize, Ordering, Padded, Point};
+use crate::sync::{const_fn, fence, pause, pause_point, AtomicUsize, Ordering, Padded, Point};
 
 /// `a` comes strictly before `b`, comparing wrapping differences.
 #[inline(always)]
@@ -261,6 +179,16 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
         pause::MPMC_FQ_DEQ_MISSED
     } else {
         pause::MPMC_AQ_DEQ_MISSED
+    };
+    const P_DEQ_UNHIDE: Point = if FREE {
+        pause::MPMC_FQ_DEQ_UNHIDE
+    } else {
+        pause::MPMC_AQ_DEQ_UNHIDE
+    };
+    const P_DEQ_DRY: Point = if FREE {
+        pause::MPMC_FQ_DEQ_DRY
+    } else {
+        pause::MPMC_AQ_DEQ_DRY
     };
     const P_DEQ_COUNTED: Point = if FREE {
         pause::MPMC_FQ_DEQ_COUNTED
@@ -380,8 +308,15 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
             }
             if self.place_at(t, index) {
                 pause_point(Self::P_ENQ_PLACED);
+                // Our CAS of the entry, then this load, against a miss's
+                // decrement, then `unhide`'s loads ("Late misses" in the
+                // module docs): under loom, which models SeqCst accesses
+                // as acquire and release only, a fence stands in for the
+                // single order SeqCst gives.
+                #[cfg(sluicegate_loom)]
+                fence(Ordering::SeqCst);
                 if self.threshold.load(Ordering::SeqCst) != Self::THRESHOLD {
-                    self.threshold.store(Self::THRESHOLD, Ordering::SeqCst);
+                    self.reset_threshold();
                 }
                 return true;
             }
@@ -414,130 +349,6 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
                 && (e & Self::SAFE != 0 || !before(t, self.head.load(Ordering::SeqCst)));
             if !usable {
                 return false; // the caller takes a new position
-            }
-        }
-    }
-
-    /// Appends `indices`, in order, taking their positions with one
-    /// fetch-and-add per round; returns how many it appended: all of them,
-    /// unless `closed` (if given) has its low bit set when a round holds its
-    /// positions (then the rest are refused, as in `enqueue_unless_closed`).
-    ///
-    /// A round tries every position it took, in order, each with the next
-    /// index not yet placed; a position whose entry is unusable (a dequeuer
-    /// passed it first) is left, as a single enqueuer leaves it, and the
-    /// next position gets that index. The indices left over (one per
-    /// unusable position) go to a new round: so the indices keep their
-    /// order, and every position a round leaves unused is one a dequeuer has
-    /// already passed. That is what `threshold`'s bound needs: a round that
-    /// gave up the rest of its positions at its first unusable one would
-    /// leave fresh positions ahead of `head`, each a miss no dequeuer had
-    /// counted yet, in front of the indices of its next round.
-    /// Lock-free, as `enqueue`: a new round means a dequeuer moved on.
-    pub(super) fn enqueue_many(&self, indices: &[usize], closed: Option<&AtomicUsize>) -> usize {
-        let mut done = 0;
-        while done < indices.len() {
-            let rest = &indices[done..];
-            let t0 = self.tail.fetch_add(rest.len(), Ordering::SeqCst);
-            pause_point(Self::P_ENQ_TICKET);
-            if let Some(state) = closed {
-                if state.load(Ordering::SeqCst) & 1 != 0 {
-                    break;
-                }
-            }
-            for (k, &index) in rest.iter().enumerate() {
-                debug_assert!(index < N);
-                if !self.place_at(t0.wrapping_add(k), index) {
-                    let first = t0.wrapping_add(k + 1);
-                    done += self.place_in_rest_of_round(first, rest.len() - k - 1, &rest[k..]);
-                    break;
-                }
-                done += 1;
-                pause_point(Self::P_ENQ_PLACED);
-            }
-            if self.threshold.load(Ordering::SeqCst) != Self::THRESHOLD {
-                self.threshold.store(Self::THRESHOLD, Ordering::SeqCst);
-            }
-        }
-        done
-    }
-
-    /// The rest of a round that met an unusable entry: places `left`, in
-    /// order, each at the first usable one of the round's `count` remaining
-    /// positions from `first`; returns how many it placed. Out of line: the
-    /// round's usual path stays one CAS per index.
-    #[cold]
-    #[inline(never)]
-    fn place_in_rest_of_round(&self, first: usize, count: usize, left: &[usize]) -> usize {
-        let mut positions = (0..count).map(|k| first.wrapping_add(k));
-        let mut placed = 0;
-        for &index in left {
-            loop {
-                let Some(t) = positions.next() else {
-                    return placed;
-                };
-                if self.place_at(t, index) {
-                    break;
-                }
-            }
-            placed += 1;
-            pause_point(Self::P_ENQ_PLACED);
-        }
-        placed
-    }
-
-    /// Removes up to `out.len()` of the oldest indices into `out`, in order,
-    /// taking a round of positions with one fetch-and-add (see "Burst
-    /// dequeues" in the module docs for the steps and why they are sound);
-    /// returns `None` if it finds the ring empty, else how many it took and
-    /// a sample of the length (from the round's first position to `tail`).
-    pub(super) fn dequeue_many(&self, out: &mut [usize]) -> Option<(usize, usize)> {
-        if out.is_empty() || self.surely_empty() {
-            return None;
-        }
-        let most = out.len().min(N);
-        loop {
-            // Positions below `tail` were handed to enqueuers: a round
-            // takes no more than those not yet taken by a dequeuer, so it
-            // passes a position only where an enqueue is in progress or was
-            // abandoned, or where `head` moved on before its fetch-and-add.
-            let h0 = self.head.load(Ordering::SeqCst);
-            let t0 = self.tail.load(Ordering::SeqCst);
-            if !before(h0, t0) {
-                return None; // the empty check of `dequeue_at`
-            }
-            let k = t0.wrapping_sub(h0).min(most);
-            pause_point(Self::P_DEQ_COUNTED);
-            let h = self.head.fetch_add(k, Ordering::SeqCst);
-            pause_point(Self::P_DEQ_TICKET);
-            let mut got = 0;
-            for i in 0..k {
-                if let Some(index) = self.take_at(h.wrapping_add(i)) {
-                    out[got] = index;
-                    got += 1;
-                }
-                pause_point(Self::P_DEQ_STEPPED);
-            }
-            let t = self.tail.load(Ordering::SeqCst);
-            let next = h.wrapping_add(k);
-            if before(t, next) {
-                // `head` moved between the loads and the fetch-and-add:
-                // the round's last positions were beyond `tail`.
-                self.catch_up(t, next);
-            }
-            if got > 0 {
-                // `t > h`: the enqueuer of a position this round took an
-                // index at had moved `tail` past it.
-                return Some((got, t.wrapping_sub(h)));
-            }
-            pause_point(Self::P_DEQ_MISSED);
-            // A dry round: one failed attempt, as a single dequeue's miss.
-            if !before(next, t) {
-                self.threshold.fetch_sub(1, Ordering::SeqCst);
-                return None;
-            }
-            if (self.threshold.fetch_sub(1, Ordering::SeqCst) as isize) <= 0 {
-                return None;
             }
         }
     }
@@ -608,13 +419,85 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
             let t = self.tail.load(Ordering::SeqCst);
             let next = h.wrapping_add(1);
             if !before(next, t) {
+                pause_point(Self::P_DEQ_DRY);
                 // Nothing beyond us either: bring tail up to head and give up.
                 self.catch_up(t, next);
-                self.threshold.fetch_sub(1, Ordering::SeqCst);
+                self.charge_miss();
                 return None;
             }
-            if (self.threshold.fetch_sub(1, Ordering::SeqCst) as isize) <= 0 {
+            if self.charge_miss() <= 0 {
                 return None;
+            }
+        }
+    }
+
+    /// Charges a failed attempt (a single dequeue's position, or a dry
+    /// round) to `threshold`; returns the value it found, read as `isize`
+    /// (the caller may try again if it was positive). The crossing, which
+    /// found `0`, looks whether the decrement hides an index ("Late
+    /// misses" in the module docs).
+    #[inline(always)]
+    fn charge_miss(&self) -> isize {
+        let left = self.threshold.fetch_sub(1, Ordering::SeqCst);
+        if left == 0 {
+            self.unhide();
+        }
+        left as isize
+    }
+
+    /// Sets `threshold` to `3N-1` (an enqueue's reset, or `unhide`'s).
+    ///
+    /// A store; under loom a swap. loom orders a store only after the
+    /// writes its thread has seen, not after a concurrent decrement that
+    /// ran first, so a later load may read that decrement's value as if
+    /// the reset had come before it, which the single modification order
+    /// of an atomic forbids (the decrement read the value before the reset,
+    /// so the reset is after it). A swap reads the newest value and is
+    /// ordered after it.
+    #[inline(always)]
+    fn reset_threshold(&self) {
+        #[cfg(not(sluicegate_loom))]
+        self.threshold.store(Self::THRESHOLD, Ordering::SeqCst);
+        #[cfg(sluicegate_loom)]
+        self.threshold.swap(Self::THRESHOLD, Ordering::SeqCst);
+    }
+
+    /// The look of the crossing, the decrement that took `threshold` from
+    /// `0` to `-1`: if an index waits at a position no dequeuer has taken yet,
+    /// sets `threshold` back to `3N-1`, so that it does not hide that
+    /// index ("Late misses" in the module docs). Looks at the positions
+    /// from `head` to `tail`, at most `2N` of them (one per entry): an
+    /// index enqueued at a position in that range sits in the entry of one
+    /// of them, and its word tells its position.
+    #[cold]
+    #[inline(never)]
+    fn unhide(&self) {
+        // The crossing, then these loads, against an enqueue's CAS, then
+        // its load of `threshold`: the SeqCst order does it; the fence is
+        // for loom (see `enqueue_unless_closed`), kept in every build
+        // because the look is out of line and runs once per `3N` misses.
+        fence(Ordering::SeqCst);
+        let h = self.head.load(Ordering::SeqCst);
+        let t = self.tail.load(Ordering::SeqCst);
+        if !before(h, t) {
+            return;
+        }
+        let looks = t.wrapping_sub(h).min(2 * N);
+        for k in 0..looks {
+            let q = h.wrapping_add(k);
+            let e = self.entry(q).load(Ordering::SeqCst);
+            if e & Self::BOT == Self::BOT {
+                continue;
+            }
+            // The index's position is `q` plus its cycle's distance from
+            // `q`'s, in positions: cycle words differ by `4N` per cycle,
+            // positions by `2N`.
+            let cycles = (e | Self::LOW).wrapping_sub(Self::cycle_word(q)) as isize;
+            let at = q.wrapping_add((cycles >> 1) as usize);
+            if cycles >= 0 && before(at, t) {
+                pause_point(Self::P_DEQ_UNHIDE);
+                self.reset_threshold();
+                return;
             }
         }
     }
@@ -735,6 +618,8 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
         (if d <= 0 { 0 } else { (d as usize).min(N) }, h)
     }
 }
+
+mod rounds;
 
 #[cfg(all(test, not(sluicegate_loom)))]
 mod tests;

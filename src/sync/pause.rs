@@ -61,10 +61,20 @@ pub(crate) const MPMC_AQ_ENQ_TICKET: Point = Point("mpmc.aq.enq.ticket");
 pub(crate) const MPMC_AQ_ENQ_PLACED: Point = Point("mpmc.aq.enq.placed");
 pub(crate) const MPMC_AQ_DEQ_TICKET: Point = Point("mpmc.aq.deq.ticket");
 pub(crate) const MPMC_AQ_DEQ_MISSED: Point = Point("mpmc.aq.deq.missed");
+/// `aq` dequeue that missed, found nothing beyond its position and loaded
+/// `tail`, before it catches `tail` up and decrements `threshold`.
+pub(crate) const MPMC_AQ_DEQ_DRY: Point = Point("mpmc.aq.deq.dry");
+/// `aq` dequeue whose miss took `threshold` below zero, having found an
+/// index waiting past `head`, before it sets `threshold` back.
+pub(crate) const MPMC_AQ_DEQ_UNHIDE: Point = Point("mpmc.aq.deq.unhide");
 pub(crate) const MPMC_FQ_ENQ_TICKET: Point = Point("mpmc.fq.enq.ticket");
 pub(crate) const MPMC_FQ_ENQ_PLACED: Point = Point("mpmc.fq.enq.placed");
 pub(crate) const MPMC_FQ_DEQ_TICKET: Point = Point("mpmc.fq.deq.ticket");
 pub(crate) const MPMC_FQ_DEQ_MISSED: Point = Point("mpmc.fq.deq.missed");
+/// `fq`'s [`MPMC_AQ_DEQ_DRY`].
+pub(crate) const MPMC_FQ_DEQ_DRY: Point = Point("mpmc.fq.deq.dry");
+/// `fq`'s [`MPMC_AQ_DEQ_UNHIDE`].
+pub(crate) const MPMC_FQ_DEQ_UNHIDE: Point = Point("mpmc.fq.deq.unhide");
 /// A burst dequeuer's own steps, on `aq` and on `fq`: after reading
 /// `head` and `tail` (its round's size), before its fetch-and-add; and
 /// after each position of its round, taken or passed.
