@@ -60,6 +60,24 @@
 //! try already succeeded (it raced that try) is passed on as well, so each
 //! wake-one ends in a try that starts after it.
 //!
+//! **Without the notifier's fence.** Where every write the notifier made
+//! that a waiter's second try reads is a `SeqCst` operation (the SCQ
+//! ring's: its index rings and free pools use nothing else), the gate load
+//! itself can be `SeqCst` in place of the fence. If that load misses the
+//! registration (it reads a value older than the waiter's store), it is
+//! ordered before the waiter's fence in the total order (the store is
+//! sequenced before that fence), so the notifier's `SeqCst` writes, before
+//! its load, are too; a load after the waiter's fence that read a value
+//! older than one of them would put the fence before that write: so the
+//! second try sees them all. (These are the rules of C++20's
+//! `[atomics.order]` that Rust's atomics follow.) On x86-64 the `SeqCst`
+//! load is a plain load, and the fence a locked instruction; on AArch64,
+//! `ldar` against `dmb` and a load. On 32-bit Arm the two forms cost the
+//! same (`dmb` after the load instead of before), so the fence stays
+//! there, as it does with `portable-atomic` (whose read-modify-writes may
+//! be critical sections) and under loom (which models `SeqCst` accesses as
+//! acquire and release only).
+//!
 //! **Cost when nobody waits.** One fence and one load of the gate, plus a
 //! test and a branch, on each operation that can wake someone: measured +4
 //! instructions per push or pop on x86-64 (callgrind), +2 on the Cortex-M3

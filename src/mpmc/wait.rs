@@ -27,13 +27,20 @@ use core::task::Poll;
 pub(super) type RingWaiters = queue::Sides;
 
 // The wake-ups, called by `publish`, `take`, `close`, the evictions, the
-// bursts and `FreeSlot`'s drop; empty without the feature.
+// bursts and `FreeSlot`'s drop; empty without the feature. The wake-ups
+// after an item was published or a slot freed go through
+// `notify_after_seqcst` (no fence where a `SeqCst` load of the gate does
+// its work, "Without the notifier's fence" in `src/wait.rs`): every write
+// of those operations that decides a waiter's try is a `SeqCst`
+// read-modify-write or store of `aq`, `fq` or a free pool (the slot's
+// contents travel with the index, as for any pop). The evictions' and the
+// close's wake-ups keep the fence.
 impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
     /// After an item was published: wakes a task waiting in `pop`.
     #[inline(always)]
     pub(super) fn wake_poppers(&self) {
         #[cfg(feature = "async")]
-        self.waiters[Side::Item as usize].notify(1);
+        self.waiters[Side::Item as usize].notify_after_seqcst(1);
     }
 
     /// After `n` items were published: wakes up to `n` tasks waiting in
@@ -41,7 +48,7 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
     #[inline(always)]
     pub(super) fn wake_poppers_n(&self, n: usize) {
         #[cfg(feature = "async")]
-        self.waiters[Side::Item as usize].notify(n);
+        self.waiters[Side::Item as usize].notify_after_seqcst(n);
         #[cfg(not(feature = "async"))]
         let _ = n;
     }
@@ -58,7 +65,7 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
     #[inline(always)]
     pub(super) fn wake_pushers(&self) {
         #[cfg(feature = "async")]
-        self.waiters[Side::Room as usize].notify(1);
+        self.waiters[Side::Room as usize].notify_after_seqcst(1);
     }
 
     /// After `n` slots went back to `fq`: wakes up to `n` tasks waiting in
@@ -66,7 +73,7 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
     #[inline(always)]
     pub(super) fn wake_pushers_n(&self, n: usize) {
         #[cfg(feature = "async")]
-        self.waiters[Side::Room as usize].notify(n);
+        self.waiters[Side::Room as usize].notify_after_seqcst(n);
         #[cfg(not(feature = "async"))]
         let _ = n;
     }

@@ -106,6 +106,29 @@ impl WaitList {
         }
     }
 
+    /// [`notify`](Self::notify) for a notifier whose every write a waiter's
+    /// second try reads was a `SeqCst` operation: on x86 and AArch64 (with
+    /// native atomics) a `SeqCst` load of the gate stands in for the fence
+    /// ("Without the notifier's fence" in `src/wait.rs`), elsewhere it is
+    /// `notify`.
+    #[inline(always)]
+    pub(crate) fn notify_after_seqcst(&self, n: usize) {
+        #[cfg(all(
+            any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64"),
+            not(feature = "portable-atomic"),
+            not(sluicegate_loom)
+        ))]
+        if self.waiting.load(Ordering::SeqCst) != 0 {
+            self.wake(n, false);
+        }
+        #[cfg(not(all(
+            any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64"),
+            not(feature = "portable-atomic"),
+            not(sluicegate_loom)
+        )))]
+        self.notify(n);
+    }
+
     /// Whether anyone waits, after the caller's `fence(SeqCst)` (the check
     /// of [`notify`](Self::notify), for a caller that checks two lists
     /// after one fence).
