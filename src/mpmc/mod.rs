@@ -127,22 +127,26 @@
 //! **No spurious failures.** SCQ is linearizable: `try_push` reports
 //! [`TryPushError::Full`] only if every slot is occupied or held by an operation in progress,
 //! and `try_pop` returns `None` only if no pushed item is waiting to be popped
-//! (an item pushed to the position of a suspended pop counts as that pop's).
+//! (an item pushed to the position of a suspended pop counts as that pop's;
+//! "The empty answer" below has the one exception, which needs more
+//! contexts inside pops at once than the ring has slots).
 //! Two threads doing pop-then-push on a full ring never see `Full`.
 //!
 //! **The empty answer.** Once misses have taken `aq`'s `threshold` below
 //! zero, `try_pop` answers "empty" from that one load (SCQ's bound: an
 //! item is found within `3N-1` failed attempts after its push). The bound
-//! allows for fewer contexts in the middle of a pop than the ring has
-//! slots; with `3N` or more at once (three on a ring of one slot), their
+//! allows for fewer contexts in the middle of a pop (or of an eviction,
+//! which takes the oldest item the same way) than the ring has slots; with
+//! `3N` or more at once (three on a ring of one slot), their
 //! late misses can take `threshold` below zero after the push of an item
 //! that then waits. The miss that takes it below zero therefore looks for
 //! an item at a position no pop has taken, and sets `threshold` back if it
 //! finds one (the private `scq` module shows why that suffices). So a pop
 //! answers "empty" while an item waits only while such a miss is between
 //! its decrement and that look: a context suspended there hides the item
-//! until it resumes, never for good, and with fewer than `3N` contexts
-//! inside a pop at once, never. The same holds for `fq`, whose "empty" is
+//! until it resumes, never for good; with fewer contexts inside pops at
+//! once than the ring has slots (the setting the bound was derived for),
+//! never. The same holds for `fq`, whose "empty" is
 //! a push's "full". Pause-point tests stop three pops (or three pushes on
 //! a full ring) on a ring of one slot, and seven pops on a ring of two with
 //! the item behind a position no pop took; two loom models race three

@@ -68,9 +68,9 @@
 //! A decrement is *late* when its dequeuer took its position before the
 //! reset of the enqueue whose index waits (item 2 of "What `threshold`
 //! counts" in the `rounds` module's docs): at most one per context inside
-//! a dequeue. SCQ's `3N-1`
-//! allows for fewer such contexts than there are slots (the paper's rings
-//! are much larger than the number of threads). With more, the late
+//! a dequeue. SCQ's `3N-1` allows for fewer such contexts than there are
+//! slots (the paper's rings are much larger than the number of threads).
+//! With more, the late
 //! decrements alone take `threshold` below zero after the reset: three
 //! pops stopped between their miss and their decrement on a ring of one
 //! slot, and a push placing its index past them. With no further enqueue
@@ -90,10 +90,11 @@
 //! so take the last reset `S`; after it, decrements took `threshold` from
 //! `0` to `-1` once: the crossing `D`, whose look ran and did not reset
 //! (a reset after `S` would contradict its choice). `x`'s enqueue placed
-//! `x` with a CAS, then loaded `threshold`: it stored the reset `S` or an
-//! earlier one, or read `3N-1`, hence a reset no later than `S`, and `D`
-//! comes after that load in the single order of `SeqCst` operations
-//! (it modifies `threshold` after the value the load read). So the look's
+//! `x` with a CAS, then loaded `threshold`: it read `3N-1`, written by a
+//! reset no later than `S`, or it stored such a reset itself. `D` comes
+//! after that load (and that store) in the single order of `SeqCst`
+//! operations, since it modifies `threshold` after the value the load read
+//! (and after the store). So the look's
 //! loads, after `D`, see `x`'s entry and a `tail` past `p`; `head <= p`
 //! throughout, since no dequeuer took `p`. The look covers `p`'s entry
 //! (`p` itself when `tail - head <= 2N`, else every entry), and the word

@@ -68,10 +68,10 @@
 //! real contexts inside a dequeue, one per context whether it runs a
 //! single dequeue or a round, and where there are more of them than it
 //! allows for, "Late misses" in `scq`'s docs applies to rounds as it is.
-//! This is what a round must keep to: charge late for one step at most. A round that
-//! charges each of its misses after the fact puts up to `K` late
-//! decrements per context after a reset, which the bound does not allow
-//! for; rounds of `want` positions charged that way (up to 40 in
+//! This is what a round must keep to: charge late for one step at most. A
+//! round that charges each of its misses after the fact puts up to `K`
+//! late decrements per context after a reset, which the bound does not
+//! allow for; rounds of `want` positions charged that way (up to 40 in
 //! `tests/mpmc_burst.rs`) drive the free ring of a 2-slot ring below zero
 //! with every index inside under 3 x 3 bursting threads, and the ring
 //! answers "full" for good.
