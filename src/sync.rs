@@ -33,6 +33,25 @@ pub(crate) use portable_atomic::AtomicU32;
 
 pub(crate) use core::sync::atomic::Ordering;
 
+/// Whether a notifier whose writes are all `SeqCst` checks the waiters'
+/// gate with a `SeqCst` load instead of a fence and a relaxed load ("Without
+/// the notifier's fence" in `src/wait.rs`): on x86 and AArch64 with native
+/// atomics, where that load is a plain load (or `ldar`) and the fence a
+/// locked instruction (or `dmb`). Not on 32-bit Arm (the two forms cost the
+/// same), with `portable-atomic` (whose read-modify-writes may be critical
+/// sections), or under loom (which models `SeqCst` accesses as acquire and
+/// release only).
+#[cfg_attr(not(sluicegate_cas), allow(dead_code))] // only the CAS rings notify
+pub(crate) const SEQCST_GATE: bool = cfg!(all(
+    any(
+        target_arch = "x86_64",
+        target_arch = "x86",
+        target_arch = "aarch64"
+    ),
+    not(feature = "portable-atomic"),
+    not(sluicegate_loom)
+));
+
 /// A memory fence (the waiter protocol's `SeqCst` fences, `src/wait.rs`,
 /// and the SPSC watermark's raise, `src/spsc/watermark.rs`; native on every
 /// target, Cortex-M0 included).

@@ -62,8 +62,9 @@
 //!
 //! **Without the notifier's fence.** Where every write the notifier made
 //! that a waiter's second try reads is a `SeqCst` operation (the SCQ
-//! ring's: its index rings and free pools use nothing else), the gate load
-//! itself can be `SeqCst` in place of the fence. If that load misses the
+//! ring's: its index rings and free pools use nothing else; the burst
+//! ring's, whose bitmap flips are `SeqCst` where this is used), the gate
+//! load itself can be `SeqCst` in place of the fence. If that load misses the
 //! registration (it reads a value older than the waiter's store), it is
 //! ordered before the waiter's fence in the total order (the store is
 //! sequenced before that fence), so the notifier's `SeqCst` writes, before
@@ -76,7 +77,8 @@
 //! same (`dmb` after the load instead of before), so the fence stays
 //! there, as it does with `portable-atomic` (whose read-modify-writes may
 //! be critical sections) and under loom (which models `SeqCst` accesses as
-//! acquire and release only).
+//! acquire and release only): `sync::SEQCST_GATE`. The close and the SCQ
+//! ring's evictions keep the fence everywhere.
 //!
 //! **Cost when nobody waits.** One fence and one load of the gate, plus a
 //! test and a branch, on each operation that can wake someone: measured +4

@@ -32,7 +32,9 @@
 //! polling; `wait.rs`); [`BurstRing::push_blocking`] and
 //! [`BurstRing::pop_blocking`] park the thread with `std` and spin without
 //! it. A wait is counted neither as rejected nor as busy. Each commit then
-//! pays one fence and one load while nobody waits (`BENCHMARKS.md`).
+//! pays one fence and one load while nobody waits, or on x86 and AArch64
+//! one `SeqCst` load and no fence, the bitmaps' flips being `SeqCst` there
+//! (`BENCHMARKS.md`; `src/wait.rs` has why that suffices).
 //!
 //! # Watermarks
 //!
@@ -284,6 +286,8 @@
 //!   set with release (before the evicting flag is cleared, or by a chunk
 //!   done with its slots), cleared with release after the pass's flips,
 //!   read with acquire before the `consumed` bits (the parity argument).
+//!   On x86 and AArch64 the flips and marks are `SeqCst` instead (the same
+//!   instruction on x86-64), so that the wake-ups need no fence.
 //! - The statistics: relaxed.
 //!
 //! # Wrap-around and memory

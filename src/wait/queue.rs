@@ -107,26 +107,34 @@ impl WaitList {
     }
 
     /// [`notify`](Self::notify) for a notifier whose every write a waiter's
-    /// second try reads was a `SeqCst` operation: on x86 and AArch64 (with
-    /// native atomics) a `SeqCst` load of the gate stands in for the fence
-    /// ("Without the notifier's fence" in `src/wait.rs`), elsewhere it is
-    /// `notify`.
+    /// second try reads was a `SeqCst` operation: where
+    /// [`SEQCST_GATE`](crate::sync::SEQCST_GATE) says so, a `SeqCst` load of
+    /// the gate stands in for the fence ("Without the notifier's fence" in
+    /// `src/wait.rs`); elsewhere it is `notify`.
     #[inline(always)]
     pub(crate) fn notify_after_seqcst(&self, n: usize) {
-        #[cfg(all(
-            any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64"),
-            not(feature = "portable-atomic"),
-            not(sluicegate_loom)
-        ))]
+        if !seqcst_gate() {
+            return self.notify(n);
+        }
         if self.waiting.load(Ordering::SeqCst) != 0 {
             self.wake(n, false);
         }
-        #[cfg(not(all(
-            any(target_arch = "x86_64", target_arch = "x86", target_arch = "aarch64"),
-            not(feature = "portable-atomic"),
-            not(sluicegate_loom)
-        )))]
-        self.notify(n);
+    }
+
+    /// [`notify_or_all`](Self::notify_or_all) for a notifier whose every
+    /// write a waiter's second try reads was a `SeqCst` operation, as
+    /// [`notify_after_seqcst`](Self::notify_after_seqcst).
+    #[inline(always)]
+    pub(crate) fn notify_or_all_after_seqcst(&self, n: usize, all: impl FnOnce() -> bool) {
+        if !seqcst_gate() {
+            return self.notify_or_all(n, all);
+        }
+        if self.waiting.load(Ordering::SeqCst) != 0 {
+            let all = all();
+            if all || n > 0 {
+                self.wake(if all { 0 } else { n }, all);
+            }
+        }
     }
 
     /// Whether anyone waits, after the caller's `fence(SeqCst)` (the check
@@ -410,6 +418,29 @@ pub(crate) type Sides = [WaitList; 2];
 pub(crate) fn either_waits(sides: &Sides) -> bool {
     let [items, room] = sides;
     items.waiting() || room.waiting()
+}
+
+/// Whether anyone waits on either side, for a notifier whose every write a
+/// waiter's second try reads was a `SeqCst` operation: a fence and two
+/// relaxed loads, or two `SeqCst` loads where
+/// [`SEQCST_GATE`](crate::sync::SEQCST_GATE) says so.
+#[inline(always)]
+pub(crate) fn either_waits_after_seqcst(sides: &Sides) -> bool {
+    let [items, room] = sides;
+    if seqcst_gate() {
+        items.waiting.load(Ordering::SeqCst) != 0 || room.waiting.load(Ordering::SeqCst) != 0
+    } else {
+        // SeqCst: the store-load order of the protocol, as in `notify`.
+        fence(Ordering::SeqCst);
+        either_waits(sides)
+    }
+}
+
+/// [`SEQCST_GATE`](crate::sync::SEQCST_GATE), as a function the
+/// notifiers' branches fold away.
+#[inline(always)]
+const fn seqcst_gate() -> bool {
+    crate::sync::SEQCST_GATE
 }
 
 /// Both sides, empty.

@@ -3,6 +3,19 @@
 
 use super::*;
 
+/// The order of every read-modify-write of the bitmaps (the flips that
+/// hand a slot over, the void marks): `Release`, the slot hand-off (module
+/// docs). `SeqCst` where the wake-ups check the waiters' gate without a
+/// fence ([`SEQCST_GATE`](crate::sync::SEQCST_GATE)): every write a
+/// waiter's try reads must then be `SeqCst` (`src/wait.rs`), and there it
+/// costs nothing (the same `lock xor` on x86-64; `ldeoral` for `ldeorl`
+/// on AArch64).
+const HAND_OFF: Ordering = if crate::sync::SEQCST_GATE {
+    Ordering::SeqCst
+} else {
+    Ordering::Release
+};
+
 const_fn! {
     /// `W` zeroed bitmap words.
     pub(super) fn words<const W: usize>() -> [AtomicU32; W] {
@@ -106,15 +119,15 @@ impl Bit {
     /// Sets the bit in the void marks `map`: one release `fetch_or`.
     #[inline(always)]
     pub(super) fn mark<const W: usize>(self, map: &[AtomicU32; W]) {
-        // Release: with the claim it marks (see `make_void`).
-        map[self.word].fetch_or(self.mask, Ordering::Release);
+        // HAND_OFF, a release at least: with the claim it marks (see `make_void`).
+        map[self.word].fetch_or(self.mask, HAND_OFF);
     }
 
     /// Flips the bit in `map` ([`flip`] of one): one release `fetch_xor`.
     #[inline(always)]
     pub(super) fn flip<const W: usize>(self, map: &[AtomicU32; W]) {
-        // Release: the slot hand-off (module docs).
-        map[self.word].fetch_xor(self.mask, Ordering::Release);
+        // HAND_OFF, a release at least: the slot hand-off (module docs).
+        map[self.word].fetch_xor(self.mask, HAND_OFF);
     }
 }
 
@@ -192,10 +205,10 @@ impl Run {
     /// `fetch_xor` per word.
     #[inline(always)]
     pub(super) fn flip<const W: usize>(self, map: &[AtomicU32; W]) {
-        // Release: the slot hand-off (module docs).
-        map[self.word].fetch_xor(self.first, Ordering::Release);
+        // HAND_OFF, a release at least: the slot hand-off (module docs).
+        map[self.word].fetch_xor(self.first, HAND_OFF);
         if self.second != 0 {
-            map[(self.word + 1) % W].fetch_xor(self.second, Ordering::Release);
+            map[(self.word + 1) % W].fetch_xor(self.second, HAND_OFF);
         }
     }
 }
@@ -290,11 +303,11 @@ pub(super) fn mark<const N: usize, const W: usize>(
         let room = if N >= 32 { 32 - bit } else { N - s };
         let span = left.min(room);
         let mask = (u32::MAX >> (32 - span)) << bit;
-        // Release: the slots' owner is done with them.
+        // HAND_OFF, a release at least: the slots' owner is done with them.
         if set {
-            map[s / 32].fetch_or(mask, Ordering::Release);
+            map[s / 32].fetch_or(mask, HAND_OFF);
         } else {
-            map[s / 32].fetch_and(!mask, Ordering::Release);
+            map[s / 32].fetch_and(!mask, HAND_OFF);
         }
         q = q.wrapping_add(span);
         left -= span;
@@ -319,8 +332,8 @@ pub(super) fn flip<const N: usize, const W: usize>(map: &[AtomicU32; W], from: u
         let room = if N >= 32 { 32 - bit } else { N - s };
         let span = left.min(room);
         let mask = (u32::MAX >> (32 - span)) << bit;
-        // Release: the slot hand-off (module docs).
-        map[s / 32].fetch_xor(mask, Ordering::Release);
+        // HAND_OFF, a release at least: the slot hand-off (module docs).
+        map[s / 32].fetch_xor(mask, HAND_OFF);
         if span == left {
             return;
         }

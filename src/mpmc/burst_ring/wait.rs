@@ -35,21 +35,28 @@ use crate::Closed;
 use {
     super::CLOSED,
     crate::future,
-    crate::sync::{fence, Ordering},
+    crate::sync::Ordering,
     crate::wait::{list::Node, list::Wake, Side},
     core::task::Poll,
 };
 
-// The wake-ups; empty without the feature.
+// The wake-ups; empty without the feature. Every write of this ring that
+// decides a waiter's try is a `SeqCst` operation where
+// `sync::SEQCST_GATE` holds (the claims, the passes' stores and the
+// evictions' flag are `SeqCst` everywhere; the bitmaps' read-modify-writes
+// are `bits::HAND_OFF`), so there the wake-ups check the gate with `SeqCst`
+// loads and no fence ("Without the notifier's fence" in `src/wait.rs`).
+// The close's keep the fence.
 impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     /// After `n` items were published (or voids left for pops to pass):
     /// wakes up to `n` waiting pops, or all of them on a closed ring.
     #[inline(always)]
     pub(super) fn wake_poppers(&self, n: usize) {
         #[cfg(feature = "async")]
-        self.waiters[Side::Item as usize].notify_or_all(n, || {
-            // SeqCst: after the fence, so a close before it is seen; a
-            // close after it wakes every waiter itself.
+        self.waiters[Side::Item as usize].notify_or_all_after_seqcst(n, || {
+            // SeqCst: after the fence (or the gate's SeqCst load), so a
+            // close before it is seen; a close after it wakes every waiter
+            // itself.
             self.prod.load(Ordering::SeqCst) & CLOSED != 0
         });
         #[cfg(not(feature = "async"))]
@@ -66,7 +73,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
                 self.freed_and_waiting(n);
             }
         } else {
-            self.waiters[Side::Room as usize].notify(n);
+            self.waiters[Side::Room as usize].notify_after_seqcst(n);
         }
         #[cfg(not(feature = "async"))]
         let _ = n;
@@ -78,18 +85,17 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     #[cold]
     #[inline(never)]
     fn freed_and_waiting(&self, n: usize) {
-        self.waiters[Side::Room as usize].notify(n);
+        self.waiters[Side::Room as usize].notify_after_seqcst(n);
         self.wake_poppers(0);
     }
 
     /// The protocol's fence (`src/wait.rs`), once for both sides, then
-    /// whether a task waits on either.
+    /// whether a task waits on either (without the fence where the gate's
+    /// `SeqCst` loads do its work: see `wake_poppers`).
     #[cfg(feature = "async")]
     #[inline(always)]
     fn either_side_waits(&self) -> bool {
-        // SeqCst: the store-load order of the protocol, as in `notify`.
-        fence(Ordering::SeqCst);
-        crate::wait::queue::either_waits(&self.waiters)
+        crate::wait::queue::either_waits_after_seqcst(&self.waiters)
     }
 
     /// After an eviction cleared its flag: it published one item, and the
