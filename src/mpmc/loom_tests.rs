@@ -556,9 +556,7 @@ fn taken_or_found(q: &super::scq::IndexRing<1, false>, took: Vec<Option<usize>>)
 /// decrement), so the model runs at a bound of at least 3.
 #[test]
 fn late_misses_do_not_hide_an_index() {
-    let mut builder = loom::model::Builder::new();
-    builder.preemption_bound = Some(builder.preemption_bound.map_or(3, |b| b.max(3)));
-    explores::check(builder, || {
+    explores::at_least(3, || {
         let q = used_index_ring();
         let dequeuer = || {
             let q = q.clone();
@@ -585,10 +583,7 @@ fn late_misses_do_not_hide_an_index() {
 #[test]
 fn late_misses_of_a_burst_do_not_hide_an_index() {
     let deep = std::env::var_os("SLUICEGATE_LOOM_DEEP").is_some();
-    let least = if deep { 5 } else { 4 };
-    let mut builder = loom::model::Builder::new();
-    builder.preemption_bound = Some(builder.preemption_bound.map_or(least, |b| b.max(least)));
-    explores::check(builder, || {
+    explores::at_least(if deep { 5 } else { 4 }, || {
         let q = used_index_ring();
         let q2 = q.clone();
         let burst = thread::spawn(move || {

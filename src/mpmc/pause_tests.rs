@@ -489,17 +489,10 @@ fn late_misses_beyond_the_threshold_do_not_hide_an_item() {
     // One item in and out: `threshold` is `3N - 1`, so pops take positions.
     r.try_push(1).unwrap();
     assert_eq!(r.try_pop(), Some(1));
-    let pop = || r.try_pop();
-    let outer = stop_at(pause::MPMC_AQ_DEQ_DRY, pop, || {
-        let middle = stop_at(pause::MPMC_AQ_DEQ_DRY, pop, || {
-            let inner = stop_at(pause::MPMC_AQ_DEQ_DRY, pop, || {
-                r.try_push(7).unwrap();
-            });
-            assert_eq!(inner, None);
-        });
-        assert_eq!(middle, None);
+    let pop_empty = || r.try_pop().is_none();
+    with_stopped(3, pause::MPMC_AQ_DEQ_DRY, &pop_empty, &|| {
+        r.try_push(7).unwrap()
     });
-    assert_eq!(outer, None);
     assert_eq!(r.len(), 1);
     // With the ring's one slot holding the item, no push can reset the
     // threshold: hidden for good unless a pop finds it anyway.
@@ -508,23 +501,17 @@ fn late_misses_beyond_the_threshold_do_not_hide_an_item() {
     assert_eq!(r.try_pop(), Some(8));
 }
 
-/// Runs `during` while `k` pops are stopped after a dry miss (nothing at
-/// their positions, nothing beyond), each with its decrement of `aq`'s
-/// `threshold` still to make; checks that each answers "empty".
-fn with_dry_pops_stopped<F: FreePool<M>, const M: usize>(
-    r: &Ring<u32, M, F>,
-    k: usize,
-    during: &dyn Fn(),
-) {
+/// Runs `during` while `k` calls of `refused` are stopped at `point`
+/// (each after a dry miss, with its decrement of `threshold` still to
+/// make); checks that each then answers `true` (empty, or full).
+fn with_stopped(k: usize, point: Point, refused: &(dyn Fn() -> bool + Sync), during: &dyn Fn()) {
     if k == 0 {
         return during();
     }
-    let got = stop_at(
-        pause::MPMC_AQ_DEQ_DRY,
-        || r.try_pop(),
-        || with_dry_pops_stopped(r, k - 1, during),
-    );
-    assert_eq!(got, None);
+    let got = stop_at(point, refused, || {
+        with_stopped(k - 1, point, refused, during)
+    });
+    assert!(got, "a stopped call took what it found");
 }
 
 /// The item hidden behind a position no dequeuer has taken: `N = 2`
@@ -544,7 +531,10 @@ fn late_misses_do_not_hide_an_item_behind_a_passed_position() {
         pause::MPMC_AQ_DEQ_TICKET,
         || r.try_pop(),
         || {
-            with_dry_pops_stopped(&r, 7, &|| r.try_push(2).unwrap());
+            let pop_empty = || r.try_pop().is_none();
+            with_stopped(7, pause::MPMC_AQ_DEQ_DRY, &pop_empty, &|| {
+                r.try_push(2).unwrap()
+            });
             assert_eq!(r.try_pop(), Some(2), "item 2 waits, hidden");
             assert_eq!(r.try_pop(), None);
         },
@@ -567,17 +557,10 @@ fn late_misses_do_not_hide_a_free_slot() {
     r.try_push(1).unwrap();
     assert_eq!(r.try_pop(), Some(1));
     r.try_push(2).unwrap();
-    let push = || r.try_push(3).is_err();
-    let refused = stop_at(pause::MPMC_FQ_DEQ_DRY, push, || {
-        let refused = stop_at(pause::MPMC_FQ_DEQ_DRY, push, || {
-            let refused = stop_at(pause::MPMC_FQ_DEQ_DRY, push, || {
-                assert_eq!(r.try_pop(), Some(2));
-            });
-            assert!(refused);
-        });
-        assert!(refused);
+    let push_full = || r.try_push(3).is_err();
+    with_stopped(3, pause::MPMC_FQ_DEQ_DRY, &push_full, &|| {
+        assert_eq!(r.try_pop(), Some(2))
     });
-    assert!(refused);
     assert!(r.is_empty());
     r.try_push(4).expect("the free slot waits, hidden");
     assert_eq!(r.try_pop(), Some(4));

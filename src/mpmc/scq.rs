@@ -78,8 +78,8 @@
 //! "empty" at its first load, for good.
 //!
 //! So the decrement that takes `threshold` from `0` to `-1` (the
-//! *crossing*) is followed by a look ([`IndexRing::unhide`]): a fence,
-//! `head`, `tail`, then the entries of the positions from `head` to
+//! *crossing*) is followed by a look ([`IndexRing::unhide`]): `head`,
+//! `tail`, then the entries of the positions from `head` to
 //! `tail` (at most `2N`, one per entry). If one holds an index enqueued at
 //! a position in `head..tail`, which no dequeuer has taken yet, the look
 //! sets `threshold` back to `3N-1`.
@@ -103,7 +103,7 @@
 //!
 //! While a context is between its crossing and its look, `threshold` can
 //! hide an index: for as long as that context is suspended there. The
-//! look costs a fence and two loads on an empty ring (`head == tail` after
+//! look costs two loads on an empty ring (`head == tail` after
 //! the catch-up), once per crossing, that is once per `3N` misses.
 //!
 //! # Burst rounds
@@ -113,7 +113,9 @@
 //! they are single operations in disguise, what `threshold` counts with
 //! them, and why they stay lock-free.
 
-use crate::sync::{const_fn, fence, pause, pause_point, AtomicUsize, Ordering, Padded, Point};
+#[cfg(sluicegate_loom)]
+use crate::sync::fence;
+use crate::sync::{const_fn, pause, pause_point, AtomicUsize, Ordering, Padded, Point};
 
 /// `a` comes strictly before `b`, comparing wrapping differences.
 #[inline(always)]
@@ -474,9 +476,9 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
     #[inline(never)]
     fn unhide(&self) {
         // The crossing, then these loads, against an enqueue's CAS, then
-        // its load of `threshold`: the SeqCst order does it; the fence is
-        // for loom (see `enqueue_unless_closed`), kept in every build
-        // because the look is out of line and runs once per `3N` misses.
+        // its load of `threshold`: the SeqCst order does it; under loom a
+        // fence stands in for it (see `enqueue_unless_closed`).
+        #[cfg(sluicegate_loom)]
         fence(Ordering::SeqCst);
         let h = self.head.load(Ordering::SeqCst);
         let t = self.tail.load(Ordering::SeqCst);

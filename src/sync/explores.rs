@@ -63,3 +63,14 @@ where
     }
     check(builder, f)
 }
+
+/// [`model`] at a preemption bound of at least `bound`, for a model whose
+/// failing schedule needs more preemptions than the gate's bound.
+pub(crate) fn at_least<F>(bound: usize, f: F) -> usize
+where
+    F: Fn() + Sync + Send + 'static,
+{
+    let mut builder = loom::model::Builder::new();
+    builder.preemption_bound = Some(builder.preemption_bound.map_or(bound, |b| b.max(bound)));
+    check(builder, f)
+}

@@ -106,34 +106,30 @@ impl WaitList {
         }
     }
 
-    /// [`notify`](Self::notify) for a notifier whose every write a waiter's
-    /// second try reads was a `SeqCst` operation: where
-    /// [`SEQCST_GATE`](crate::sync::SEQCST_GATE) says so, a `SeqCst` load of
-    /// the gate stands in for the fence ("Without the notifier's fence" in
-    /// `src/wait.rs`); elsewhere it is `notify`.
+    /// Whether anyone waits, checked by a notifier whose every write a
+    /// waiter's second try reads was a `SeqCst` operation: a `SeqCst` load
+    /// where [`SEQCST_GATE`](crate::sync::SEQCST_GATE) says so, else the
+    /// fence and the load of [`notify`](Self::notify).
     #[inline(always)]
-    pub(crate) fn notify_after_seqcst(&self, n: usize) {
-        if !seqcst_gate() {
-            return self.notify(n);
-        }
-        if self.waiting.load(Ordering::SeqCst) != 0 {
-            self.wake(n, false);
+    fn waits_after_seqcst(&self) -> bool {
+        if crate::sync::SEQCST_GATE {
+            // SeqCst: stands in for the fence ("Without the notifier's
+            // fence" in `src/wait.rs`).
+            self.waiting.load(Ordering::SeqCst) != 0
+        } else {
+            // SeqCst: the store-load order of the protocol, as in `notify`.
+            fence(Ordering::SeqCst);
+            self.waiting()
         }
     }
 
-    /// [`notify_or_all`](Self::notify_or_all) for a notifier whose every
-    /// write a waiter's second try reads was a `SeqCst` operation, as
-    /// [`notify_after_seqcst`](Self::notify_after_seqcst).
+    /// [`notify`](Self::notify) for a notifier whose every write a waiter's
+    /// second try reads was a `SeqCst` operation (without the fence where
+    /// [`SEQCST_GATE`](crate::sync::SEQCST_GATE) says so).
     #[inline(always)]
-    pub(crate) fn notify_or_all_after_seqcst(&self, n: usize, all: impl FnOnce() -> bool) {
-        if !seqcst_gate() {
-            return self.notify_or_all(n, all);
-        }
-        if self.waiting.load(Ordering::SeqCst) != 0 {
-            let all = all();
-            if all || n > 0 {
-                self.wake(if all { 0 } else { n }, all);
-            }
+    pub(crate) fn notify_after_seqcst(&self, n: usize) {
+        if self.waits_after_seqcst() {
+            self.wake(n, false);
         }
     }
 
@@ -146,14 +142,12 @@ impl WaitList {
         self.waiting.load(Ordering::Relaxed) != 0
     }
 
-    /// [`notify`](Self::notify), but wakes every waiter instead if `all`
-    /// says so; `all` runs only when someone waits (after the fence).
+    /// [`notify_after_seqcst`](Self::notify_after_seqcst), but wakes every
+    /// waiter instead if `all` says so; `all` runs only when someone waits
+    /// (after the check).
     #[inline(always)]
     pub(crate) fn notify_or_all(&self, n: usize, all: impl FnOnce() -> bool) {
-        // SeqCst: as in `notify`.
-        fence(Ordering::SeqCst);
-        // Relaxed: ordered by the fence, as in `notify`.
-        if self.waiting.load(Ordering::Relaxed) != 0 {
+        if self.waits_after_seqcst() {
             let all = all();
             if all || n > 0 {
                 self.wake(if all { 0 } else { n }, all);
@@ -421,26 +415,18 @@ pub(crate) fn either_waits(sides: &Sides) -> bool {
 }
 
 /// Whether anyone waits on either side, for a notifier whose every write a
-/// waiter's second try reads was a `SeqCst` operation: a fence and two
-/// relaxed loads, or two `SeqCst` loads where
-/// [`SEQCST_GATE`](crate::sync::SEQCST_GATE) says so.
+/// waiter's second try reads was a `SeqCst` operation: one fence for both
+/// sides, or none where [`SEQCST_GATE`](crate::sync::SEQCST_GATE) says so.
 #[inline(always)]
 pub(crate) fn either_waits_after_seqcst(sides: &Sides) -> bool {
     let [items, room] = sides;
-    if seqcst_gate() {
-        items.waiting.load(Ordering::SeqCst) != 0 || room.waiting.load(Ordering::SeqCst) != 0
+    if crate::sync::SEQCST_GATE {
+        items.waits_after_seqcst() || room.waits_after_seqcst()
     } else {
         // SeqCst: the store-load order of the protocol, as in `notify`.
         fence(Ordering::SeqCst);
         either_waits(sides)
     }
-}
-
-/// [`SEQCST_GATE`](crate::sync::SEQCST_GATE), as a function the
-/// notifiers' branches fold away.
-#[inline(always)]
-const fn seqcst_gate() -> bool {
-    crate::sync::SEQCST_GATE
 }
 
 /// Both sides, empty.
