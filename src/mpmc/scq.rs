@@ -117,6 +117,21 @@
 use crate::sync::fence;
 use crate::sync::{const_fn, pause, pause_point, AtomicUsize, Ordering, Padded, Point};
 
+/// Whether a dequeue's loop after its first miss is a call (on Arm) or
+/// inlined into its callers (elsewhere), as measured; the steps are the
+/// same either way ([`IndexRing::missed`]). On the Cortex-M0 and M3
+/// (`ci/qemu.sh`), inlined, the miss path's calls and values cost the
+/// taking path register spills: out of line, `mpmc::Ring`'s push and pop
+/// take 2 to 4 instructions fewer, `SmallRing`'s pop 8 to 12, its empty
+/// poll 2 to 9, an evicting `push_overwrite` up to 14 (a refused push
+/// one more on the M3). On x86-64 (`ci/callgrind.sh`) the call costs the
+/// pop a frame of two more saved registers: 5 instructions more per push
+/// and pop pair, 6 per empty poll. The crate's unit tests (pause points,
+/// schedules, loom models) run the out-of-line loop on every target, so
+/// that the Cortex-M's shape is checked on the host; the integration
+/// tests run the inlined one.
+const OUT_OF_LINE_MISS: bool = cfg!(any(target_arch = "arm", test));
+
 /// `a` comes strictly before `b`, comparing wrapping differences.
 #[inline(always)]
 const fn before(a: usize, b: usize) -> bool {
@@ -411,25 +426,67 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
         {
             return None;
         }
+        if OUT_OF_LINE_MISS {
+            let h = self.head.fetch_add(1, Ordering::SeqCst);
+            pause_point(Self::P_DEQ_TICKET);
+            if let Some(index) = self.take_at(h) {
+                return Some((index, h));
+            }
+            return match self.after_miss(h) {
+                (Self::NO_INDEX, _) => None,
+                taken => Some(taken),
+            };
+        }
         loop {
             let h = self.head.fetch_add(1, Ordering::SeqCst);
             pause_point(Self::P_DEQ_TICKET);
             if let Some(index) = self.take_at(h) {
                 return Some((index, h));
             }
-            pause_point(Self::P_DEQ_MISSED);
-            // Nothing at our position.
-            let t = self.tail.load(Ordering::SeqCst);
-            let next = h.wrapping_add(1);
-            if !before(next, t) {
-                pause_point(Self::P_DEQ_DRY);
-                // Nothing beyond us either: bring tail up to head and give up.
-                self.catch_up(t, next);
-                self.charge_miss();
+            if !self.missed(h) {
                 return None;
             }
-            if self.charge_miss() <= 0 {
-                return None;
+        }
+    }
+
+    /// A dequeue's step after it missed at position `h`: whether it may
+    /// take another position (else the ring is empty).
+    #[inline(always)]
+    fn missed(&self, h: usize) -> bool {
+        pause_point(Self::P_DEQ_MISSED);
+        // Nothing at our position.
+        let t = self.tail.load(Ordering::SeqCst);
+        let next = h.wrapping_add(1);
+        if !before(next, t) {
+            pause_point(Self::P_DEQ_DRY);
+            // Nothing beyond us either: bring tail up to head and give up.
+            self.catch_up(t, next);
+            self.charge_miss();
+            return false;
+        }
+        self.charge_miss() > 0
+    }
+
+    /// What [`after_miss`](Self::after_miss) answers for "empty" (no index
+    /// is this large).
+    const NO_INDEX: usize = usize::MAX;
+
+    /// The rest of [`dequeue_at`](Self::dequeue_at)'s loop after a miss at
+    /// position `h`, out of line ([`OUT_OF_LINE_MISS`]). Returns the index
+    /// and its position, or [`NO_INDEX`](Self::NO_INDEX) for "empty" (two
+    /// words, which the ABIs return in registers, where an `Option` of
+    /// them goes through memory).
+    #[cold]
+    #[inline(never)]
+    fn after_miss(&self, mut h: usize) -> (usize, usize) {
+        loop {
+            if !self.missed(h) {
+                return (Self::NO_INDEX, 0);
+            }
+            h = self.head.fetch_add(1, Ordering::SeqCst);
+            pause_point(Self::P_DEQ_TICKET);
+            if let Some(index) = self.take_at(h) {
+                return (index, h);
             }
         }
     }
