@@ -234,9 +234,10 @@ fn sg_mpmc_overwrite(q: &mut &sluicegate::mpmc::Ring<u32, MPMC_CAP>, v: u32) -> 
 }
 /// `mpmc::SmallRing`'s ring with watermarks `N - 1` and `N` (the small
 /// ring: the micro:bit's 16 KiB hold one more 128-slot ring only just):
-/// each timed loop fills the ring and empties it, so only its last push
-/// raises the level and its first pop lowers it; every other call tests
-/// the marks and crosses none.
+/// in the `try_push` and `try_pop` rows each timed loop fills the ring and
+/// empties it, so its last push raises the level and its first pop lowers
+/// it; the `_partial` rows stop one item short, so that every call tests
+/// the marks and none crosses them.
 type SgMarked =
     sluicegate::mpmc::Ring<u32, MASK_CAP, sluicegate::mpmc::FreeMask, sluicegate::mpmc::Marked>;
 
@@ -301,6 +302,11 @@ struct MpmcFigs {
     pop_empty_steady: Acc,
     /// `push_overwrite` on a full ring (evicts), where the ring has one.
     overwrite_evict: Acc,
+    /// Pushes that fill the empty ring to one item short of full, and the
+    /// pops that empty it again: on a ring with watermarks `cap - 1` and
+    /// `cap`, calls that test the marks and cross none.
+    push_partial: Acc,
+    pop_partial: Acc,
 }
 
 /// Push `K` (of `cap` slots), pop them, `ROUNDS` times; then full and empty.
@@ -315,6 +321,8 @@ struct MpmcFigs {
 /// after `3N` further untimed refusals, all past the threshold. heapless has
 /// one path, measured the same way.
 /// With `overwrite`, the evicting `push_overwrite` on the full ring last.
+/// First of all, the rows of a ring filled to one short of full
+/// ([`MpmcFigs::push_partial`]).
 fn mpmc_figs<S>(
     cap: usize,
     s: &mut S,
@@ -323,6 +331,15 @@ fn mpmc_figs<S>(
     overwrite: Option<fn(&mut S, u32) -> u32>,
 ) -> MpmcFigs {
     let mut f = MpmcFigs::default();
+    for _ in 0..ROUNDS {
+        f.push_partial.add_k(s, push, cap as u32 - 1);
+        f.pop_partial.add_k(s, pop, cap as u32 - 1);
+        // One more item in and out, untimed: each round moves the ring's
+        // positions on by `cap`, so the rows below start where they would
+        // without these (a burst's run stays within its bitmap words).
+        push(s, 0);
+        pop(s, 0);
+    }
     for _ in 0..ROUNDS {
         f.ops.push.add_k(s, push, cap as u32);
         f.ops.pop.add_k(s, pop, cap as u32);
@@ -374,6 +391,12 @@ static CS_MARKED: sluicegate::mpmc::cs::Ring<u32, MPMC_CAP, sluicegate::mpmc::cs
 static MASK_MPMC: sluicegate::mpmc::SmallRing<u32, MASK_CAP> = sluicegate::mpmc::SmallRing::new();
 
 static BITS_MPMC: BitsRing = BitsRing::new();
+
+/// The rows of pushes and pops on a ring never filled ([`MpmcFigs::push_partial`]).
+fn report_partial(clock: &Clock, implementation: &str, f: &MpmcFigs) -> bool {
+    report(clock, implementation, "try_push_partial", f.push_partial)
+        & report(clock, implementation, "try_pop_partial", f.pop_partial)
+}
 
 /// The MPMC rows of one implementation.
 fn report_mpmc(clock: &Clock, implementation: &str, f: &MpmcFigs, evicts: bool) -> bool {
@@ -458,6 +481,8 @@ fn mpmc(clock: &Clock) -> bool {
     drained
         & report_mpmc(clock, "sluicegate-mpmc", &scq, true)
         & report_ops(clock, "sluicegate-mpmc-mask-marked", &scq_marked.ops)
+        & report_partial(clock, "sluicegate-mpmc-mask-marked", &scq_marked)
+        & report_partial(clock, "sluicegate-mpmc-mask", &mask)
         & report_mpmc(clock, "sluicegate-mpmc-cs", &cs, true)
         & report_ops(clock, "sluicegate-mpmc-cs-marked", &cs_marked.ops)
         & report_mpmc(clock, "sluicegate-mpmc-mask", &mask, true)
@@ -475,9 +500,9 @@ static BURST_RING: Burst = Burst::new();
 /// Items per burst: heapless moves them one operation each.
 const BURST: usize = 32;
 
-/// With watermarks `N - 1` and `N`: each timed loop fills the ring and
-/// empties it, so only its last push raises the level and its first pop
-/// lowers it; every other call tests the marks and crosses none.
+/// With watermarks `N - 1` and `N`, as [`SgMarked`]: a raise and a
+/// lowering per timed loop in the `try_push` and `try_pop` rows, none in
+/// the `_partial` rows.
 type BurstMarked = sluicegate::mpmc::BurstRing<
     u32,
     MPMC_CAP,
@@ -564,6 +589,8 @@ fn burst_ring(clock: &Clock) -> bool {
     let imp = "sluicegate-burst-ring";
     sane & report_mpmc(clock, imp, &single, true)
         & report_ops(clock, "sluicegate-burst-ring-marked", &marked.ops)
+        & report_partial(clock, "sluicegate-burst-ring-marked", &marked)
+        & report_partial(clock, imp, &single)
         & report(clock, imp, "push_burst32_per_item", push)
         & report(clock, imp, "pop_burst32_per_item", pop)
 }
