@@ -10,9 +10,18 @@
 #
 #   ci/qemu.sh            # everything
 #   KEEP_LOGS=dir ci/qemu.sh   # keep each QEMU run's output in dir
+#   ACCEPT_COSTS=1 ci/qemu.sh  # write the counts to ci/qemu-costs.txt
+#
+# The counts are exact (-icount), so the run also compares them with the
+# committed baseline ci/qemu-costs.txt and fails on a row more than
+# max(1, 2 %) above it: a change that costs instructions on a board says
+# so in its diff (run with ACCEPT_COSTS=1 and commit the new baseline),
+# instead of going unnoticed. Rows missing from either side are listed,
+# not failed.
 #
 # Needs rustup and (installed here if missing) qemu-system-arm.
 set -euo pipefail
+BASELINE="$(cd "$(dirname "$0")" && pwd)/qemu-costs.txt"
 cd "$(dirname "$0")/../examples/firmware"
 
 if ! command -v qemu-system-arm >/dev/null; then
@@ -165,6 +174,32 @@ for b in "${BUILDS[@]}"; do
   printf '  %-20s spsc: sluicegate %6d  heapless %6d  (%+d)   mpmc: sluicegate-mpmc-cs %6d  heapless-mpmc %6d  (%+d)   full firmware example %6d\n' \
     "$name" "$ours" "$theirs" $((ours - theirs)) "$cs" "$hlm" $((cs - hlm)) "$fw"
 done
+
+echo
+if [ "${ACCEPT_COSTS:-}" = 1 ]; then
+  sort "$COSTS" >"$BASELINE"
+  echo "costs: wrote $(wc -l <"$BASELINE") rows to ci/qemu-costs.txt"
+elif [ -f "$BASELINE" ]; then
+  echo "Instruction counts against ci/qemu-costs.txt (a rise over max(1, 2 %) fails):"
+  if ! awk '
+    NR == FNR { base[$2 " " $3 " " $4] = $5; next }
+    {
+      key = $2 " " $3 " " $4; seen[key] = 1
+      if (!(key in base)) { printf "  new row: %s %s\n", key, $5; next }
+      d = $5 - base[key]; slack = base[key] * 0.02; if (slack < 1) slack = 1
+      if (d > slack) { printf "  DEARER: %s %s -> %s\n", key, base[key], $5; bad = 1 }
+      else if (d < -slack) { printf "  cheaper: %s %s -> %s\n", key, base[key], $5 }
+    }
+    END {
+      for (k in base) if (!(k in seen)) printf "  row gone: %s\n", k
+      exit bad
+    }' "$BASELINE" "$COSTS"; then
+    echo "costs: rows dearer than ci/qemu-costs.txt (ACCEPT_COSTS=1 ci/qemu.sh writes a new baseline)" >&2
+    FAIL=1
+  else
+    echo "costs: no row dearer than the baseline"
+  fi
+fi
 
 [ -z "${KEEP_LOGS:-}" ] && rm -rf "$LOGS"
 if [ "$FAIL" -ne 0 ]; then
