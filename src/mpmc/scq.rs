@@ -473,9 +473,9 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
 
     /// The rest of [`dequeue_at`](Self::dequeue_at)'s loop after a miss at
     /// position `h`, out of line ([`OUT_OF_LINE_MISS`]). Returns the index
-    /// and its position, or [`NO_INDEX`](Self::NO_INDEX) for "empty" (two
-    /// words, which the ABIs return in registers, where an `Option` of
-    /// them goes through memory).
+    /// and its position, or [`NO_INDEX`](Self::NO_INDEX) for "empty": two
+    /// words, which Rust returns in two registers on x86-64 and Arm, where
+    /// an `Option` of them goes through memory.
     #[cold]
     #[inline(never)]
     fn after_miss(&self, mut h: usize) -> (usize, usize) {
