@@ -427,26 +427,30 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
             return None;
         }
         if OUT_OF_LINE_MISS {
-            let h = self.head.fetch_add(1, Ordering::SeqCst);
-            pause_point(Self::P_DEQ_TICKET);
-            if let Some(index) = self.take_at(h) {
-                return Some((index, h));
-            }
-            return match self.after_miss(h) {
-                (Self::NO_INDEX, _) => None,
-                taken => Some(taken),
+            return match self.take_next() {
+                Ok(taken) => Some(taken),
+                Err(h) => match self.after_miss(h) {
+                    (Self::NO_INDEX, _) => None,
+                    taken => Some(taken),
+                },
             };
         }
         loop {
-            let h = self.head.fetch_add(1, Ordering::SeqCst);
-            pause_point(Self::P_DEQ_TICKET);
-            if let Some(index) = self.take_at(h) {
-                return Some((index, h));
-            }
-            if !self.missed(h) {
-                return None;
+            match self.take_next() {
+                Ok(taken) => return Some(taken),
+                Err(h) if !self.missed(h) => return None,
+                Err(_) => {}
             }
         }
+    }
+
+    /// Takes the next position and the index enqueued there: the index
+    /// and the position, or the position where it missed.
+    #[inline(always)]
+    fn take_next(&self) -> Result<(usize, usize), usize> {
+        let h = self.head.fetch_add(1, Ordering::SeqCst);
+        pause_point(Self::P_DEQ_TICKET);
+        self.take_at(h).map(|index| (index, h)).ok_or(h)
     }
 
     /// A dequeue's step after it missed at position `h`: whether it may
@@ -483,10 +487,9 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
             if !self.missed(h) {
                 return (Self::NO_INDEX, 0);
             }
-            h = self.head.fetch_add(1, Ordering::SeqCst);
-            pause_point(Self::P_DEQ_TICKET);
-            if let Some(index) = self.take_at(h) {
-                return (index, h);
+            match self.take_next() {
+                Ok(taken) => return taken,
+                Err(next) => h = next,
             }
         }
     }

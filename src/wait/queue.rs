@@ -146,7 +146,7 @@ impl WaitList {
     /// waiter instead if `all` says so; `all` runs only when someone waits
     /// (after the check).
     #[inline(always)]
-    pub(crate) fn notify_or_all(&self, n: usize, all: impl FnOnce() -> bool) {
+    pub(crate) fn notify_or_all_after_seqcst(&self, n: usize, all: impl FnOnce() -> bool) {
         if self.waits_after_seqcst() {
             let all = all();
             if all || n > 0 {

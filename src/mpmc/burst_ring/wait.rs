@@ -53,7 +53,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     #[inline(always)]
     pub(super) fn wake_poppers(&self, n: usize) {
         #[cfg(feature = "async")]
-        self.waiters[Side::Item as usize].notify_or_all(n, || {
+        self.waiters[Side::Item as usize].notify_or_all_after_seqcst(n, || {
             // SeqCst: after the fence (or the gate's SeqCst load), so a
             // close before it is seen; a close after it wakes every waiter
             // itself.
