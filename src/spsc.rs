@@ -280,10 +280,10 @@ struct ProducerSide<P: Policy> {
     /// the line that load brought in. Next to the slots it shared a line
     /// with the first of them, which the producer keeps writing.
     peak: LoadStoreUsize,
-    /// A push whose cached free count before it was at most this takes the
-    /// watermark's cold path (`N + 1 - high`; 0 without watermarks, which
-    /// no push meets). Set at construction only; no word at all under a
-    /// policy without watermarks.
+    /// The high mark, as `N + 1 - high` (0 without watermarks: a high mark
+    /// no push meets), from which the producer keeps its `raise_pos`. Set
+    /// at construction only; no word at all under a policy without
+    /// watermarks.
     raise_at: P::RaiseAt,
     /// How many slots' void flags are set (`Overwrite` only; see
     /// `src/spsc/overwrite.rs`). Stored by the producer only.

@@ -10,9 +10,9 @@ use crate::Insufficient;
 
 impl<T: Copy, const N: usize, P: Policy> Producer<'_, T, N, P> {
     /// Copies all of `items` in after `tail` and publishes them at once. The
-    /// caller has checked that `free >= items.len()` slots are free.
+    /// caller has checked that at least `items.len()` slots are free.
     #[inline]
-    fn push_copy(&mut self, items: &[T], free: usize) {
+    fn push_copy(&mut self, items: &[T]) {
         #[cfg(not(sluicegate_loom))]
         {
             let (start, first, rest) = Ring::<T, N, P>::split_range(self.tail, items.len());
@@ -42,7 +42,7 @@ impl<T: Copy, const N: usize, P: Policy> Producer<'_, T, N, P> {
             unsafe { self.write_slot(self.tail.wrapping_add(i << P::SHIFT), *item) };
         }
         self.ring.publish(&mut self.tail, items.len());
-        self.note_level(free - items.len());
+        self.note_level();
     }
 
     /// Burst push: copies in as many of `items` as fit (from the front),
@@ -63,7 +63,7 @@ impl<T: Copy, const N: usize, P: Policy> Producer<'_, T, N, P> {
             self.ring.producer.rejected.add(items.len() - n);
         }
         if n > 0 {
-            self.push_copy(&items[..n], free);
+            self.push_copy(&items[..n]);
         }
         n
     }
@@ -87,7 +87,7 @@ impl<T: Copy, const N: usize, P: Policy> Producer<'_, T, N, P> {
             return Err(Insufficient { available: free });
         }
         if !items.is_empty() {
-            self.push_copy(items, free);
+            self.push_copy(items);
         }
         Ok(())
     }

@@ -2,7 +2,6 @@
 //! their single-item operations, their observers and the chunk reservations.
 //! The shared index moves they call are in `spsc.rs`.
 
-use super::sealed::RaiseAt as _;
 #[cfg(all(doc, sluicegate_cas))]
 use super::Overwrite;
 #[cfg(not(sluicegate_loom))]
@@ -20,6 +19,10 @@ pub struct Producer<'a, T, const N: usize, P: Policy = Reject> {
     pub(super) tail: usize,
     /// Cached stored `head` (flag cleared); never ahead of the real one.
     pub(super) head: usize,
+    /// Under [`Marked`](super::Marked): `head + high` (wrapping), kept in
+    /// step with `head`, so a push reaches the high mark by the cached head
+    /// exactly when its new `tail` is at or past it. None otherwise.
+    pub(super) raise_pos: P::RaiseAt,
 }
 
 /// The consuming half of a [`Ring`].
@@ -133,17 +136,13 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
     /// waits' attempt, and `try_push` less its count).
     #[inline(always)]
     pub(super) fn push_if_room(&mut self, item: T) -> Result<(), T> {
-        let free = self.ring.free_for(self.tail, &mut self.head, 1);
-        if free == 0 {
+        if self.ring.free_for(self.tail, &mut self.head, 1) == 0 {
             return Err(item);
         }
         // SAFETY: `free_for` saw the slot at tail free.
         unsafe { self.write_slot(self.tail, item) };
         self.ring.publish(&mut self.tail, 1);
-        // `note_level(free - 1)`, written as the one compare it is.
-        if P::MARKED && free <= self.ring.producer.raise_at.get() {
-            self.raise_cold();
-        }
+        self.note_level();
         Ok(())
     }
 
@@ -287,6 +286,7 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
         &mut self,
         n: usize,
     ) -> Result<WriteChunkUninit<'_, T, N, P>, Insufficient> {
+        self.note_level();
         let free = self.ring.free_for(self.tail, &mut self.head, n);
         if free < n {
             return Err(Insufficient { available: free });
@@ -307,6 +307,7 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
     /// assert!(tx.is_full());
     /// ```
     pub fn write_chunk_uninit_up_to(&mut self, max: usize) -> WriteChunkUninit<'_, T, N, P> {
+        self.note_level();
         let n = self.ring.free_for(self.tail, &mut self.head, max).min(max);
         WriteChunkUninit::new(self.ring, &mut self.tail, n)
     }

@@ -157,10 +157,15 @@ pub(crate) mod sealed {
         fn get(&self) -> Option<&crate::spsc::watermark::Marks>;
     }
 
-    /// A policy's push threshold for the watermark.
+    /// A policy's push threshold for the watermark: in the ring, the high
+    /// mark as a free count; in the producer, as a position.
     pub trait RaiseAt: Send + Sync {
         /// The threshold (0 where the policy has no marks).
         fn get(&self) -> usize;
+        /// The position `high` (as stored positions) after `head`.
+        fn at(head: usize, high: usize) -> Self;
+        /// Moves the position to `high` after a new `head`.
+        fn follow(&mut self, head: usize, high: usize);
     }
 }
 

@@ -1,6 +1,7 @@
 //! Splitting a ring into its handles, which of them are alive, and dropping
 //! the ring with the items it still holds.
 
+use super::sealed::RaiseAt;
 use super::{Consumer, Policy, Producer, Ring};
 #[cfg(sluicegate_cas)]
 use crate::sync::AtomicUsize;
@@ -87,6 +88,7 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
                 ring: self,
                 tail,
                 head,
+                raise_pos: <P::RaiseAt as RaiseAt>::at(head, self.high() << P::SHIFT),
             },
             Consumer {
                 ring: self,

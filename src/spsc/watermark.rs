@@ -24,8 +24,9 @@
 //! | `High` to `Normal` | the consumer | a pop (or a read chunk's commit, a peek's pop) that leaves at most `low` items, or a look that finds the ring empty |
 //! | `High` to `Normal` | the producer | [`Producer::level`] or a wait finding at most `low` items, or its raise finding them at once (below) |
 //!
-//! A write chunk's commit and `push_iter` do not raise the level; the next
-//! push or [`Producer::level`] does.
+//! A write chunk's commit and `push_iter` do not raise the level for the
+//! items they add; the next push, chunk reservation or
+//! [`Producer::level`] does.
 //!
 //! # State words
 //!
@@ -85,9 +86,18 @@
 //!
 //! # Cost
 //!
-//! A push compares the free count it computed anyway with a constant of the
-//! ring and branches (the cached head over-estimates the length, so only
-//! then does an out-of-line path reload `head` and decide). A pop loads the
+//! The producer keeps a position `raise_pos`, `high` positions after a
+//! head it has seen (never after its cached head). A push, burst, bulk or
+//! chunk reservation loads it, compares its new `tail` with it (wrapping)
+//! and branches: at or past it, the cached head says `high` items or more
+//! (it over-estimates the length), and only then does an out-of-line path
+//! reload `head` and decide. That path moves `raise_pos` on from the head
+//! it has (so does every reload of `head` it makes), which keeps `tail`
+//! within `N + 1` positions of `raise_pos` at every compare: a compare
+//! finds `tail` before `raise_pos` or moves it on, and no more than `N`
+//! positions are published between two compares (a chunk's commit, which
+//! does not compare, is followed by a reservation or a push that does). So
+//! the wrapping compare is exact however long the producer runs. A pop loads the
 //! two words, which sit on the consumer's own cache line, and branches; it
 //! takes an out-of-line path only while the level is `High` (it then loads
 //! `tail` to find the true length). Only a `Marked` ring has these
@@ -180,6 +190,16 @@ impl sealed::RaiseAt for usize {
     fn get(&self) -> usize {
         *self
     }
+
+    #[inline(always)]
+    fn at(head: usize, high: usize) -> usize {
+        head.wrapping_add(high)
+    }
+
+    #[inline(always)]
+    fn follow(&mut self, head: usize, high: usize) {
+        *self = head.wrapping_add(high);
+    }
 }
 
 /// The watermark's words and threshold of a policy without watermarks:
@@ -206,6 +226,14 @@ impl sealed::RaiseAt for NoMarks {
     fn get(&self) -> usize {
         0
     }
+
+    #[inline(always)]
+    fn at(_: usize, _: usize) -> NoMarks {
+        NoMarks
+    }
+
+    #[inline(always)]
+    fn follow(&mut self, _: usize, _: usize) {}
 }
 
 impl Marks {
@@ -357,7 +385,7 @@ impl<T, const N: usize> Ring<T, N, Marked> {
 impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     /// The high mark (`N + 1` without marks).
     #[inline]
-    fn high(&self) -> usize {
+    pub(super) fn high(&self) -> usize {
         N + 1 - self.producer.raise_at.get()
     }
 
@@ -402,11 +430,13 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
 }
 
 impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
-    /// After publishing, with `free_after` free slots by the cached head: the
-    /// one compare a push pays for the watermarks.
+    /// After publishing (or before a chunk reservation): the one load,
+    /// compare and branch a push pays for the watermarks. `tail` at or past
+    /// `raise_pos` means `high` items or more by the cached head, which
+    /// over-estimates the length (module docs, "Cost").
     #[inline(always)]
-    pub(super) fn note_level(&mut self, free_after: usize) {
-        if P::MARKED && free_after < self.ring.producer.raise_at.get() {
+    pub(super) fn note_level(&mut self) {
+        if P::MARKED && self.tail.wrapping_sub(self.raise_pos.get()) as isize >= 0 {
             self.raise_cold();
         }
     }
@@ -419,6 +449,9 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
         let Some(marks) = ring.head.marks.get() else {
             return;
         };
+        // At or past `raise_pos`: move it on from the cached head (no
+        // load), so that `tail` is never far past it (module docs, "Cost").
+        self.raise_pos.follow(self.head, ring.high() << P::SHIFT);
         let raised = marks.raised.load(Ordering::Relaxed);
         if marks.level_of(raised) == Level::Normal && self.true_len() >= ring.high() {
             self.raise(marks, raised);
@@ -430,6 +463,8 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
     fn true_len(&mut self) -> usize {
         // Acquire, as in `free_for`.
         self.head = self.ring.load_head(Ordering::Acquire) & !P::BUSY;
+        self.raise_pos
+            .follow(self.head, self.ring.high() << P::SHIFT);
         self.tail.wrapping_sub(self.head) >> P::SHIFT
     }
 
@@ -702,9 +737,54 @@ mod waits {
 
 #[cfg(all(test, not(sluicegate_loom)))]
 mod tests {
+    use super::super::Ring;
     use super::super::{ConsumerSide, ProducerSide, Reject};
     use super::Marked;
     use core::mem::size_of;
+
+    /// The push's wrapping compare is exact only while `tail` stays within
+    /// `N + 1` positions of `raise_pos` (module docs, "Cost"). Write chunks
+    /// (whose commits do not compare) and pushes, long past any wrap of a
+    /// `u8`, with the ring between the marks, below and above them.
+    #[test]
+    fn tail_stays_near_the_raise_position() {
+        const N: usize = 4;
+        let mut ring: Ring<u8, N, Marked> = Ring::with_watermarks(1, 3);
+        let (mut tx, mut rx) = ring.split();
+        let near = |tx: &super::Producer<'_, u8, N, Marked>| {
+            let d = tx.tail.wrapping_sub(tx.raise_pos) as isize;
+            assert!(
+                (-(N as isize + 1)..=N as isize).contains(&d),
+                "tail - raise_pos = {d}"
+            );
+        };
+        for round in 0..300usize {
+            // Chunks only, filled to `round % 5` items, then drained to
+            // `round % 3`.
+            for k in 0..3 {
+                let want = round % 5;
+                // A hundred rounds of each reservation, then both.
+                if round / 100 == 1 || (round >= 200 && k == 1) {
+                    if let Ok(chunk) = tx.write_chunk_uninit(want) {
+                        chunk.fill_from_iter(0..);
+                    }
+                } else {
+                    tx.write_chunk_uninit_up_to(want).fill_from_iter(0..);
+                }
+                near(&tx);
+            }
+            while rx.len() > round % 3 {
+                rx.try_pop();
+            }
+            if round % 7 == 0 {
+                let _ = tx.try_push(1);
+                near(&tx);
+            }
+        }
+        // The compare still raises: fill past `high`.
+        while tx.try_push(2).is_ok() {}
+        assert_eq!(rx.level(), super::Level::High);
+    }
 
     /// The four words (the two marks and the level's two) are in a
     /// `Marked` ring only.
