@@ -11,7 +11,12 @@
 //! the next item. Nothing is discarded silently. (If the check itself
 //! panics, the item it was looking at has been popped already: it is
 //! dropped as the panic unwinds, as an item the caller popped and then
-//! lost to a panic would be, and counted as nothing.)
+//! lost to a panic would be, and counted as nothing. A burst form has
+//! popped other items too, which the panic keeps from the caller: those it
+//! had kept, those it had judged expired and those after the one whose
+//! check panicked. They are counted as expired as the panic unwinds, so
+//! the counts still account for every item but the one whose check
+//! panicked.)
 //!
 //! Whether an item has expired is the caller's to say, with any clock:
 //! - a closure `|item: &T| -> bool`;
@@ -138,33 +143,41 @@ pub(crate) fn first_fresh<T, E: Expiry<T>>(
 /// items that have not expired at the front in their order, until `out` is
 /// full, a burst finds fewer items than it asked for, or `n` items were
 /// discarded. Returns how many it kept. `count(k)` runs once per burst
-/// that discarded `k > 0`.
+/// that discarded `k > 0`; if a check panics, once as it unwinds, for
+/// every item the call popped and did not count, but the one whose check
+/// panicked (module docs).
 #[inline]
 pub(crate) fn burst_fresh<T: Copy, E: Expiry<T>>(
     n: usize,
     out: &mut [T],
     mut burst: impl FnMut(&mut [T]) -> usize,
     expiry: &mut E,
-    mut count: impl FnMut(usize),
+    count: impl FnMut(usize),
 ) -> usize {
     let mut kept = 0;
     let mut discarded = 0;
+    let mut unwind = OnUnwind { count, pending: 0 };
     // Each round keeps or discards at least one item, so there are at most
     // `out.len() + n` rounds.
     while kept < out.len() && discarded < n {
         // No more than the discards left: the call's bound holds.
         let room = (out.len() - kept).min(n - discarded);
         let got = burst(&mut out[kept..kept + room]);
-        let before = kept;
-        for i in before..before + got {
+        let (before, end) = (kept, kept + got);
+        // While item `i` is judged, the items popped and not counted but
+        // `i`: those kept (`kept`), this burst's discards so far
+        // (`i - kept`) and those after `i` (`end - i - 1`).
+        unwind.pending = end.wrapping_sub(1);
+        for i in before..end {
             if !expiry.expired(&out[i]) {
                 out[kept] = out[i];
                 kept += 1;
             }
         }
+        unwind.pending = 0;
         let dropped = got - (kept - before);
         if dropped != 0 {
-            count(dropped);
+            (unwind.count)(dropped);
             discarded += dropped;
         }
         if got < room {
@@ -172,6 +185,21 @@ pub(crate) fn burst_fresh<T: Copy, E: Expiry<T>>(
         }
     }
     kept
+}
+
+/// Counts `pending` items if dropped with any (only when a check unwinds
+/// out of [`burst_fresh`]).
+struct OnUnwind<C: FnMut(usize)> {
+    count: C,
+    pending: usize,
+}
+
+impl<C: FnMut(usize)> Drop for OnUnwind<C> {
+    fn drop(&mut self) {
+        if self.pending != 0 {
+            (self.count)(self.pending);
+        }
+    }
 }
 
 /// The async fresh pop of a ring shared through `&self`: awaits `pop` until

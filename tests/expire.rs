@@ -8,7 +8,7 @@
 #[path = "common/splitmix.rs"]
 mod splitmix;
 
-use sluicegate::expire::{OlderThan, Stamp};
+use sluicegate::expire::{Expiry, OlderThan, Stamp};
 use sluicegate::mpmc::burst_ring::BurstRing;
 use sluicegate::mpmc::{FreeBits, FreeMask, Ring, SmallRing};
 use sluicegate::spsc::{self, Overwrite};
@@ -26,7 +26,7 @@ trait Fresh {
     const N: usize;
     fn push(&mut self, item: Item) -> bool;
     fn pop_fresh_with(&mut self, check: OlderThan, on: &mut dyn FnMut(Item)) -> Option<Item>;
-    fn pop_burst_fresh(&mut self, out: &mut [Item], check: OlderThan) -> usize;
+    fn pop_burst_fresh<E: Expiry<Item>>(&mut self, out: &mut [Item], check: E) -> usize;
     fn stats(&self) -> RingStats;
 }
 
@@ -44,7 +44,7 @@ macro_rules! fresh_mpmc {
             ) -> Option<Item> {
                 self.try_pop_fresh_with(check, on)
             }
-            fn pop_burst_fresh(&mut self, out: &mut [Item], check: OlderThan) -> usize {
+            fn pop_burst_fresh<E: Expiry<Item>>(&mut self, out: &mut [Item], check: E) -> usize {
                 <$ty>::pop_burst_fresh(self, out, check)
             }
             fn stats(&self) -> RingStats {
@@ -69,7 +69,7 @@ impl Fresh for BurstRing<Item, 8, 1> {
     fn pop_fresh_with(&mut self, check: OlderThan, on: &mut dyn FnMut(Item)) -> Option<Item> {
         self.try_pop_fresh_with(check, on).ok()
     }
-    fn pop_burst_fresh(&mut self, out: &mut [Item], check: OlderThan) -> usize {
+    fn pop_burst_fresh<E: Expiry<Item>>(&mut self, out: &mut [Item], check: E) -> usize {
         BurstRing::pop_burst_fresh(self, out, check).count
     }
     fn stats(&self) -> RingStats {
@@ -91,7 +91,7 @@ impl<P: spsc::Policy, const N: usize> Fresh for Spsc<'_, P, N> {
     fn pop_fresh_with(&mut self, check: OlderThan, on: &mut dyn FnMut(Item)) -> Option<Item> {
         self.rx.try_pop_fresh_with(check, on)
     }
-    fn pop_burst_fresh(&mut self, out: &mut [Item], check: OlderThan) -> usize {
+    fn pop_burst_fresh<E: Expiry<Item>>(&mut self, out: &mut [Item], check: E) -> usize {
         self.rx.pop_burst_fresh(out, check)
     }
     fn stats(&self) -> RingStats {
@@ -267,6 +267,80 @@ fn a_panicking_discard_leaves_the_count_right() {
     assert!(r.is_err());
     assert_eq!(bombs.stats().expired, 1);
     assert_eq!(bombs.len(), 1);
+}
+
+/// A check that panics in the middle of a burst: the call's other items,
+/// which the panic keeps from the caller (kept, judged expired, or not yet
+/// judged), count as expired; the item whose check panicked is lost with
+/// the panic (counted as nothing, as in the single form); the ring is left
+/// consistent.
+fn a_panicking_check_in_a_burst<R: Fresh>(mut ring: R) {
+    for v in [1, 200, 2, 500, 600, 700] {
+        assert!(ring.push(Stamp { at: 0, item: v }));
+    }
+    let mut out = [Stamp { at: 0, item: 0 }; 8];
+    let mut calls = 0;
+    let check = |s: &Item| {
+        calls += 1;
+        if calls == 4 {
+            panic!("check failed");
+        }
+        s.item < 100
+    };
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        ring.pop_burst_fresh(&mut out, check)
+    }));
+    assert!(r.is_err());
+    assert_eq!(ring.stats().expired, 5, "all but 500, whose check panicked");
+    // The ring still works, and its count is right.
+    assert!(ring.push(Stamp { at: 0, item: 800 }));
+    let got = ring.pop_fresh_with(OlderThan { now: 0, budget: 10 }, &mut |_| panic!("fresh"));
+    assert_eq!(got.map(|s| s.item), Some(800));
+    assert_eq!(ring.stats().expired, 5);
+
+    // Bursts of one and two: 200, kept in the first, is lost with the panic
+    // in the third and counted; 600 and 700 were never popped.
+    for v in [1, 200, 2, 500, 600, 700] {
+        assert!(ring.push(Stamp { at: 0, item: v }));
+    }
+    let mut calls = 0;
+    let check = |s: &Item| {
+        calls += 1;
+        if calls == 4 {
+            panic!("check failed");
+        }
+        s.item < 100
+    };
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        ring.pop_burst_fresh(&mut out[..2], check)
+    }));
+    assert!(r.is_err());
+    assert_eq!(
+        ring.stats().expired,
+        5 + 3,
+        "1, 2, and 200 kept before the panic"
+    );
+    let mut rest = [Stamp { at: 0, item: 0 }; 4];
+    let n = ring.pop_burst_fresh(&mut rest, OlderThan { now: 0, budget: 10 });
+    assert_eq!(
+        rest[..n].iter().map(|s| s.item).collect::<Vec<_>>(),
+        [600, 700]
+    );
+}
+
+#[test]
+fn a_panicking_check_in_a_burst_is_counted() {
+    a_panicking_check_in_a_burst(Ring::<Item, 8>::new());
+    a_panicking_check_in_a_burst(SmallRing::<Item, 16>::new());
+    #[cfg(feature = "critical-section")]
+    a_panicking_check_in_a_burst(sluicegate::mpmc::cs::Ring::<Item, 8>::new());
+    a_panicking_check_in_a_burst(BurstRing::<Item, 8, 1>::new());
+    let mut reject: spsc::Ring<Item, 8> = spsc::Ring::new();
+    let (tx, rx) = reject.split();
+    a_panicking_check_in_a_burst(Spsc { tx, rx });
+    let mut overwrite: spsc::Ring<Item, 8, Overwrite> = spsc::Ring::new();
+    let (tx, rx) = overwrite.split();
+    a_panicking_check_in_a_burst(Spsc { tx, rx });
 }
 
 /// Four producers stamp items with a shared clock while four consumers pop
