@@ -522,7 +522,7 @@ impl Limiter {
         // admissions (semaphore semantics).
         self.hot.released.ignored.add_release(grant.weight as usize);
         #[cfg(feature = "async")]
-        self.wake_waiter();
+        self.wake_waiters(grant.weight as usize);
     }
 
     fn on_dropped(&self, grant: Grant) {
@@ -531,7 +531,7 @@ impl Limiter {
         // Release: as in `on_ignore`.
         self.hot.released.dropped.add_release(w);
         #[cfg(feature = "async")]
-        self.wake_waiter();
+        self.wake_waiters(w);
         self.adapt(Event::Dropped {
             at_admission: grant.at_admission,
             w,
@@ -554,7 +554,7 @@ impl Limiter {
             .fetch_add(w, Ordering::Release)
             .wrapping_add(w);
         #[cfg(feature = "async")]
-        self.wake_waiter();
+        self.wake_waiters(w);
         if in_flight_of(grant.at_admission) <= self.min_limit {
             self.learn(x, n);
         }

@@ -156,6 +156,70 @@ fn a_full_backlog_sheds_at_once() {
     assert_eq!((s.queued, s.timed_out, s.shed), (3, 1, [2, 0, 0]));
 }
 
+/// A permit of weight 4 gives four units back: it wakes four waiters, and
+/// each is admitted.
+#[test]
+fn a_weighted_release_wakes_a_waiter_per_unit() {
+    let g = gate(4, 10, BacklogOrder::Lifo);
+    let batch = g.try_acquire_n(4).unwrap();
+    let mut futs: Vec<_> = (0..5)
+        .map(|_| Box::pin(g.acquire(Priority::Critical)))
+        .collect();
+    let wakers: Vec<_> = (0..5).map(|_| counter()).collect();
+    for (f, (_, w)) in futs.iter_mut().zip(&wakers) {
+        assert!(poll_once(f, w).is_pending());
+    }
+    drop(batch);
+    let wakes: Vec<usize> = wakers.iter().map(|(c, _)| woken(c)).collect();
+    assert_eq!(wakes, [0, 1, 1, 1, 1], "LIFO: the four newest");
+    let mut permits = Vec::new();
+    for (f, (_, w)) in futs.iter_mut().zip(&wakers).skip(1) {
+        match poll_once(f, w) {
+            Poll::Ready(Some(p)) => permits.push(p),
+            other => panic!("a woken waiter was not admitted: {:?}", other.is_ready()),
+        }
+    }
+    assert_eq!(g.in_flight(), 4);
+    assert!(poll_once(&mut futs[0], &wakers[0].1).is_pending());
+}
+
+/// A rise of the limit gives a unit as a release does: it wakes a waiter.
+#[test]
+fn a_rise_of_the_limit_wakes_a_waiter() {
+    let g = Limiter::new(LimiterConfig {
+        min_limit: 1,
+        initial_limit: 2,
+        max_limit: 8,
+        ..LimiterConfig::DEFAULT
+    });
+    for _ in 0..15 {
+        g.try_acquire().unwrap().success(10);
+    }
+    let a = g.try_acquire().unwrap();
+    let _b = g.try_acquire().unwrap();
+    assert!(g.try_acquire().is_none());
+    let mut futs: Vec<_> = (0..2)
+        .map(|_| Box::pin(g.acquire(Priority::Critical)))
+        .collect();
+    let wakers: Vec<_> = (0..2).map(|_| counter()).collect();
+    for (f, (_, w)) in futs.iter_mut().zip(&wakers) {
+        assert!(poll_once(f, w).is_pending());
+    }
+    a.success(10); // the window's last success: the limit goes 2 -> 3
+    assert_eq!(g.limit(), 3, "the scenario needs the rise");
+    let wakes: Vec<usize> = wakers.iter().map(|(c, _)| woken(c)).collect();
+    assert_eq!(wakes, [1, 1], "one for the release, one for the rise");
+    let permits: Vec<_> = futs
+        .iter_mut()
+        .zip(&wakers)
+        .filter_map(|(f, (_, w))| match poll_once(f, w) {
+            Poll::Ready(p) => p,
+            Poll::Pending => None,
+        })
+        .collect();
+    assert_eq!((permits.len(), g.in_flight()), (2, 3));
+}
+
 #[test]
 fn a_dropped_waiter_passes_its_wake_on() {
     let g = gate(1, 10, BacklogOrder::Lifo);

@@ -19,7 +19,8 @@
 //!
 //! The waiting acquires too: a waiter is admitted exactly when the rule
 //! above admits, joins the backlog otherwise (or is shed when it is full),
-//! and each release wakes exactly the waiter the model expects (the first
+//! and each release of `n` units (and each rise of the limit by `n`) wakes
+//! exactly the `n` waiters the model expects (the first
 //! linked one of the highest class, the newest under LIFO, the oldest under
 //! FIFO, a waiter woken and refused again at the front of its class); a
 //! waiter dropped with an unused wake passes it on; `queued`, `timed_out`
@@ -107,9 +108,15 @@ fn link(list: &mut Vec<(usize, usize)>, id: usize, class: usize, front: bool) {
     list.insert(at, (id, class));
 }
 
-/// A release (or a dropped waiter's unused wake) wakes the list's first.
+/// A dropped waiter's unused wake wakes the list's first.
 fn wake_first(list: &mut Vec<(usize, usize)>, waiters: &mut [Option<Waiter<'_>>]) {
-    if !list.is_empty() {
+    wake_n(list, waiters, 1);
+}
+
+/// `n` units come free (a release of weight `n`, or the limit raised by
+/// `n`): the list's first `n` are woken.
+fn wake_n(list: &mut Vec<(usize, usize)>, waiters: &mut [Option<Waiter<'_>>], n: usize) {
+    for _ in 0..n.min(list.len()) {
         let (id, _) = list.remove(0);
         waiters[id].as_mut().unwrap().woken += 1;
     }
@@ -395,9 +402,10 @@ fuzz_target!(|input: Input| {
                 let (permit, _, epoch) = held.swap_remove(which as usize % held.len());
                 queue_free = permit.in_flight_at_admission() <= config.min_limit;
                 from_epoch = Some(epoch);
-                succeeded += permit.weight() as usize;
+                let w = permit.weight() as usize;
+                succeeded += w;
                 permit.success(ticks);
-                wake_first(&mut list, &mut waiters);
+                wake_n(&mut list, &mut waiters, w);
                 if queue_free {
                     let t = ticks.clamp(1, u32::MAX >> 4);
                     let (lo, hi) = free_seen.map_or((t, t), |(lo, hi)| (lo.min(t), hi.max(t)));
@@ -410,9 +418,10 @@ fuzz_target!(|input: Input| {
             Op::Dropped(which) if !held.is_empty() => {
                 let (permit, _, epoch) = held.swap_remove(which as usize % held.len());
                 from_epoch = Some(epoch);
-                dropped += permit.weight() as usize;
+                let w = permit.weight() as usize;
+                dropped += w;
                 permit.dropped();
-                wake_first(&mut list, &mut waiters);
+                wake_n(&mut list, &mut waiters, w);
                 assert_eq!(
                     (gate.baseline(), gate.stats().mean),
                     baseline_before,
@@ -421,13 +430,14 @@ fuzz_target!(|input: Input| {
             }
             Op::Ignore(which) | Op::Forget(which) if !held.is_empty() => {
                 let (permit, ..) = held.swap_remove(which as usize % held.len());
-                ignored += permit.weight() as usize;
+                let w = permit.weight() as usize;
+                ignored += w;
                 if matches!(op, Op::Ignore(_)) {
                     permit.ignore();
                 } else {
                     drop(permit);
                 }
-                wake_first(&mut list, &mut waiters);
+                wake_n(&mut list, &mut waiters, w);
                 assert_eq!(gate.limit(), limit);
                 assert_eq!(
                     (gate.baseline(), gate.stats().mean),
@@ -487,6 +497,8 @@ fuzz_target!(|input: Input| {
                     }
                 }
                 increases += 1;
+                // The new units wake as many waiters (after the release's).
+                wake_n(&mut list, &mut waiters, (now - limit) as usize);
             }
         }
         limit = now;

@@ -397,6 +397,9 @@ impl Limiter {
             ) {
                 Ok(_) => {
                     self.cold.increases.add(1);
+                    // The new units, as a release's (`src/limit/wait.rs`).
+                    #[cfg(feature = "async")]
+                    self.wake_waiters(to - limit);
                     return true;
                 }
                 Err(w) => cur = w,

@@ -9,9 +9,11 @@
 //! `LimiterConfig::backlog` waiters; one more is shed at once) and waits
 //! until a release wakes it, then tries again. Every release (a permit's
 //! `success`, `dropped`, `ignore` or drop, from any context) wakes one
-//! waiter: the first of the highest class that waits, the newest of that
-//! class under [`BacklogOrder::Lifo`](super::BacklogOrder::Lifo) (the
-//! default), the oldest under `Fifo`. A woken waiter that finds no permit
+//! waiter per unit it gives back (a permit of weight `n` wakes `n`), and a
+//! rise of the limit by `n` wakes `n`: the first ones of the highest class
+//! that waits, the newest of that class first under
+//! [`BacklogOrder::Lifo`](super::BacklogOrder::Lifo) (the default), the
+//! oldest under `Fifo`. A woken waiter that finds no permit
 //! (a `try_acquire` took it first, or its class is still at its threshold)
 //! keeps its place and waits again. Admission itself is unchanged: a
 //! waiter is admitted by the same one-CAS step as `try_acquire`, so in
@@ -30,7 +32,7 @@
 //!
 //! A waiter sleeps: nobody polls. A release stays wait-free while nobody
 //! waits: after its `fetch_add` it adds one `SeqCst` fence and one load of
-//! the list's count (with the feature only); with waiters it wakes one
+//! the list's count (with the feature only); with waiters it wakes them
 //! without waiting for the list's lock (a request posted to the lock's
 //! holder if it is held, as the rings' notifiers do). `try_acquire` is
 //! unchanged.
@@ -104,11 +106,12 @@ impl Waits {
 }
 
 impl Limiter {
-    /// After a release: wakes one waiter, if any. One fence and one load
-    /// while nobody waits.
+    /// After `n` units came free (a release of a permit of weight `n`, or
+    /// the limit raised by `n`): wakes `n` waiters, if any. One fence and
+    /// one load while nobody waits.
     #[inline(always)]
-    pub(super) fn wake_waiter(&self) {
-        self.waits.list.notify(1);
+    pub(super) fn wake_waiters(&self, n: usize) {
+        self.waits.list.notify(n);
     }
 
     /// Admits as [`try_acquire_with`](Self::try_acquire_with) does, without

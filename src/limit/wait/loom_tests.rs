@@ -1,5 +1,5 @@
 //! loom models of the waiting acquires (feature `async`): a release must
-//! wake a waiter (the hand-off), a waiter that gives up while a release
+//! wake a waiter (the hand-off), one of weight 2 two waiters, a waiter that gives up while a release
 //! races it must not swallow the wake another waiter needs (a timeout),
 //! and a woken waiter dropped before it polls must pass its wake on
 //! (cancel). `loom::future::block_on` parks the waiting thread between
@@ -19,11 +19,16 @@ use std::boxed::Box;
 
 /// A limiter of one permit, leaked so that permits cross threads.
 fn gate() -> &'static Limiter {
+    gate_of(1)
+}
+
+/// A limiter of `n` permits, leaked.
+fn gate_of(n: u32) -> &'static Limiter {
     Box::leak(Box::new(
         Limiter::try_new(LimiterConfig {
-            min_limit: 1,
-            initial_limit: 1,
-            max_limit: 1,
+            min_limit: n,
+            initial_limit: n,
+            max_limit: n,
             ..LimiterConfig::DEFAULT
         })
         .unwrap(),
@@ -43,6 +48,28 @@ fn loom_limit_wait_release_hands_over_to_a_waiter() {
         got.ignore();
         let s = g.stats();
         assert_eq!((s.in_flight, s.timed_out, s.shed), (0, 0, [0, 0, 0]));
+    });
+}
+
+/// A permit of weight 2 released while two threads wait: both are admitted
+/// (a release that woke one waiter per release, not per unit, leaves the
+/// second asleep with a unit free: a deadlock here).
+#[test]
+fn loom_limit_wait_weighted_release_wakes_two() {
+    explores::capped(1, || {
+        let g = gate_of(2);
+        let held = g.try_acquire_n(2).unwrap();
+        // Each waiter keeps its permit until both have one: no release of
+        // theirs can wake the other.
+        let other =
+            thread::spawn(move || block_on(g.acquire(Priority::Critical)).expect("admitted"));
+        let releaser = thread::spawn(move || held.ignore());
+        let mine = block_on(g.acquire(Priority::Critical)).expect("admitted");
+        let theirs = other.join().unwrap();
+        releaser.join().unwrap();
+        assert_eq!(g.in_flight(), 2);
+        mine.ignore();
+        theirs.ignore();
     });
 }
 
