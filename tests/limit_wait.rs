@@ -122,10 +122,14 @@ fn a_higher_class_is_served_before_a_lower_one() {
         };
         held.next().unwrap().ignore(); // 3 in flight again
         assert_eq!((woken(&cn), woken(&cb)), (1, 0));
-        // Normal may fill 3 of 4: with 3 in flight it waits again.
+        // Normal may fill 3 of 4: with 3 in flight it waits again, and
+        // passes the wake down (a unit is free); Background, which may
+        // fill 2, waits again too.
         assert!(poll_once(&mut normal, &wn).is_pending());
+        assert_eq!(woken(&cb), 1);
+        assert!(poll_once(&mut bg, &wb).is_pending());
         held.next().unwrap().ignore(); // 2 in flight
-        assert_eq!((woken(&cn), woken(&cb)), (2, 0));
+        assert_eq!((woken(&cn), woken(&cb)), (2, 1));
         let n = match poll_once(&mut normal, &wn) {
             Poll::Ready(Some(p)) => p,
             _ => panic!("Normal not admitted"),
@@ -218,6 +222,43 @@ fn a_rise_of_the_limit_wakes_a_waiter() {
         })
         .collect();
     assert_eq!((permits.len(), g.in_flight()), (2, 3));
+}
+
+/// A `Normal` waiter woken while the class is at its share passes the
+/// wake on to a `Background` waiter, whose reserve admits it (limit 8: 6
+/// in flight stop `Normal`, and `Background` holding nothing may take
+/// the 7th).
+#[test]
+fn a_wake_the_class_cannot_use_goes_down_the_classes() {
+    let g = Limiter::new(LimiterConfig {
+        min_limit: 8,
+        initial_limit: 8,
+        max_limit: 8,
+        ..LimiterConfig::DEFAULT
+    });
+    let mut held: Vec<_> = (0..8).map(|_| g.try_acquire().unwrap()).collect();
+    let (cn, wn) = counter();
+    let (cb, wb) = counter();
+    let mut normal = Box::pin(g.acquire(Priority::Normal));
+    let mut background = Box::pin(g.acquire(Priority::Background));
+    assert!(poll_once(&mut normal, &wn).is_pending());
+    assert!(poll_once(&mut background, &wb).is_pending());
+    held.pop().unwrap().ignore(); // 7 in flight: neither class may take it
+    assert_eq!((woken(&cn), woken(&cb)), (1, 0), "the higher class first");
+    assert!(poll_once(&mut normal, &wn).is_pending());
+    assert_eq!(woken(&cb), 1, "passed down: a unit is free");
+    assert!(poll_once(&mut background, &wb).is_pending());
+    held.pop().unwrap().ignore(); // 6 in flight
+    assert_eq!((woken(&cn), woken(&cb)), (2, 1));
+    assert!(poll_once(&mut normal, &wn).is_pending());
+    assert_eq!(woken(&cb), 2);
+    let Poll::Ready(Some(p)) = poll_once(&mut background, &wb) else {
+        panic!("the reserve admits the background waiter");
+    };
+    assert_eq!(g.in_flight(), 7);
+    // The normal waiter still waits, and is served first by a release.
+    drop(p);
+    assert_eq!(woken(&cn), 3);
 }
 
 #[test]

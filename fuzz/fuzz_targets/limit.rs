@@ -22,7 +22,8 @@
 //! and each release of `n` units (and each rise of the limit by `n`) wakes
 //! exactly the `n` waiters the model expects (the first
 //! linked one of the highest class, the newest under LIFO, the oldest under
-//! FIFO, a waiter woken and refused again at the front of its class); a
+//! FIFO, a waiter woken and refused again at the front of its class, and
+//! then, with a unit free, the first waiter of a lower class woken); a
 //! waiter dropped with an unused wake passes it on; `queued`, `timed_out`
 //! and `backlog_peak` are exact.
 #![no_main]
@@ -387,12 +388,19 @@ fuzz_target!(|input: Input| {
                                 "a waiter left waiting below the threshold"
                             );
                             // Kept in place if it was linked; a woken one
-                            // goes back to the front of its class.
+                            // goes back to the front of its class, and with
+                            // a unit free wakes the first of a lower class.
                             match linked {
                                 Some(at) => list.insert(at, (id, class)),
                                 None => link(&mut list, id, class, true),
                             }
                             waiters[id] = Some(w);
+                            if linked.is_none() && units(&held) < limit as usize {
+                                if let Some(at) = list.iter().position(|&(_, c)| c > class) {
+                                    let (other, _) = list.remove(at);
+                                    waiters[other].as_mut().unwrap().woken += 1;
+                                }
+                            }
                         }
                         Poll::Ready(None) => panic!("a waiter in the backlog shed"),
                     }

@@ -15,7 +15,10 @@
 //! [`BacklogOrder::Lifo`](super::BacklogOrder::Lifo) (the default), the
 //! oldest under `Fifo`. A woken waiter that finds no permit
 //! (a `try_acquire` took it first, or its class is still at its threshold)
-//! keeps its place and waits again. Admission itself is unchanged: a
+//! keeps its place and waits again; if a unit is free that its class may
+//! not take, it first wakes the first waiter of a lower class, whose
+//! reserve may let it in (a `Background` waiter that holds no permit while
+//! `Normal` waiters are at their share), and so on down the classes. Admission itself is unchanged: a
 //! waiter is admitted by the same one-CAS step as `try_acquire`, so in
 //! flight never exceeds the limit, and a lower class never takes the last
 //! permit.
@@ -65,7 +68,7 @@ mod loom_tests;
 
 use super::{Limiter, Permit, Priority};
 use crate::sync::{AtomicUsize, Ordering, SharedCounter};
-use crate::wait::list::{Node, Wake};
+use crate::wait::list::{Node, Wake, NOTIFIED_ONE};
 use crate::wait::queue::WaitList;
 
 /// The backlog: the waiters and their counts.
@@ -271,19 +274,26 @@ impl<'a> Acquire<'a> {
             this.counted = true;
         }
         let lifo = limiter.lifo;
-        match limiter
-            .waits
-            .list
-            .poll_ranked(&this.node, wake, priority as usize, lifo, || {
-                limiter.try_acquire_quiet(priority)
-            }) {
+        // Whether this poll serves a wake (a release's or a rise's).
+        let woken = this.node.state() == NOTIFIED_ONE;
+        let list = &limiter.waits.list;
+        match list.poll_ranked(&this.node, wake, priority as usize, lifo, || {
+            limiter.try_acquire_quiet(priority)
+        }) {
             Poll::Ready(permit) => {
                 this.counted = false;
                 this.done = true;
                 limiter.leave_backlog();
                 Poll::Ready(Some(permit))
             }
-            Poll::Pending => Poll::Pending,
+            Poll::Pending => {
+                // A unit is free and our class may not take it: a lower
+                // class's reserve may (module docs, "Model").
+                if woken && limiter.in_flight() < limiter.limit() {
+                    list.wake_after_rank(priority as usize);
+                }
+                Poll::Pending
+            }
         }
     }
 }

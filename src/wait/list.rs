@@ -355,10 +355,49 @@ impl RawList {
         how: usize,
     ) -> Option<Target> {
         let node = self.head?;
+        // SAFETY: the lock is held and `node` is the head, so linked.
+        Some(unsafe { self.wake_node(waiting, node, how) })
+    }
+
+    /// Wakes (one) the first waiter of a rank above `rank`, if any, and
+    /// returns its target.
+    ///
+    /// # Safety
+    /// The lock is held; every node of the list was linked with
+    /// [`link_ranked`](Self::link_ranked).
+    pub(crate) unsafe fn wake_one_after_rank(
+        &mut self,
+        waiting: &LoadStoreUsize,
+        rank: usize,
+    ) -> Option<Target> {
+        let mut at = self.head;
+        while let Some(p) = at {
+            // SAFETY: under the lock; linked nodes are alive, and their
+            // ranks set (the contract).
+            let (r, next) = unsafe { (p.as_ref().rank.with(|r| *r), p.as_ref().next.with(|x| *x)) };
+            if r > rank {
+                // SAFETY: the lock is held and `p` is linked.
+                return Some(unsafe { self.wake_node(waiting, p, NOTIFIED_ONE) });
+            }
+            at = next;
+        }
+        None
+    }
+
+    /// Takes `node` out, marks it `how` and returns its target.
+    ///
+    /// # Safety
+    /// The lock is held and `node` is in this list.
+    unsafe fn wake_node(
+        &mut self,
+        waiting: &LoadStoreUsize,
+        node: NonNull<Node>,
+        how: usize,
+    ) -> Target {
         // SAFETY: a linked node is pinned and alive until it leaves the list
         // under the lock, which we hold.
         let node = unsafe { node.as_ref() };
-        // SAFETY: it is the head.
+        // SAFETY: it is in this list (the contract).
         unsafe { self.remove(node) };
         waiting.store(waiting.load(Ordering::Relaxed) - 1, Ordering::Relaxed);
         // SAFETY: under the lock, and the node is still `LINKED`.
@@ -368,7 +407,7 @@ impl RawList {
         // Release: the owner that reads this (Acquire) sees the node out of
         // the list and its target taken; we touch the node no more.
         node.state.store(how, Ordering::Release);
-        Some(target)
+        target
     }
 
     /// # Safety

@@ -388,6 +388,18 @@ impl WaitList {
         }
     }
 
+    /// Wakes the first waiter ranked after `rank` (a ranked list's): for a
+    /// waiter of rank `rank` that served a wake and could not use it where
+    /// a lower rank might.
+    pub(crate) fn wake_after_rank(&self, rank: usize) {
+        // SAFETY: under the lock; every node of a ranked list is linked
+        // with `link_ranked` (`poll_ranked`'s contract).
+        let t = self.locked(|list| unsafe { list.wake_one_after_rank(&self.waiting, rank) });
+        if let Some(t) = t {
+            t.wake();
+        }
+    }
+
     /// Takes `node` out of the list (its waiter completed or was dropped),
     /// passing on a wake-one its owner did not serve.
     pub(crate) fn leave(&self, node: &Node) {

@@ -120,3 +120,58 @@ fn loom_limit_wait_cancelled_waiter_passes_its_wake_on() {
         assert_eq!(g.stats().timed_out, 1);
     });
 }
+
+/// A wake its class cannot use goes down the classes: with 8 permits held
+/// by `Critical`, a `Normal` and a `Background` waiter wait while two are
+/// released. `Normal` (at most 6 in flight) can never be admitted;
+/// `Background`, on its reserve, can once 6 are in flight. Each release
+/// wakes `Normal` first (while it is linked); its failed try must pass the
+/// wake down, or `Background` sleeps for ever beside a free unit.
+#[test]
+fn loom_limit_wait_unusable_wake_goes_down_the_classes() {
+    use loom::sync::atomic::{AtomicBool, Ordering};
+    use loom::sync::{Arc, Mutex};
+
+    explores::capped(1, || {
+        let g = gate_of(8);
+        let mut held: std::vec::Vec<_> = (0..8).map(|_| g.try_acquire().unwrap()).collect();
+        let mut cx = Context::from_waker(Waker::noop());
+        let mut normal = Box::pin(g.acquire(Priority::Normal));
+        assert!(normal.as_mut().poll(&mut cx).is_pending());
+        let mut background = Box::pin(g.acquire(Priority::Background));
+        assert!(background.as_mut().poll(&mut cx).is_pending());
+        let (a, b) = (held.pop().unwrap(), held.pop().unwrap());
+        let releaser = thread::spawn(move || {
+            a.ignore();
+            b.ignore();
+        });
+        // Drives the `Normal` waiter (never admitted) until told to stop.
+        let done = Arc::new(AtomicBool::new(false));
+        let parked: Arc<Mutex<Option<Waker>>> = Arc::new(Mutex::new(None));
+        let (d, p) = (done.clone(), parked.clone());
+        let driver = thread::spawn(move || {
+            block_on(core::future::poll_fn(|cx| {
+                *p.lock().unwrap() = Some(cx.waker().clone());
+                if d.load(Ordering::SeqCst) {
+                    return Poll::Ready(());
+                }
+                assert!(normal.as_mut().poll(cx).is_pending());
+                if d.load(Ordering::SeqCst) {
+                    Poll::Ready(())
+                } else {
+                    Poll::Pending
+                }
+            }));
+        });
+        let got = block_on(background).expect("admitted on its reserve");
+        done.store(true, Ordering::SeqCst);
+        if let Some(w) = parked.lock().unwrap().take() {
+            w.wake();
+        }
+        releaser.join().unwrap();
+        driver.join().unwrap();
+        assert_eq!(g.in_flight(), 7);
+        got.ignore();
+        drop(held);
+    });
+}
