@@ -275,22 +275,8 @@ fn a_panicking_discard_leaves_the_count_right() {
 /// the panic (counted as nothing, as in the single form); the ring is left
 /// consistent.
 fn a_panicking_check_in_a_burst<R: Fresh>(mut ring: R) {
-    for v in [1, 200, 2, 500, 600, 700] {
-        assert!(ring.push(Stamp { at: 0, item: v }));
-    }
     let mut out = [Stamp { at: 0, item: 0 }; 8];
-    let mut calls = 0;
-    let check = |s: &Item| {
-        calls += 1;
-        if calls == 4 {
-            panic!("check failed");
-        }
-        s.item < 100
-    };
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        ring.pop_burst_fresh(&mut out, check)
-    }));
-    assert!(r.is_err());
+    panics_on_500(&mut ring, &mut out);
     assert_eq!(ring.stats().expired, 5, "all but 500, whose check panicked");
     // The ring still works, and its count is right.
     assert!(ring.push(Stamp { at: 0, item: 800 }));
@@ -300,21 +286,7 @@ fn a_panicking_check_in_a_burst<R: Fresh>(mut ring: R) {
 
     // Bursts of one and two: 200, kept in the first, is lost with the panic
     // in the third and counted; 600 and 700 were never popped.
-    for v in [1, 200, 2, 500, 600, 700] {
-        assert!(ring.push(Stamp { at: 0, item: v }));
-    }
-    let mut calls = 0;
-    let check = |s: &Item| {
-        calls += 1;
-        if calls == 4 {
-            panic!("check failed");
-        }
-        s.item < 100
-    };
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        ring.pop_burst_fresh(&mut out[..2], check)
-    }));
-    assert!(r.is_err());
+    panics_on_500(&mut ring, &mut out[..2]);
     assert_eq!(
         ring.stats().expired,
         5 + 3,
@@ -326,6 +298,27 @@ fn a_panicking_check_in_a_burst<R: Fresh>(mut ring: R) {
         rest[..n].iter().map(|s| s.item).collect::<Vec<_>>(),
         [600, 700]
     );
+}
+
+/// Pushes 1, 200, 2, 500, 600 and 700 and pops them fresh in bursts into
+/// `out`, with a check (below 100: expired) that panics on its fourth
+/// call, the one for 500.
+fn panics_on_500<R: Fresh>(ring: &mut R, out: &mut [Item]) {
+    for v in [1, 200, 2, 500, 600, 700] {
+        assert!(ring.push(Stamp { at: 0, item: v }));
+    }
+    let mut calls = 0;
+    let check = |s: &Item| {
+        calls += 1;
+        if calls == 4 {
+            panic!("check failed");
+        }
+        s.item < 100
+    };
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        ring.pop_burst_fresh(out, check)
+    }));
+    assert!(r.is_err());
 }
 
 #[test]

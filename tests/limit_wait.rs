@@ -4,7 +4,7 @@
 //! counters, and a threaded run with exact accounting.
 #![cfg(feature = "std")]
 
-use sluicegate::limit::{BacklogOrder, Limiter, LimiterConfig, Priority};
+use sluicegate::limit::{Acquire, BacklogOrder, Limiter, LimiterConfig, Priority};
 use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -47,18 +47,26 @@ fn poll_once<F: Future + Unpin>(f: &mut F, w: &Waker) -> Poll<F::Output> {
     Pin::new(f).poll(&mut Context::from_waker(w))
 }
 
+/// `n` `Critical` waiters of `g`, each polled once (and waiting), with
+/// their counting wakers.
+#[allow(clippy::type_complexity)]
+fn waiting(g: &Limiter, n: usize) -> (Vec<Pin<Box<Acquire<'_>>>>, Vec<(Arc<Count>, Waker)>) {
+    let mut futs: Vec<_> = (0..n)
+        .map(|_| Box::pin(g.acquire(Priority::Critical)))
+        .collect();
+    let wakers: Vec<_> = (0..n).map(|_| counter()).collect();
+    for (f, (_, w)) in futs.iter_mut().zip(&wakers) {
+        assert!(poll_once(f, w).is_pending());
+    }
+    (futs, wakers)
+}
+
 /// Three waiters of one class join in order; each release wakes one, in
 /// the configured order.
 fn wake_order(order: BacklogOrder) -> Vec<usize> {
     let g = gate(1, 10, order);
     let held = g.try_acquire().unwrap();
-    let mut futs: Vec<_> = (0..3)
-        .map(|_| Box::pin(g.acquire(Priority::Critical)))
-        .collect();
-    let wakers: Vec<_> = (0..3).map(|_| counter()).collect();
-    for (f, (_, w)) in futs.iter_mut().zip(&wakers) {
-        assert!(poll_once(f, w).is_pending());
-    }
+    let (mut futs, wakers) = waiting(&g, 3);
     assert_eq!(g.stats().queued, 3);
     let mut served = Vec::new();
     let mut permit = Some(held);
@@ -166,13 +174,7 @@ fn a_full_backlog_sheds_at_once() {
 fn a_weighted_release_wakes_a_waiter_per_unit() {
     let g = gate(4, 10, BacklogOrder::Lifo);
     let batch = g.try_acquire_n(4).unwrap();
-    let mut futs: Vec<_> = (0..5)
-        .map(|_| Box::pin(g.acquire(Priority::Critical)))
-        .collect();
-    let wakers: Vec<_> = (0..5).map(|_| counter()).collect();
-    for (f, (_, w)) in futs.iter_mut().zip(&wakers) {
-        assert!(poll_once(f, w).is_pending());
-    }
+    let (mut futs, wakers) = waiting(&g, 5);
     drop(batch);
     let wakes: Vec<usize> = wakers.iter().map(|(c, _)| woken(c)).collect();
     assert_eq!(wakes, [0, 1, 1, 1, 1], "LIFO: the four newest");
@@ -202,13 +204,7 @@ fn a_rise_of_the_limit_wakes_a_waiter() {
     let a = g.try_acquire().unwrap();
     let _b = g.try_acquire().unwrap();
     assert!(g.try_acquire().is_none());
-    let mut futs: Vec<_> = (0..2)
-        .map(|_| Box::pin(g.acquire(Priority::Critical)))
-        .collect();
-    let wakers: Vec<_> = (0..2).map(|_| counter()).collect();
-    for (f, (_, w)) in futs.iter_mut().zip(&wakers) {
-        assert!(poll_once(f, w).is_pending());
-    }
+    let (mut futs, wakers) = waiting(&g, 2);
     a.success(10); // the window's last success: the limit goes 2 -> 3
     assert_eq!(g.limit(), 3, "the scenario needs the rise");
     let wakes: Vec<usize> = wakers.iter().map(|(c, _)| woken(c)).collect();
