@@ -18,10 +18,10 @@
 //! keeps its place and waits again; if a unit is free that its class may
 //! not take, it first wakes the first waiter of a lower class, whose
 //! reserve may let it in (a `Background` waiter that holds no permit while
-//! `Normal` waiters are at their share), and so on down the classes. Admission itself is unchanged: a
-//! waiter is admitted by the same one-CAS step as `try_acquire`, so in
-//! flight never exceeds the limit, and a lower class never takes the last
-//! permit.
+//! `Normal` waiters are at their share), and so on down the classes.
+//! Admission itself is unchanged: a waiter is admitted by the same one-CAS
+//! step as `try_acquire`, so in flight never exceeds the limit, and a lower
+//! class never takes the last permit.
 //!
 //! The waiters are the intrusive list of `src/wait/queue.rs` (a node in
 //! each future or blocking call's frame, nothing allocated), kept in class

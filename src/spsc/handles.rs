@@ -19,9 +19,10 @@ pub struct Producer<'a, T, const N: usize, P: Policy = Reject> {
     pub(super) tail: usize,
     /// Cached stored `head` (flag cleared); never ahead of the real one.
     pub(super) head: usize,
-    /// Under [`Marked`](super::Marked): `head + high` (wrapping), kept in
-    /// step with `head`, so a push reaches the high mark by the cached head
-    /// exactly when its new `tail` is at or past it. None otherwise.
+    /// Under [`Marked`](super::Marked): the position `high` after a head
+    /// the producer has seen (never after `head`), so a push whose new
+    /// `tail` is before it has not reached the high mark (see the
+    /// watermark module's "Cost"). None otherwise.
     pub(super) raise_pos: P::RaiseAt,
 }
 

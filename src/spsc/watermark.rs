@@ -87,22 +87,25 @@
 //! # Cost
 //!
 //! The producer keeps a position `raise_pos`, `high` positions after a
-//! head it has seen (never after its cached head). A push, burst, bulk or
-//! chunk reservation loads it, compares its new `tail` with it (wrapping)
-//! and branches: at or past it, the cached head says `high` items or more
-//! (it over-estimates the length), and only then does an out-of-line path
-//! reload `head` and decide. That path moves `raise_pos` on from the head
+//! head it has seen (never after its cached head, so never after the true
+//! one). A push, burst, bulk or chunk reservation loads it, compares its
+//! new `tail` with it (wrapping) and branches: before it, fewer than `high`
+//! items are in the ring; at or past it, there may be `high` or more, and
+//! only then does an out-of-line path reload `head` and decide. That path
+//! moves `raise_pos` on from the head
 //! it has (so does every reload of `head` it makes), which keeps `tail`
 //! within `N + 1` positions of `raise_pos` at every compare: a compare
 //! finds `tail` before `raise_pos` or moves it on, and no more than `N`
 //! positions are published between two compares (a chunk's commit, which
 //! does not compare, is followed by a reservation or a push that does). So
-//! the wrapping compare is exact however long the producer runs. A pop loads the
-//! two words, which sit on the consumer's own cache line, and branches; it
-//! takes an out-of-line path only while the level is `High` (it then loads
-//! `tail` to find the true length). Only a `Marked` ring has these
-//! instructions (the policy's constant removes them from the others); one
-//! made without marks pays the compares and never takes the paths.
+//! the wrapping compare misses no raise however long the producer runs.
+//!
+//! A pop loads the two words, which sit on the consumer's own cache line,
+//! and branches; it takes an out-of-line path only while the level is
+//! `High` (it then loads `tail` to find the true length). Only a `Marked`
+//! ring has these instructions (the policy's constant removes them from
+//! the others); one made without marks pays the compares and never takes
+//! the paths.
 
 use super::sealed::{self, MarkWords as _, RaiseAt as _};
 use super::{Consumer, Policy, Producer, Reject, Ring};

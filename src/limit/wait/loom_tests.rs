@@ -1,8 +1,9 @@
 //! loom models of the waiting acquires (feature `async`): a release must
-//! wake a waiter (the hand-off), one of weight 2 two waiters, a waiter that gives up while a release
-//! races it must not swallow the wake another waiter needs (a timeout),
-//! and a woken waiter dropped before it polls must pass its wake on
-//! (cancel). `loom::future::block_on` parks the waiting thread between
+//! wake a waiter (the hand-off), and one of weight 2 two waiters; a waiter
+//! that gives up while a release races it must not swallow the wake
+//! another waiter needs (a timeout); a woken waiter dropped before it polls
+//! must pass its wake on (cancel); a wake its class cannot use must go down
+//! the classes. `loom::future::block_on` parks the waiting thread between
 //! polls, so a lost wake-up shows up as a deadlock that loom reports.
 //!
 //! Run: `ci/loom.sh limit::wait`, or
