@@ -386,6 +386,11 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
         self.cons.store(to, Ordering::SeqCst);
         M::popped(&self.marks, self);
         self.wake_pushers(v);
+        // Every pop that met the flag answered busy, and may wait with the
+        // wake of an item behind the voids spent: one wake per position
+        // claimed behind them now (SeqCst: as the full and empty tests).
+        let p = self.prod.load(Ordering::SeqCst) & !FLAGS;
+        self.wake_poppers(gap(p, to));
         true
     }
 

@@ -565,3 +565,52 @@ fn a_stopped_lowering_reads_again_after_a_push() {
         "lowered, then raised by the same pop"
     );
 }
+
+/// A pop that waits because another pop is passing voids is woken when
+/// the pass ends: the item behind the voids had its own wake spent on it.
+/// Stopped mid-pass (after the flag's CAS), a `try_pop` leaves the waiter
+/// busy; when it resumes and takes 7, 8 is still in the ring.
+#[cfg(feature = "async")]
+#[test]
+fn a_pop_waiting_behind_a_pass_of_voids_is_woken() {
+    use core::future::Future;
+    use core::sync::atomic::{AtomicUsize, Ordering};
+    use core::task::{Context, Poll, Waker};
+    use std::boxed::Box;
+    use std::sync::Arc;
+
+    struct Count(AtomicUsize);
+    impl std::task::Wake for Count {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    let ring: BurstRing<u32, 8, 1> = BurstRing::new();
+    drop(ring.write_chunk(1).unwrap()); // a void at the front
+    ring.try_push(7).unwrap();
+    ring.try_push(8).unwrap();
+    let count = Arc::new(Count(AtomicUsize::new(0)));
+    let waker = Waker::from(count.clone());
+    let mut waiter = Box::pin(ring.pop());
+    let passer = stop_at(
+        pause::BURST_VOID_CLAIMED,
+        || ring.try_pop(),
+        || {
+            let mut cx = Context::from_waker(&waker);
+            assert!(
+                waiter.as_mut().poll(&mut cx).is_pending(),
+                "busy behind the pass"
+            );
+        },
+    );
+    assert_eq!(passer, Ok(7));
+    assert_eq!(ring.len(), 1, "8 is still in the ring");
+    assert_eq!(
+        count.0.load(Ordering::SeqCst),
+        1,
+        "the end of the pass wakes the waiter"
+    );
+    let mut cx = Context::from_waker(&waker);
+    assert_eq!(waiter.as_mut().poll(&mut cx), Poll::Ready(Some(8)));
+}

@@ -8,7 +8,10 @@
 //!
 //! - a pop is busy behind a push between its claim and its flip, or at a
 //!   void a dropped write chunk left: the flip of `published` (a push, a
-//!   burst, a write chunk's drop, an eviction) wakes the poppers;
+//!   burst, a write chunk's drop, an eviction) wakes the poppers; a pop is
+//!   busy behind another's pass of voids: the end of the pass wakes as
+//!   many poppers as positions are claimed behind the voids (their items'
+//!   own wakes may have gone to pops that met the pass);
 //! - a push is busy behind a pop between its claim and its flip, or behind
 //!   an eviction's flag: the flip of `consumed` (a pop, a burst, a read
 //!   chunk's drop, a skip of voids) wakes the pushers, and so does the end

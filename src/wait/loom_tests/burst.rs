@@ -108,6 +108,26 @@ fn loom_wait_burst_push_woken_by_eviction_end() {
     });
 }
 
+/// A task waits in `pop` while another thread's `try_pop` passes a void
+/// at the front: a pop that meets the pass answers busy and waits, and the
+/// item behind the void had its wake before; the end of the pass must wake
+/// it, or it waits for ever beside an item.
+#[test]
+fn loom_wait_burst_pop_woken_by_the_end_of_a_pass() {
+    explores::model(|| {
+        let r = Arc::new(BurstRing::<u32, 4, 1>::new());
+        drop(r.write_chunk(1).unwrap()); // a void at the front
+        r.push_burst(&[7, 8]);
+        let r2 = r.clone();
+        let passer = thread::spawn(move || r2.try_pop().ok());
+        let mut seen: Vec<u32> = block_on(r.pop()).into_iter().collect();
+        seen.extend(passer.join().unwrap());
+        seen.extend(r.drain());
+        seen.sort_unstable();
+        assert_eq!(seen, [7, 8]);
+    });
+}
+
 /// A task waits in `pop` on a full ring of two while another thread takes
 /// both items in one burst and a third closes: the waiter ends with an item
 /// or with `None`, never waits for ever, and each item comes out once.
