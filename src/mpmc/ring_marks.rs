@@ -8,9 +8,14 @@
 //! ring is open). It counts the positions pushes took and pops did not,
 //! so while operations are in progress it may count positions a push has
 //! not filled yet or a pop passed empty-handed; once they end it is the
-//! number of items. On a closed ring the pushes the close refused leave
-//! positions in it: there both readings take at most [`Ring::len`], which
-//! leaves them out.
+//! number of items, but for one case of concurrent use: a push whose
+//! position's entry still held an index a slow pop had claimed and not
+//! taken yet leaves that position unused and places its index at a later
+//! one, and the unused position counts until a pop passes it. So after
+//! such a race the level can stay `High`, and the drain waiters wait,
+//! with `low` or fewer items in the ring, until the next pop. On a closed
+//! ring the pushes the close refused leave positions in it: there both
+//! readings take at most [`Ring::len`], which leaves them out.
 
 use super::marks::{self, Counts, Drainable, Level, MarkWords, Marked, Marks};
 use super::{FreePool, Ring, CLOSED};

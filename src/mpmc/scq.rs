@@ -102,8 +102,11 @@
 //! positions by `2N`), so it resets: a contradiction.
 //!
 //! While a context is between its crossing and its look, `threshold` can
-//! hide an index: for as long as that context is suspended there. The
-//! look costs two loads on an empty ring (`head == tail` after
+//! hide an index: for as long as that context is suspended there. A task
+//! or thread of `mpmc::Ring` told "empty" (or, on the free side, "full")
+//! in that time waits, and the look's reset does not wake it: it waits
+//! for the next push or pop of the ring, though the index is found again.
+//! The look costs two loads on an empty ring (`head == tail` after
 //! the catch-up), once per crossing, that is once per `3N` misses.
 //!
 //! # Burst rounds
