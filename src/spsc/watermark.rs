@@ -444,7 +444,8 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
         }
     }
 
-    /// The cached head says `high` or more: decide on the true length.
+    /// `tail` reached `raise_pos`: the ring may hold `high` or more;
+    /// decide on the true length.
     #[cold]
     #[inline(never)]
     pub(super) fn raise_cold(&mut self) {
@@ -454,7 +455,7 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
         };
         // At or past `raise_pos`: move it on from the cached head (no
         // load), so that `tail` is never far past it (module docs, "Cost").
-        self.raise_pos.follow(self.head, ring.high() << P::SHIFT);
+        self.follow_head();
         let raised = marks.raised.load(Ordering::Relaxed);
         if marks.level_of(raised) == Level::Normal && self.true_len() >= ring.high() {
             self.raise(marks, raised);
@@ -466,9 +467,15 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
     fn true_len(&mut self) -> usize {
         // Acquire, as in `free_for`.
         self.head = self.ring.load_head(Ordering::Acquire) & !P::BUSY;
+        self.follow_head();
+        self.tail.wrapping_sub(self.head) >> P::SHIFT
+    }
+
+    /// Moves `raise_pos` to `high` positions after the cached head.
+    #[inline]
+    fn follow_head(&mut self) {
         self.raise_pos
             .follow(self.head, self.ring.high() << P::SHIFT);
-        self.tail.wrapping_sub(self.head) >> P::SHIFT
     }
 
     /// Normal to High, from `raised` (a `Normal` word of ours) in this

@@ -254,16 +254,7 @@ impl RawList {
         unsafe {
             self.link_with(waiting, node, wake, fresh, |list| {
                 node.rank.with_mut(|r| *r = rank);
-                let mut at = list.head;
-                while let Some(p) = at {
-                    // Under the lock; linked nodes are alive.
-                    let (r, next) = (p.as_ref().rank.with(|r| *r), p.as_ref().next.with(|x| *x));
-                    if r > rank || (front && r == rank) {
-                        break;
-                    }
-                    at = next;
-                }
-                match at {
+                match list.first_ranked(|r| r > rank || (front && r == rank)) {
                     Some(p) => list.insert_before(node, p),
                     None => list.push_back(node),
                 }
@@ -370,14 +361,25 @@ impl RawList {
         waiting: &LoadStoreUsize,
         rank: usize,
     ) -> Option<Target> {
+        // SAFETY: the lock is held and every rank set (the contract).
+        let p = unsafe { self.first_ranked(|r| r > rank) }?;
+        // SAFETY: the lock is held and `p` is linked.
+        Some(unsafe { self.wake_node(waiting, p, NOTIFIED_ONE) })
+    }
+
+    /// The first node (from the head) whose rank passes `stop`.
+    ///
+    /// # Safety
+    /// The lock is held; every node of the list was linked with
+    /// [`link_ranked`](Self::link_ranked), so its rank is set.
+    unsafe fn first_ranked(&self, stop: impl Fn(usize) -> bool) -> Option<NonNull<Node>> {
         let mut at = self.head;
         while let Some(p) = at {
             // SAFETY: under the lock; linked nodes are alive, and their
             // ranks set (the contract).
             let (r, next) = unsafe { (p.as_ref().rank.with(|r| *r), p.as_ref().next.with(|x| *x)) };
-            if r > rank {
-                // SAFETY: the lock is held and `p` is linked.
-                return Some(unsafe { self.wake_node(waiting, p, NOTIFIED_ONE) });
+            if stop(r) {
+                return Some(p);
             }
             at = next;
         }
