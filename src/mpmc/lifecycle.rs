@@ -203,7 +203,9 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
         let mut iter = iter.into_iter();
         let mut n = 0;
         while !self.is_closed() {
-            let Some(i) = self.fq.take() else { break };
+            let Some(i) = self.fq.take_for(super::wait::Pushers(self)) else {
+                break;
+            };
             // Gives the slot back if `next` panics or the iterator ends.
             let slot = FreeSlot { ring: self, i };
             let Some(item) = iter.next() else { break };
@@ -273,7 +275,7 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
     /// `Ok(Ok(()))` pushed, `Ok(Err(Closed))` closed, `Err(NoRoom)` full.
     #[inline]
     pub(super) fn push_if_room(&self, item: T) -> Result<Result<(), Closed<T>>, NoRoom<T>> {
-        match self.fq.take() {
+        match self.fq.take_for(super::wait::Pushers(self)) {
             Some(i) => {
                 // SAFETY: we took `i` from `fq`, so the slot is free and ours.
                 unsafe { self.write(i, item) };

@@ -313,6 +313,8 @@ mod schedule_tests;
 mod scq;
 #[cfg(all(test, sluicegate_cas, not(sluicegate_loom)))]
 mod track;
+#[cfg(all(test, feature = "async", sluicegate_cas, not(sluicegate_loom)))]
+mod unhide_tests;
 #[cfg(sluicegate_cas)]
 mod wait;
 #[cfg(sluicegate_cas)] // needs CAS: on thumbv6m, enable the `portable-atomic` feature

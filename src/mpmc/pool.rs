@@ -111,10 +111,24 @@ pub(super) mod sealed {
         fn full(start: usize) -> Self;
         /// Takes a free slot's index, or `None` if none is free.
         fn take(&self) -> Option<usize>;
+        /// [`take`](Self::take) for a ring whose waiting pushes `u` wakes
+        /// if a look of an index ring ends a late-miss window.
+        #[inline(always)]
+        fn take_for<U: crate::mpmc::scq::OnUnhide>(&self, u: U) -> Option<usize> {
+            let _ = u;
+            self.take()
+        }
         /// Gives slot `i` back; its holder read (or never wrote) it.
         fn give(&self, i: usize);
         /// Takes up to `out.len()` free indices into `out`; returns how many.
         fn take_many(&self, out: &mut [usize]) -> usize;
+        /// [`take_many`](Self::take_many) for a ring whose waiting pushes
+        /// `u` wakes (as [`take_for`](Self::take_for)).
+        #[inline(always)]
+        fn take_many_for<U: crate::mpmc::scq::OnUnhide>(&self, out: &mut [usize], u: U) -> usize {
+            let _ = u;
+            self.take_many(out)
+        }
         /// Whether a take now would find no free index: the first test
         /// every take makes, alone (one load).
         fn surely_none(&self) -> bool;
@@ -129,6 +143,14 @@ pub(super) mod sealed {
 /// The default free pool: an SCQ ring of free slot indices (`2N` entries),
 /// for any `N`. See the [module docs](self).
 pub struct FreeIndices<const N: usize>(IndexRing<N, true>);
+
+#[cfg(all(test, sluicegate_loom, feature = "async"))]
+impl<const N: usize> FreeIndices<N> {
+    /// [`IndexRing::late_decrement`] of the ring of free indices.
+    pub(super) fn late_decrement<U: crate::mpmc::scq::OnUnhide>(&self, u: U) {
+        self.0.late_decrement(u);
+    }
+}
 
 impl<const N: usize> core::fmt::Debug for FreeIndices<N> {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
@@ -150,6 +172,16 @@ impl<const N: usize> sealed::Pool<N> for FreeIndices<N> {
     #[inline(always)]
     fn take(&self) -> Option<usize> {
         self.0.dequeue()
+    }
+
+    #[inline(always)]
+    fn take_for<U: crate::mpmc::scq::OnUnhide>(&self, u: U) -> Option<usize> {
+        self.0.dequeue_for(u)
+    }
+
+    #[inline(always)]
+    fn take_many_for<U: crate::mpmc::scq::OnUnhide>(&self, out: &mut [usize], u: U) -> usize {
+        self.0.dequeue_many_for(out, u).map_or(0, |(got, _)| got)
     }
 
     #[inline(always)]

@@ -104,8 +104,14 @@
 //! While a context is between its crossing and its look, `threshold` can
 //! hide an index: for as long as that context is suspended there. A task
 //! or thread of `mpmc::Ring` told "empty" (or, on the free side, "full")
-//! in that time waits, and the look's reset does not wake it: it waits
-//! for the next push or pop of the ring, though the index is found again.
+//! in that time waits; so the look that resets wakes every waiter of the
+//! side it serves, through the [`OnUnhide`] hook the ring passes to its
+//! dequeues (several may have been told to wait in the window). The reset
+//! is a `SeqCst` store made before the wake-up's fence, and a waiter
+//! registers before its `SeqCst` load of `threshold`: the waiter's load
+//! sees the reset, or its registration is seen by the wake-up. The hook is
+//! a value type the compiler inlines into the out-of-line look, so the
+//! dequeues' fast paths do not change.
 //! The look costs two loads on an empty ring (`head == tail` after
 //! the catch-up), once per crossing, that is once per `3N` misses.
 //!
@@ -119,6 +125,19 @@
 #[cfg(sluicegate_loom)]
 use crate::sync::fence;
 use crate::sync::{const_fn, pause, pause_point, AtomicUsize, Ordering, Padded, Point};
+
+/// Who a dequeue's look wakes when it ends a late-miss window: the ring
+/// side that waits for this index ring's indices ("Late misses").
+pub trait OnUnhide: Copy {
+    /// The look reset `threshold`: an index hidden from the waiters'
+    /// tries is found again.
+    fn unhidden(&self);
+}
+
+impl OnUnhide for () {
+    #[inline(always)]
+    fn unhidden(&self) {}
+}
 
 /// Whether a dequeue's loop after its first miss is a call (on Arm) or
 /// inlined into its callers (elsewhere), as measured; the steps are the
@@ -403,10 +422,24 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
         self.dequeue_at().map(|(index, _)| index)
     }
 
+    /// [`Self::dequeue`] for a caller whose waiters `u` wakes if a look
+    /// ends a late-miss window ("Late misses" in the module docs).
+    #[inline(always)]
+    pub(super) fn dequeue_for<U: OnUnhide>(&self, u: U) -> Option<usize> {
+        self.dequeue_at_for(u).map(|(index, _)| index)
+    }
+
     /// [`Self::dequeue`], also returning the position the index was taken
     /// at.
     #[inline(always)]
     pub(super) fn dequeue_at(&self) -> Option<(usize, usize)> {
+        self.dequeue_at_for(())
+    }
+
+    /// [`Self::dequeue_at`] for a caller whose waiters `u` wakes (as
+    /// [`dequeue_for`](Self::dequeue_for)).
+    #[inline(always)]
+    pub(super) fn dequeue_at_for<U: OnUnhide>(&self, u: U) -> Option<(usize, usize)> {
         let threshold = self.threshold.load(Ordering::SeqCst);
         if (threshold as isize) < 0 {
             return None;
@@ -432,7 +465,7 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
         if OUT_OF_LINE_MISS {
             return match self.take_next() {
                 Ok(taken) => Some(taken),
-                Err(h) => match self.after_miss(h) {
+                Err(h) => match self.after_miss(h, u) {
                     (Self::NO_INDEX, _) => None,
                     taken => Some(taken),
                 },
@@ -441,7 +474,7 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
         loop {
             match self.take_next() {
                 Ok(taken) => return Some(taken),
-                Err(h) if !self.missed(h) => return None,
+                Err(h) if !self.missed(h, u) => return None,
                 Err(_) => {}
             }
         }
@@ -459,7 +492,7 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
     /// A dequeue's step after it missed at position `h`: whether it may
     /// take another position (else the ring is empty).
     #[inline(always)]
-    fn missed(&self, h: usize) -> bool {
+    fn missed<U: OnUnhide>(&self, h: usize, u: U) -> bool {
         pause_point(Self::P_DEQ_MISSED);
         // Nothing at our position.
         let t = self.tail.load(Ordering::SeqCst);
@@ -468,10 +501,10 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
             pause_point(Self::P_DEQ_DRY);
             // Nothing beyond us either: bring tail up to head and give up.
             self.catch_up(t, next);
-            self.charge_miss();
+            self.charge_miss(u);
             return false;
         }
-        self.charge_miss() > 0
+        self.charge_miss(u) > 0
     }
 
     /// What [`after_miss`](Self::after_miss) answers for "empty" (no index
@@ -485,9 +518,9 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
     /// an `Option` of them goes through memory.
     #[cold]
     #[inline(never)]
-    fn after_miss(&self, mut h: usize) -> (usize, usize) {
+    fn after_miss<U: OnUnhide>(&self, mut h: usize, u: U) -> (usize, usize) {
         loop {
-            if !self.missed(h) {
+            if !self.missed(h, u) {
                 return (Self::NO_INDEX, 0);
             }
             match self.take_next() {
@@ -503,12 +536,20 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
     /// found `0`, looks whether the decrement hides an index ("Late
     /// misses" in the module docs).
     #[inline(always)]
-    fn charge_miss(&self) -> isize {
+    fn charge_miss<U: OnUnhide>(&self, u: U) -> isize {
         let left = self.threshold.fetch_sub(1, Ordering::SeqCst);
         if left == 0 {
-            self.unhide();
+            self.unhide(u);
         }
         left as isize
+    }
+
+    /// A miss's decrement of `threshold` and, at the crossing, its look,
+    /// as a dequeuer stopped between its miss and its decrement makes them
+    /// late: the loom models of the look's wake start from there.
+    #[cfg(all(test, sluicegate_loom, feature = "async"))]
+    pub(super) fn late_decrement<U: OnUnhide>(&self, u: U) {
+        self.charge_miss(u);
     }
 
     /// Sets `threshold` to `3N-1` (an enqueue's reset, or `unhide`'s).
@@ -537,7 +578,7 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
     /// of them, and its word tells its position.
     #[cold]
     #[inline(never)]
-    fn unhide(&self) {
+    fn unhide<U: OnUnhide>(&self, u: U) {
         // The crossing, then these loads, against an enqueue's CAS, then
         // its load of `threshold`: the SeqCst order does it; under loom a
         // fence stands in for it (see `enqueue_unless_closed`).
@@ -563,6 +604,9 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
             if cycles >= 0 && before(at, t) {
                 pause_point(Self::P_DEQ_UNHIDE);
                 self.reset_threshold();
+                // Waiters told "empty" while the index was hidden wait for
+                // a wake (SeqCst store above: the notifiers' gate form).
+                u.unhidden();
                 return;
             }
         }

@@ -61,6 +61,23 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
         self.waiters[Side::Item as usize].notify_all();
     }
 
+    /// After `aq`'s look found an index hidden: wakes every task waiting
+    /// in `pop` (several may have been told "empty" meanwhile).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn wake_all_poppers_cold(&self) {
+        self.wake_all_poppers();
+    }
+
+    /// After `fq`'s look found an index hidden: wakes every task waiting
+    /// in `push`.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn wake_all_pushers_cold(&self) {
+        #[cfg(feature = "async")]
+        self.waiters[Side::Room as usize].notify_all();
+    }
+
     /// After a slot went back to `fq`: wakes a task waiting in `push`.
     #[inline(always)]
     pub(super) fn wake_pushers(&self) {
@@ -226,3 +243,54 @@ pub type Push<'r, T, const N: usize, F = FreeIndices<N>, M = NoMarks> =
 #[cfg_attr(docsrs, doc(cfg(feature = "async")))]
 pub type Pop<'r, T, const N: usize, F = FreeIndices<N>, M = NoMarks> =
     future::Pop<'r, Ring<T, N, F, M>>;
+
+/// Test-only: a late decrement of `fq`'s (`free`) or `aq`'s `threshold`,
+/// with the look and the wake of the crossing (`IndexRing::late_decrement`).
+#[cfg(all(test, sluicegate_loom, feature = "async"))]
+impl<T, const N: usize, M: Marks> Ring<T, N, FreeIndices<N>, M> {
+    pub(crate) fn late_decrement(&self, free: bool) {
+        if free {
+            self.fq.late_decrement(Pushers(self));
+        } else {
+            self.aq.late_decrement(Poppers(self));
+        }
+    }
+}
+
+/// `aq`'s hook: a look that ends a late-miss window wakes the pops.
+pub(super) struct Poppers<'r, T, const N: usize, F: FreePool<N>, M: Marks>(
+    pub(super) &'r Ring<T, N, F, M>,
+);
+
+impl<T, const N: usize, F: FreePool<N>, M: Marks> super::scq::OnUnhide for Poppers<'_, T, N, F, M> {
+    #[inline(always)]
+    fn unhidden(&self) {
+        self.0.wake_all_poppers_cold();
+    }
+}
+
+/// `fq`'s hook: a look that ends a late-miss window wakes the pushes.
+pub(super) struct Pushers<'r, T, const N: usize, F: FreePool<N>, M: Marks>(
+    pub(super) &'r Ring<T, N, F, M>,
+);
+
+impl<T, const N: usize, F: FreePool<N>, M: Marks> super::scq::OnUnhide for Pushers<'_, T, N, F, M> {
+    #[inline(always)]
+    fn unhidden(&self) {
+        self.0.wake_all_pushers_cold();
+    }
+}
+
+impl<T, const N: usize, F: FreePool<N>, M: Marks> Clone for Poppers<'_, T, N, F, M> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T, const N: usize, F: FreePool<N>, M: Marks> Copy for Poppers<'_, T, N, F, M> {}
+
+impl<T, const N: usize, F: FreePool<N>, M: Marks> Clone for Pushers<'_, T, N, F, M> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T, const N: usize, F: FreePool<N>, M: Marks> Copy for Pushers<'_, T, N, F, M> {}

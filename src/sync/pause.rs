@@ -149,6 +149,9 @@ pub(crate) const LIMIT_CUT: Point = Point("limit.cut.cas");
 #[cfg(all(test, not(sluicegate_loom)))]
 pub(crate) const TEST_BETWEEN: Point = Point("test.between");
 
+/// Its one user, the wake-up tests of `mpmc`, needs the waits.
+#[cfg(all(test, feature = "async", not(sluicegate_loom)))]
+pub(crate) use harness::interleave_at;
 #[cfg(all(test, not(sluicegate_loom)))]
 pub(crate) use harness::{interleave, stop_at, stop_at_nth, Pct};
 
@@ -254,19 +257,28 @@ mod harness {
         workers: std::vec::Vec<Box<dyn FnOnce() + Send + 'a>>,
         mut pick: impl FnMut(&[usize], Option<usize>) -> usize,
     ) {
+        interleave_at(workers, |live, last, _| pick(live, last));
+    }
+
+    /// [`interleave`] whose `pick` is also told where each worker stands:
+    /// the pause point it is suspended at (`None` before its first).
+    pub(crate) fn interleave_at<'a>(
+        workers: std::vec::Vec<Box<dyn FnOnce() + Send + 'a>>,
+        mut pick: impl FnMut(&[usize], Option<usize>, &[Option<Point>]) -> usize,
+    ) {
         use core::time::Duration;
         use std::vec::Vec;
         std::thread::scope(|s| {
             let mut turns = Vec::new();
             for work in workers {
                 let (go_tx, go_rx) = mpsc::channel::<()>();
-                let (at_tx, at_rx) = mpsc::channel::<()>();
+                let (at_tx, at_rx) = mpsc::channel::<Point>();
                 s.spawn(move || {
                     if go_rx.recv().is_err() {
                         return;
                     }
-                    let hook: Hook = Box::new(move |_| {
-                        at_tx.send(()).unwrap();
+                    let hook: Hook = Box::new(move |point| {
+                        at_tx.send(point).unwrap();
                         go_rx.recv().unwrap();
                     });
                     HOOK.with(|h| *h.borrow_mut() = Some(hook));
@@ -278,13 +290,14 @@ mod harness {
                 turns.push((go_tx, at_rx));
             }
             let mut live: Vec<usize> = (0..turns.len()).collect();
+            let mut at_points: Vec<Option<Point>> = std::vec![None; turns.len()];
             let mut last = None;
             while !live.is_empty() {
-                let next = pick(&live, last);
+                let next = pick(&live, last, &at_points);
                 let (go, at) = &turns[next];
                 let _ = go.send(());
                 match at.recv_timeout(Duration::from_secs(10)) {
-                    Ok(()) => {}
+                    Ok(point) => at_points[next] = Some(point),
                     Err(mpsc::RecvTimeoutError::Disconnected) => live.retain(|&w| w != next),
                     Err(mpsc::RecvTimeoutError::Timeout) => {
                         std::eprintln!("worker {next} ran 10 s without reaching a pause point");

@@ -307,6 +307,44 @@ fn loom_wait_mpmc_pop_woken_by_eviction_end_after_close() {
     });
 }
 
+/// A ring of one slot whose `aq` (`free` false: the item 7 is in) or
+/// `fq` (`free`: the slot is free) had its `threshold` taken to 0 by two
+/// late decrements; the third, the crossing, whose look finds the index
+/// and resets `threshold`, races a task waiting in `pop` (or `push`). The
+/// task may be told "empty" (or "full") in the window between the
+/// crossing and the reset; the reset must then wake it (a look that wakes
+/// nobody deadlocks the model).
+fn mpmc_waiter_against_the_late_miss_look(free: bool) {
+    let r = Arc::new(mpmc::Ring::<u32, 1>::new());
+    if free {
+        r.try_push(1).unwrap();
+        assert_eq!(r.try_pop(), Some(1));
+    } else {
+        r.try_push(7).unwrap();
+    }
+    r.late_decrement(free);
+    r.late_decrement(free);
+    let r2 = r.clone();
+    let crossing = thread::spawn(move || r2.late_decrement(free));
+    if free {
+        assert_eq!(block_on(r.push(9)), Ok(()));
+        assert_eq!(r.try_pop(), Some(9));
+    } else {
+        assert_eq!(block_on(r.pop()), Some(7));
+    }
+    crossing.join().unwrap();
+}
+
+#[test]
+fn loom_wait_mpmc_pop_woken_by_the_late_miss_look() {
+    explores::model(|| mpmc_waiter_against_the_late_miss_look(false));
+}
+
+#[test]
+fn loom_wait_mpmc_push_woken_by_the_late_miss_look() {
+    explores::model(|| mpmc_waiter_against_the_late_miss_look(true));
+}
+
 /// The MPMC waiter list with three waiters, on a stand-in ring.
 mod list;
 

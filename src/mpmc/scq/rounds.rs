@@ -224,6 +224,16 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
     /// returns `None` if it finds the ring empty, else how many it took and
     /// a sample of the length (from the round's first position to `tail`).
     pub(in crate::mpmc) fn dequeue_many(&self, out: &mut [usize]) -> Option<(usize, usize)> {
+        self.dequeue_many_for(out, ())
+    }
+
+    /// [`dequeue_many`](Self::dequeue_many) for a caller whose waiters `u`
+    /// wakes if a look ends a late-miss window.
+    pub(in crate::mpmc) fn dequeue_many_for<U: super::OnUnhide>(
+        &self,
+        out: &mut [usize],
+        u: U,
+    ) -> Option<(usize, usize)> {
         if out.is_empty() || self.surely_empty() {
             return None;
         }
@@ -265,10 +275,10 @@ impl<const N: usize, const FREE: bool> IndexRing<N, FREE> {
             pause_point(Self::P_DEQ_MISSED);
             // A dry round: one failed attempt, as a single dequeue's miss.
             if !before(next, t) {
-                self.charge_miss();
+                self.charge_miss(u);
                 return None;
             }
-            if self.charge_miss() <= 0 {
+            if self.charge_miss(u) <= 0 {
                 return None;
             }
         }
