@@ -80,6 +80,10 @@ impl<'a, G: Gate> SimLimiter for CrateLimiter<'a, G> {
         self.gate.limit()
     }
 
+    fn wakes_on_rise(&self) -> bool {
+        true
+    }
+
     fn band(&self, class: usize) -> usize {
         match self.gate.pressure((self.priority)(class)) {
             Pressure::Normal => 0,

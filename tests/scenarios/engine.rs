@@ -157,6 +157,8 @@ struct Engine<'s, 'l, L: SimLimiter> {
     /// to one waiter), and the waiters' numbering.
     offers: usize,
     waiters: u64,
+    /// The limit when the backlog was last served.
+    served_limit: u32,
 }
 
 /// Runs `sc` against `lim` and measures it.
@@ -207,7 +209,9 @@ pub fn run<L: SimLimiter>(sc: &Scenario, lim: &mut L, name: &str) -> Report {
         waiting: Vec::new(),
         offers: 0,
         waiters: 0,
+        served_limit: 0,
     };
+    e.served_limit = e.lim.limit();
     let mut samples = Vec::with_capacity((sc.duration_us / SAMPLE_US + 1) as usize);
     let mut reach: Vec<Option<u64>> = vec![None; sc.reach.len()];
 
@@ -517,9 +521,19 @@ impl<L: SimLimiter> Engine<'_, '_, L> {
     /// Each release since the last call offers its permit to one waiter:
     /// the highest class, then the newest (LIFO) or the oldest. A waiter
     /// the limiter still refuses (a request took the permit first, or its
-    /// class may not have it) waits on, and the offer is spent.
+    /// class may not have it) waits on, and the offer is spent. A limiter
+    /// that [wakes on a rise](SimLimiter::wakes_on_rise) also offers one
+    /// permit per unit the limit rose by since the last call. (The crate's
+    /// pass of a refused offer to a lower class is not modelled: no
+    /// scenario with a backlog has classes.)
     fn serve_backlog(&mut self) {
+        let limit = self.lim.limit();
+        let rose = limit.saturating_sub(self.served_limit) as usize;
+        self.served_limit = limit;
         let Some(b) = self.sc.backlog else { return };
+        if self.lim.wakes_on_rise() && !self.waiting.is_empty() {
+            self.offers += rose;
+        }
         while self.offers > 0 && !self.waiting.is_empty() {
             self.offers -= 1;
             let class = self.waiting.iter().map(|w| w.req.class).min().unwrap();

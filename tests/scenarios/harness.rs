@@ -80,6 +80,12 @@ pub trait SimLimiter {
     fn limit(&self) -> u32;
     /// Virtual time has reached `now_us` (fire due timers).
     fn advance(&mut self, _now_us: u64) {}
+    /// Whether a rise of the limit serves the backlog: one waiter per unit
+    /// added (the crate's `raise`). Netflix's blocking limiters wake a
+    /// waiter on a release only.
+    fn wakes_on_rise(&self) -> bool {
+        false
+    }
     /// The degradation band a request of `class` sees now, before it asks:
     /// 0 normal, 1 elevated, 2 saturated (the crate's `Limiter::pressure`;
     /// limiters without such a signal say 0).
