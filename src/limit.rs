@@ -35,8 +35,14 @@
 //!
 //! At light load nearly every request is queue-free. When a dependency gets
 //! slower for good, every sample is slow, the limit falls to `min_limit`,
-//! and there every request is queue-free and re-teaches the baseline within
-//! five samples (a level shift), whatever the request rate. When no
+//! and there every request is queue-free and re-teaches a grown-up baseline
+//! (32 samples or more) within five samples (a level shift), whatever the
+//! request rate; a younger one is the running mean of its samples so far.
+//! A class that its share and reserve admit nothing at the limit in force
+//! (every class but `Critical` at a limit of 1) would then never be
+//! admitted, and with nothing in flight no sample would raise the limit:
+//! so such a refusal with nothing in flight raises the limit by one (not
+//! past `max_limit`). When no
 //! queue-free sample has arrived for 2^16 successes (1024 while the
 //! baseline has seen fewer than 32) and the limit binds (work was refused
 //! with the whole limit in use since the last window closed), the limiter
@@ -48,9 +54,10 @@
 //! A baseline that *rose* (a level shift up, or a young baseline grown up
 //! from its first samples outside a probe) is checked: if 2048 successes
 //! pass without a queue-free sample after it, the limiter probes whether or
-//! not the limit binds; the check's 8 samples teach the mean at weight 1/2
-//! instead of 1/16. A stall (a garbage collection, a paused host) makes a
-//! run of slow queue-free samples that moves the baseline up, and a cold
+//! not the limit binds, and the check's queue-free samples bring the
+//! estimates back down as any run of five does (a level shift). A stall
+//! (a garbage collection, a paused host) makes a run of slow queue-free
+//! samples that moves the baseline up, and a cold
 //! cache teaches a young baseline slow ones; with closed-loop clients,
 //! which take every freed permit at once, no queue-free sample would come
 //! again to undo it, and the limit would grow past the clients while

@@ -253,6 +253,16 @@ fuzz_target!(|input: Input| {
         let shadow = !open && !config.enforce && in_flight < config.max_limit as usize;
         (open, shadow)
     };
+    // Whether a refusal of `class` now raises the limit by one: nothing in
+    // flight and a limit at which the class's share and reserve admit
+    // nothing (below `max_limit`, limits enforced).
+    let shut = |held: &[(Permit<'_>, usize, usize)], limit: u32, class: usize| {
+        config.enforce
+            && held.is_empty()
+            && limit < config.max_limit
+            && threshold(limit, class, shares[class]) == 0
+            && (reserves[class] == 0 || limit < 2)
+    };
 
     for op in &input.ops {
         let baseline_before = (gate.baseline(), gate.stats().mean);
@@ -312,6 +322,12 @@ fuzz_target!(|input: Input| {
                     None => {
                         assert!(!open && !shadow, "shed below the class threshold");
                         shed[class] += 1;
+                        // (A request heavier than the limit raises nothing.)
+                        if fits && w <= limit as usize && shut(&held, limit, class) {
+                            limit += 1;
+                            increases += 1;
+                            wake_n(&mut list, &mut waiters, 1);
+                        }
                     }
                 }
                 assert_eq!(gate.limit(), limit);
@@ -323,7 +339,26 @@ fuzz_target!(|input: Input| {
                 let waker = Waker::from(count.clone());
                 let mut fut = Box::pin(gate.acquire(CLASSES[class]));
                 let live = waiters.iter().flatten().count();
+                // Its first try, refused at a limit that admits the class
+                // nothing, raises it (waking a waiter already there); its
+                // try once it waits is made at the raised limit.
+                let raised = !open && !shadow && shut(&held, limit, class);
+                if raised {
+                    limit += 1;
+                    increases += 1;
+                    wake_n(&mut list, &mut waiters, 1);
+                }
+                let then = admits(&held, limit, class);
+                let waits_then = raised && live < config.backlog as usize;
                 match fut.as_mut().poll(&mut Context::from_waker(&waker)) {
+                    Poll::Ready(Some(permit)) if waits_then => {
+                        assert!(then.0 || then.1, "a waiter admitted over the threshold");
+                        held.push((permit, class, epochs));
+                        admitted += 1;
+                        shed[class] += usize::from(then.1);
+                        queued += 1;
+                        peak = peak.max(live + 1);
+                    }
                     Poll::Ready(Some(permit)) => {
                         assert!(open || shadow, "a waiter admitted over the threshold");
                         held.push((permit, class, epochs));
@@ -340,6 +375,10 @@ fuzz_target!(|input: Input| {
                     }
                     Poll::Pending => {
                         assert!(!open && !shadow, "a waiter waits below the threshold");
+                        assert!(
+                            !then.0 && !then.1,
+                            "a waiter waits below the raised threshold"
+                        );
                         assert!(live < config.backlog as usize, "waits past the backlog");
                         queued += 1;
                         peak = peak.max(live + 1);

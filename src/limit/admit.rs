@@ -159,15 +159,17 @@ impl Limiter {
         n: usize,
         make: impl FnOnce(Grant) -> P,
     ) -> Option<P> {
-        self.acquire_counting::<true, P>(priority, n, make)
+        self.acquire_counting::<true, true, P>(priority, n, make)
     }
 
     /// [`admit`](Self::admit), counting a refusal in `shed` only if
     /// `SHED` (a waiting acquire's tries do not: it counts once, when it
-    /// gives up). A refusal with the whole limit in use counts in
-    /// `at_limit` either way: the limit binds.
+    /// gives up), and raising a limit that admits the class nothing
+    /// ([`open_up`](Self::open_up)) only if `OPEN` (a waiting acquire's
+    /// first try does, its tries once it waits do not). A refusal with the
+    /// whole limit in use counts in `at_limit` either way: the limit binds.
     #[inline(always)]
-    pub(super) fn acquire_counting<const SHED: bool, P>(
+    pub(super) fn acquire_counting<const SHED: bool, const OPEN: bool, P>(
         &self,
         priority: Priority,
         n: usize,
@@ -209,7 +211,7 @@ impl Limiter {
                 ));
             }
         }
-        self.acquire_slow::<SHED>(priority, n, cur, in_flight)
+        self.acquire_slow::<SHED, OPEN>(priority, n, cur, in_flight)
             .map(make)
     }
 
@@ -246,7 +248,7 @@ impl Limiter {
     /// anything is read anew.
     #[cold]
     #[inline(never)]
-    fn acquire_slow<const SHED: bool>(
+    fn acquire_slow<const SHED: bool, const OPEN: bool>(
         &self,
         priority: Priority,
         n: usize,
@@ -274,7 +276,7 @@ impl Limiter {
             }
             let mut shadow = false;
             if in_flight + n > threshold(limit_of(cur), share) {
-                match self.beyond_threshold::<SHED>(class, n, cur, in_flight) {
+                match self.beyond_threshold::<SHED, OPEN>(class, n, cur, in_flight) {
                     Beyond::Admit => {}
                     Beyond::Shadow => shadow = true,
                     Beyond::Shed => return None,
@@ -306,7 +308,7 @@ impl Limiter {
     /// CAS that follows compares the word `in_flight` was judged in, so at
     /// the admission at most `in_flight + n < limit` are in flight, and
     /// Critical can take the last permit.
-    fn beyond_threshold<const SHED: bool>(
+    fn beyond_threshold<const SHED: bool, const OPEN: bool>(
         &self,
         class: usize,
         n: usize,
@@ -339,8 +341,33 @@ impl Limiter {
         }
         if in_flight + n > limit {
             self.cold.at_limit.add(1);
+        } else if OPEN && in_flight == 0 {
+            // Refused with nothing in flight, though `n` fits the limit.
+            self.open_up(class, cur);
         }
         Beyond::Shed
+    }
+}
+
+impl Limiter {
+    /// `class` was refused with nothing in flight at the limit in `cur`.
+    /// If its share and its reserve admit nothing there (at a limit of 1,
+    /// every class but Critical), with nothing admitted no sample would
+    /// ever move the limit: one more unit, in the epoch in force (as AIMD
+    /// grows), so that the class gets a permit and the control law samples
+    /// again. Two racing refusals raise it once (`raise` sets the limit to
+    /// `limit + 1` of this word, not of the one it finds). Out of line: a
+    /// refusal at the limit pays only the test of `in_flight`.
+    #[cold]
+    #[inline(never)]
+    fn open_up(&self, class: usize, cur: usize) {
+        let limit = limit_of(cur);
+        if threshold(limit, self.shares[class]) == 0
+            && (self.reserves[class] == 0 || limit < 2)
+            && limit < self.max_limit
+        {
+            let _ = self.raise(epoch_of(cur), limit + 1, false);
+        }
     }
 }
 

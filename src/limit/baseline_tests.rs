@@ -409,3 +409,33 @@ fn a_rise_that_queue_free_samples_confirm_is_not_probed() {
         );
     }
 }
+
+/// Under load from the first request (three permits always out, more than
+/// `min_limit`, and a refusal at the limit every round), no queue-free
+/// sample ever comes: each law must probe after `YOUNG_PROBE_AFTER`
+/// successes. (The gradient law counted no window before its first
+/// queue-free sample, so it never asked whether a probe was due: no
+/// baseline and a frozen limit for good.)
+#[test]
+fn a_limiter_loaded_from_the_start_probes() {
+    for c in [config(2, 8, 100), gradient(2, 8, 100)] {
+        let l = Limiter::try_new(c).unwrap();
+        let keep: Vec<_> = (0..3).map(|_| l.try_acquire().unwrap()).collect();
+        for _ in 0..2 * YOUNG_PROBE_AFTER {
+            // The limit binds: fill it, be refused, give the extra back.
+            let extra: Vec<_> = core::iter::from_fn(|| l.try_acquire()).collect();
+            drop(extra);
+            if let Some(p) = l.try_acquire() {
+                p.success(10);
+            }
+        }
+        drop(keep);
+        let s = l.stats();
+        assert!(
+            s.probes >= 1,
+            "{:?}: no probe in {} successes",
+            c.law,
+            s.succeeded
+        );
+    }
+}

@@ -204,3 +204,76 @@ fn shadow_mode_counts_a_lower_class_on_the_last_permit_as_shed() {
         }
     }
 }
+
+/// At a limit where a class's share and reserve admit nothing (every class
+/// but Critical at a limit of 1), a refusal with nothing in flight raises
+/// the limit by one: the class gets a permit at 2, a refusal with a permit
+/// out raises nothing, and the last permit stays Critical's. With
+/// `max_limit` 1 the limit stays, and only Critical is admitted.
+#[test]
+fn a_class_refused_with_nothing_in_flight_raises_the_limit() {
+    for law in [Law::Aimd, Law::Gradient] {
+        for class in LOWER {
+            let at = format!("{law:?}, {class:?}");
+            let l = Limiter::try_new(LimiterConfig {
+                law,
+                min_limit: 1,
+                initial_limit: 1,
+                max_limit: 4,
+                ..LimiterConfig::DEFAULT
+            })
+            .unwrap();
+            assert!(l.try_acquire_with(class).is_none(), "{at}");
+            assert_eq!(l.limit(), 2, "{at}");
+            let p = l.try_acquire_with(class).unwrap_or_else(|| panic!("{at}"));
+            assert!(l.try_acquire_with(class).is_none(), "{at}: the last permit");
+            assert_eq!(l.limit(), 2, "{at}: raised with a permit out");
+            let c = l.try_acquire().unwrap_or_else(|| panic!("{at}: Critical"));
+            drop((p, c));
+        }
+    }
+    let l = Limiter::try_new(super::tests::config(1, 1, 1)).unwrap();
+    assert!(l.try_acquire_with(Priority::Normal).is_none());
+    assert_eq!(l.limit(), 1);
+    assert!(l.try_acquire().is_some());
+}
+
+/// A lower class alone, `min_limit` 1: good traffic, then drops until the
+/// limit is cut to 1, then a healthy dependency again. The class must be
+/// served again (before, every later request was shed and the limit stayed
+/// at 1: nothing admitted, no sample to raise it).
+#[test]
+fn a_lower_class_alone_is_served_again_after_a_cut_to_one() {
+    for (law, class) in [
+        (Law::Aimd, Priority::Normal),
+        (Law::Gradient, Priority::Background),
+    ] {
+        let l = Limiter::try_new(LimiterConfig {
+            law,
+            min_limit: 1,
+            initial_limit: 2,
+            max_limit: 100,
+            ..LimiterConfig::DEFAULT
+        })
+        .unwrap();
+        for _ in 0..64 {
+            l.try_acquire_with(class).unwrap().success(10);
+        }
+        for _ in 0..10_000 {
+            if l.limit() == 1 {
+                break;
+            }
+            if let Some(p) = l.try_acquire_with(class) {
+                p.dropped();
+            }
+        }
+        assert_eq!(l.limit(), 1, "{law:?}: cut to 1");
+        let admitted = (0..1000)
+            .filter_map(|_| l.try_acquire_with(class).map(|p| p.success(10)))
+            .count();
+        assert!(
+            admitted >= 999,
+            "{law:?}, {class:?}: {admitted} of 1000 served"
+        );
+    }
+}

@@ -144,7 +144,10 @@ pub struct LimiterConfig {
     /// Lowest limit (≥ 1), and the in-flight count at or below which a
     /// request is taken as *queue-free*: its latency teaches the baseline.
     /// Set it to at most the parallelism the dependency always has (its
-    /// worker count, or 1 for a single-slot device). Default 2.
+    /// worker count, or 1 for a single-slot device). Default 2. At a limit
+    /// of 1 only `Critical` is admitted; a lower class refused there with
+    /// nothing in flight raises the limit to 2 (see the
+    /// [module docs](super#the-baseline-queue-free-samples-only)).
     pub min_limit: u32,
     /// Limit at start, in `min_limit..=max_limit`. Default 8.
     pub initial_limit: u32,

@@ -24,7 +24,7 @@
 //!
 //! | transition | who | effect |
 //! |------------|-----|--------|
-//! | add | a success of the current epoch, once a queue-free mean exists | `counted += (1, ratio)` (Relaxed `fetch_add`) |
+//! | add | a success of the current epoch, once a queue-free mean exists (before, each such success asks whether a probe is due) | `counted += (1, ratio)` (Relaxed `fetch_add`) |
 //! | close | a success that saw the count reach the window size and wins the CAS of that value to 0 | computes `g`; a probe if stale |
 //! | scale | the closer | word: limit → `limit · g / 256` (clamped, ≥ limit + 1 when `g ≥ 1` unless application-limited; unchanged if application-limited), epoch + 1 (CAS) |
 //! | cut | a drop of the current epoch | word: limit ×backoff, epoch + 1 (CAS); then `counted = 0` |
@@ -113,9 +113,6 @@ impl Limiter {
     fn gradient_success(&self, at_admission: usize, priority: Priority, x: usize) {
         let t = &*self.track;
         let mean = t.mean.load(Ordering::Relaxed);
-        if mean == 0 {
-            return;
-        }
         // Relaxed: as in AIMD's `success`.
         let now = self.hot.state.load(Ordering::Relaxed);
         let epoch = epoch_of(at_admission);
@@ -123,6 +120,12 @@ impl Limiter {
             return;
         }
         let limit = limit_of(now);
+        if mean == 0 {
+            // No queue-free sample yet, so no target to judge a window by;
+            // under load from the start none may come but by a probe.
+            self.gradient_unlearnt(epoch, limit);
+            return;
+        }
         let resume = t.resume.load(Ordering::Relaxed);
         let window = if resume > limit {
             self.probe_samples()
@@ -153,11 +156,12 @@ impl Limiter {
             self.resume::<Gradient>(epoch, resume);
             return;
         }
-        let avg = ((w & (COUNT_ONE - 1)) / count).max(1);
-        // The target in 1/64 of the mean, like the ratios.
+        let avg = ((w & (COUNT_ONE - 1)) / count).max(1) as u64;
+        // The target in 1/64 of the mean, like the ratios; in 64 bits, as
+        // `above` may be up to 2^28 ticks with a mean of one.
         let above = t.slow_above.load(Ordering::Relaxed) as u64;
-        let target = ((above * 64) / mean as u64) as usize;
-        let g = (target * 256 / avg).clamp(128, 512);
+        let target = (above * 64) / mean as u64;
+        let g = (target.saturating_mul(256) / avg).clamp(128, 512) as usize;
         let mut to = (limit * g) >> 8;
         if g >= 256 {
             if self.app_limited(at_admission, priority, limit) {
@@ -170,6 +174,17 @@ impl Limiter {
             self.raise(epoch, to, true);
         } else if to < limit {
             self.cut::<Gradient>(epoch, Some(to));
+        }
+    }
+
+    /// A success of epoch `epoch` (limit `limit`) before the first
+    /// queue-free sample: the probe, if one is due (asked at every such
+    /// success, as no window closes without a mean).
+    #[cold]
+    fn gradient_unlearnt(&self, epoch: usize, limit: usize) {
+        let n = self.hot.released.success.load(Ordering::Relaxed);
+        if self.probe_due(n) {
+            let _ = self.probe::<Gradient>(epoch, n, limit);
         }
     }
 }

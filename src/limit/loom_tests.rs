@@ -508,3 +508,25 @@ fn loom_limit_rise_racing_a_probe() {
         assert_eq!(limiter.stats().probes, 1);
     });
 }
+
+/// Two `Normal` requests at a limit of 1 (`min_limit` 1, `max_limit` 4),
+/// nothing in flight: `Normal` is admitted nothing there, so a refusal
+/// raises the limit by one, and racing refusals raise it once: each raises
+/// to one more than the limit of the word it was refused in, never to one
+/// more than a limit another refusal has already raised.
+#[test]
+fn loom_limit_refusals_with_nothing_in_flight_raise_the_limit_once() {
+    explores::model(|| {
+        let limiter = leak(config(1, 1, 4));
+        let other = thread::spawn(move || limiter.try_acquire_with(Priority::Normal));
+        let mine = limiter.try_acquire_with(Priority::Normal);
+        let theirs = other.join().unwrap();
+        assert_eq!(limiter.limit(), 2, "raised once");
+        assert!(
+            mine.is_none() || theirs.is_none(),
+            "both admitted at a limit of 2: one took the last permit"
+        );
+        assert_eq!(limiter.stats().increases, 1);
+        drop((mine, theirs));
+    });
+}

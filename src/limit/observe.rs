@@ -152,8 +152,10 @@ impl Limiter {
     /// wait before it retries: the time for the permits above the class's
     /// threshold to drain, `mean × (in_flight − threshold + 1) / limit`
     /// (Little's law: `limit` permits of the queue-free mean latency free one
-    /// every `mean / limit` ticks). `Some(0)` when the class would be
-    /// admitted; `None` before the first queue-free success. A request of
+    /// every `mean / limit` ticks), rounded up to whole ticks. `Some(0)`
+    /// when a request of the class would be admitted now (below its
+    /// threshold, on its reserve, or in shadow mode); `None` before the
+    /// first queue-free success. A request of
     /// `n` units ([`try_acquire_n`](Self::try_acquire_n)) waits for `n − 1`
     /// more permits to drain: about `n − 1` times `mean / limit` longer.
     ///
@@ -206,12 +208,23 @@ impl Limiter {
         }
         let (word, _, in_flight) = self.snapshot();
         let limit = limit_of(word);
-        let t = threshold(limit, self.shares[priority as usize]);
-        if in_flight < t {
+        let class = priority as usize;
+        let t = threshold(limit, self.shares[class]);
+        let reserve = self.reserves[class];
+        // Admitted as `acquire_slow` would: below the threshold, on the
+        // class's reserve, or in shadow mode.
+        if in_flight < t
+            || (reserve != 0
+                && in_flight + 1 < limit
+                && self.cold.holding[class - 1].load(Ordering::Relaxed) < reserved(limit, reserve))
+            || (!self.enforce && in_flight < self.max_limit)
+        {
             return Some(0);
         }
         let excess = (in_flight - t + 1) as u64;
-        let ticks = (mean as u64 * excess).div_ceil(limit.max(1) as u64) >> FRAC;
+        // Rounded up, whole ticks: a wait under one tick is still a wait
+        // (`Some(0)` says "admitted now").
+        let ticks = (mean as u64 * excess).div_ceil((limit.max(1) as u64) << FRAC);
         Some(ticks.min(u32::MAX as u64) as u32)
     }
 

@@ -631,3 +631,32 @@ fn stats_account_for_every_permit() {
     assert_eq!(s.in_flight, 1);
     drop(held);
 }
+
+/// `retry_after` answers `Some(0)` exactly when a request of the class
+/// would be admitted now: never to a refused request (a wait under one
+/// tick rounds up to 1), and always to one its reserve admits.
+#[test]
+fn retry_after_is_zero_exactly_when_admitted() {
+    // A 1-tick service at a limit of 8: one permit frees every 1/8 tick.
+    let l = Limiter::try_new(config(2, 8, 8)).unwrap();
+    l.try_acquire().unwrap().success(1);
+    let held: Vec<_> = (0..8).map(|_| l.try_acquire().unwrap()).collect();
+    assert!(l.try_acquire().is_none());
+    assert_eq!(l.retry_after(Priority::Critical), Some(1));
+    drop(held);
+    // Background holding nothing, 7 of 8 in flight: its reserve admits it.
+    let l = Limiter::try_new(LimiterConfig {
+        background_reserve: LimiterConfig::DEFAULT.background_reserve,
+        ..config(8, 8, 8)
+    })
+    .unwrap();
+    l.try_acquire().unwrap().success(100);
+    let held: Vec<_> = (0..6).map(|_| l.try_acquire().unwrap()).collect();
+    assert_eq!(l.retry_after(Priority::Background), Some(0));
+    let b = l
+        .try_acquire_with(Priority::Background)
+        .expect("on its reserve");
+    assert_ne!(l.retry_after(Priority::Background), Some(0));
+    assert!(l.try_acquire_with(Priority::Background).is_none());
+    drop((held, b));
+}

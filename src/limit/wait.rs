@@ -118,10 +118,11 @@ impl Limiter {
     }
 
     /// Admits as [`try_acquire_with`](Self::try_acquire_with) does, without
-    /// counting a refusal as shed.
+    /// counting a refusal as shed; raising a limit that admits the class
+    /// nothing only if `OPEN` (the first try, before the wait).
     #[inline]
-    fn try_acquire_quiet(&self, priority: Priority) -> Option<Permit<'_>> {
-        self.acquire_counting::<false, _>(priority, 1, |grant| Permit::new(self, grant))
+    fn try_acquire_quiet<const OPEN: bool>(&self, priority: Priority) -> Option<Permit<'_>> {
+        self.acquire_counting::<false, OPEN, _>(priority, 1, |grant| Permit::new(self, grant))
     }
 
     /// Takes a place in the backlog, or says it is full.
@@ -262,7 +263,7 @@ impl<'a> Acquire<'a> {
         assert!(!this.done, "Acquire polled after it resolved");
         let (limiter, priority) = (this.limiter, this.priority);
         if !this.counted {
-            if let Some(permit) = limiter.try_acquire_quiet(priority) {
+            if let Some(permit) = limiter.try_acquire_quiet::<true>(priority) {
                 this.done = true;
                 return Poll::Ready(Some(permit));
             }
@@ -278,7 +279,7 @@ impl<'a> Acquire<'a> {
         let woken = this.node.state() == NOTIFIED_ONE;
         let list = &limiter.waits.list;
         match list.poll_ranked(&this.node, wake, priority as usize, lifo, || {
-            limiter.try_acquire_quiet(priority)
+            limiter.try_acquire_quiet::<false>(priority)
         }) {
             Poll::Ready(permit) => {
                 this.counted = false;
