@@ -174,6 +174,41 @@ fn overwrite_void_takes_room_until_passed() {
     assert_eq!(rest, [3, 4, 9]);
 }
 
+/// A burst pop takes the items on both sides of a void (2, 3, a void, 4):
+/// a claim ends at the void, and the burst claims again past it. So does
+/// the expiry burst. A bulk pop's one claim still ends at the void.
+#[test]
+fn overwrite_bursts_take_the_items_behind_a_void() {
+    let with_void = |ring: &'static mut Ring<u32, 4, Overwrite>| {
+        let (mut tx, mut rx) = ring.split();
+        for i in 0..4 {
+            assert!(tx.push_overwrite(i).is_stored());
+        }
+        let held = rx.peek().unwrap();
+        assert_eq!(tx.push_overwrite(4), Overwritten::Evicted(1));
+        assert_eq!(held.pop(), 0);
+        assert_eq!(rx.len(), 3);
+        (tx, rx)
+    };
+    let (_tx, mut rx) = with_void(Box::leak(Box::new(Ring::new())));
+    let mut out = [0; 4];
+    assert_eq!(rx.pop_burst(&mut out), 3);
+    assert_eq!(out[..3], [2, 3, 4]);
+    assert!(rx.is_empty());
+    let (_tx, mut rx) = with_void(Box::leak(Box::new(Ring::new())));
+    assert_eq!(rx.pop_burst_fresh(&mut out, |_: &u32| false), 3);
+    assert_eq!(out[..3], [2, 3, 4]);
+    let (_tx, mut rx) = with_void(Box::leak(Box::new(Ring::new())));
+    assert_eq!(
+        rx.pop_bulk(&mut [0; 3]),
+        Err(sluicegate::Insufficient { available: 2 })
+    );
+    let (mut two, mut one) = ([0; 2], [0; 1]);
+    assert_eq!(rx.pop_bulk(&mut two), Ok(()));
+    assert_eq!(rx.pop_bulk(&mut one), Ok(()));
+    assert_eq!((two, one), ([2, 3], [4]));
+}
+
 /// A consumer holding every slot is the one case left where the new item
 /// comes back.
 #[test]

@@ -3,6 +3,7 @@
 //! fit or are there, a *bulk* all or nothing). They move the same indices as
 //! the single-item operations (`free_for`/`publish`, `claim`/`release`).
 
+use super::claim::VOIDS_SEEN;
 #[cfg(not(sluicegate_loom))]
 use super::Ring;
 use super::{Consumer, Policy, Producer};
@@ -128,7 +129,10 @@ impl<T: Copy, const N: usize, P: Policy> Consumer<'_, T, N, P> {
     }
 
     /// Burst pop: copies out as many items as are there (up to `out.len()`),
-    /// frees them at once and returns how many.
+    /// frees them at once and returns how many. Under
+    /// [`Overwrite`](super::Overwrite) it takes the items on both sides of
+    /// a void (a position the producer skipped while this consumer held its
+    /// slot), in one claim per run of items.
     ///
     /// ```
     /// let mut ring: sluicegate::spsc::Ring<u8, 4> = sluicegate::spsc::Ring::new();
@@ -144,11 +148,40 @@ impl<T: Copy, const N: usize, P: Policy> Consumer<'_, T, N, P> {
             return 0;
         }
         self.pop_copy(&mut out[..n]);
+        // Under `Overwrite` a claim ends at a void (a position the producer
+        // skipped while we held its slot): the items behind it too.
+        if P::OVERWRITES && n < out.len() && self.tail & VOIDS_SEEN != 0 {
+            return n + self.pop_burst_past_voids(&mut out[n..]);
+        }
         n
     }
 
+    /// The rest of a burst whose claim ended at a void: claims (each
+    /// passes the voids in front of it) until `out` is full or none is
+    /// left.
+    #[cold]
+    #[inline(never)]
+    fn pop_burst_past_voids(&mut self, out: &mut [T]) -> usize {
+        let mut got = 0;
+        while got < out.len() {
+            let n = self
+                .ring
+                .claim(&mut self.head, &mut self.tail, out.len() - got);
+            if n == 0 {
+                break;
+            }
+            self.pop_copy(&mut out[got..got + n]);
+            got += n;
+        }
+        got
+    }
+
     /// Bulk pop: fills all of `out` and frees those items at once, or takes
-    /// nothing if fewer than `out.len()` are there.
+    /// nothing if fewer than `out.len()` are there. Under
+    /// [`Overwrite`](super::Overwrite) a bulk is one claim, which ends at a
+    /// void (see [`pop_burst`](Self::pop_burst)): `available` then counts
+    /// the items before it, and the void is passed once they are popped
+    /// (by any pop) or evicted.
     ///
     /// ```
     /// use sluicegate::Insufficient;
