@@ -245,3 +245,51 @@ fn abandoned_flags_follow_the_handles() {
     let (tx, rx) = ring.split();
     assert!(!tx.is_abandoned() && !rx.is_abandoned());
 }
+
+/// A handle leaked with `mem::forget` never stores its index; `split(&mut)`
+/// finds it from the flags. From every start index, with every number of
+/// items inside, leaking the producer, the consumer or both: the new
+/// handles pop what is inside, in order (with both leaked and the ring
+/// full, each item once), and take pushes until exactly `N` are inside.
+#[test]
+fn a_resplit_after_a_leaked_handle_resumes_where_it_stopped() {
+    const N: usize = 4;
+    for start in 0..N {
+        for fill in 0..=N {
+            for (leak_tx, leak_rx) in [(true, false), (false, true), (true, true)] {
+                let at = format!("start {start}, {fill} inside, leaked {leak_tx}/{leak_rx}");
+                let mut ring: Ring<u32, N> = Ring::new();
+                {
+                    let (mut tx, mut rx) = ring.split();
+                    for i in 0..start as u32 {
+                        tx.try_push(i).unwrap();
+                        rx.try_pop().unwrap();
+                    }
+                    for i in 0..fill as u32 {
+                        tx.try_push(100 + i).unwrap();
+                    }
+                    if leak_tx {
+                        std::mem::forget(tx);
+                    }
+                    if leak_rx {
+                        std::mem::forget(rx);
+                    }
+                }
+                let (mut tx, mut rx) = ring.split();
+                let mut n = fill;
+                while tx.try_push(200 + n as u32).is_ok() {
+                    n += 1;
+                    assert!(n <= N, "{at}: over N");
+                }
+                assert_eq!(n, N, "{at}: a push refused with room");
+                let mut got: Vec<u32> = std::iter::from_fn(|| rx.try_pop()).collect();
+                let mut want: Vec<u32> = (0..fill as u32).map(|i| 100 + i).collect();
+                want.extend((fill..N).map(|i| 200 + i as u32));
+                if leak_tx && leak_rx && fill == N {
+                    got.sort_unstable();
+                }
+                assert_eq!(got, want, "{at}");
+            }
+        }
+    }
+}

@@ -200,7 +200,12 @@ impl<T, const N: usize> Ring<T, N> {
 
     /// Splits the ring into its two handles. The `&mut` borrow guarantees no
     /// other handle is alive; after both are dropped the ring can be split
-    /// again, and the items they left are still inside, in order.
+    /// again, and the items they left are still inside, in order. A handle
+    /// that was leaked (`mem::forget`) never stored its index: the split
+    /// finds it from the slots' flags (the items inside are one run of full
+    /// slots from the consumer's index to the producer's). Only if both
+    /// were leaked with the ring full is the oldest item unknown: each item
+    /// still comes out once, from the consumer's last stored index on.
     ///
     /// ```
     /// let mut ring: sluicegate::spsc::flag::Ring<u8, 2> = sluicegate::spsc::flag::Ring::new();
@@ -213,8 +218,72 @@ impl<T, const N: usize> Ring<T, N> {
     /// assert_eq!((rx.try_pop(), rx.try_pop()), (Some(1), Some(2)));
     /// ```
     pub fn split(&mut self) -> (Producer<'_, T, N>, Consumer<'_, T, N>) {
+        let leaked = (
+            self.live.alive(Live::PRODUCER),
+            self.live.alive(Live::CONSUMER),
+        );
+        if leaked != (false, false) {
+            self.find_indices(leaked);
+        }
         self.live.set_both();
         self.handles()
+    }
+
+    /// The indices a leaked producer (`leaked.0`) or consumer (`leaked.1`)
+    /// left unstored, from the flags: the full slots are the run from the
+    /// consumer's index up to the producer's.
+    #[cold]
+    #[inline(never)]
+    fn find_indices(&mut self, leaked: (bool, bool)) {
+        let full = |at: usize| self.slot(at).full.load(Ordering::Acquire);
+        let prev = |at: usize| if at == 0 { N - 1 } else { at - 1 };
+        let mut c = self.consumer_at.load(Ordering::Relaxed);
+        let mut p = self.producer_at.load(Ordering::Relaxed);
+        match leaked {
+            (false, _) => {
+                // The producer's index is right: back from it over the run.
+                c = p;
+                for _ in 0..N {
+                    if !full(prev(c)) {
+                        break;
+                    }
+                    c = prev(c);
+                }
+            }
+            (true, false) => {
+                // The consumer's index is right: on from it over the run.
+                p = c;
+                for _ in 0..N {
+                    if !full(p) {
+                        break;
+                    }
+                    p = Self::next(p);
+                }
+            }
+            (true, true) => {
+                // Neither: the run starts after an empty slot, if any.
+                if let Some(empty) = (0..N).find(|&at| !full(at)) {
+                    c = Self::next(empty);
+                    for _ in 0..N {
+                        if full(c) || c == empty {
+                            break;
+                        }
+                        c = Self::next(c);
+                    }
+                    p = c;
+                    for _ in 0..N {
+                        if !full(p) {
+                            break;
+                        }
+                        p = Self::next(p);
+                    }
+                } else {
+                    p = c;
+                }
+            }
+        }
+        self.consumer_at.store(c, Ordering::Relaxed);
+        self.producer_at.store(p, Ordering::Relaxed);
     }
 
     /// Splits a shared (e.g. `static`) ring: returns the two handles if
