@@ -8,7 +8,7 @@ use common::Counted;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use sluicegate::spsc::{Overwrite, Reject, Ring};
+use sluicegate::spsc::{Consumer, Overwrite, Producer, Reject, Ring};
 use sluicegate::{Insufficient, Overwritten};
 
 #[test]
@@ -152,20 +152,31 @@ fn overwrite_peek_holds_the_oldest_and_the_newest_is_still_stored() {
     assert_eq!(tx.stats().rejected, 0);
 }
 
-/// A void in the middle of the ring is no item, but it takes room until it
-/// is passed: `free_slots` counts items, `try_push` room.
-#[test]
-fn overwrite_void_takes_room_until_passed() {
-    let mut ring: Ring<u32, 4, Overwrite> = Ring::new();
+type Voided = (
+    Producer<'static, u32, 4, Overwrite>,
+    Consumer<'static, u32, 4, Overwrite>,
+);
+
+/// The handles of a new ring holding 2, 3, a void, 4: 0 to 3 pushed, 0
+/// held by a peek while 4 is pushed (slot 0's next position becomes a
+/// void, 1 is evicted), then 0 popped.
+fn two_three_void_four() -> Voided {
+    let ring: &'static mut Ring<u32, 4, Overwrite> = Box::leak(Box::new(Ring::new()));
     let (mut tx, mut rx) = ring.split();
     for i in 0..4 {
         assert!(tx.push_overwrite(i).is_stored());
     }
     let held = rx.peek().unwrap();
-    // Slot 0 is held: its next position becomes a void, 1 is evicted.
     assert_eq!(tx.push_overwrite(4), Overwritten::Evicted(1));
     assert_eq!(held.pop(), 0);
-    // 2, 3, a void, 4.
+    (tx, rx)
+}
+
+/// A void in the middle of the ring is no item, but it takes room until it
+/// is passed: `free_slots` counts items, `try_push` room.
+#[test]
+fn overwrite_void_takes_room_until_passed() {
+    let (mut tx, mut rx) = two_three_void_four();
     assert_eq!((rx.len(), tx.free_slots()), (3, 1));
     assert_eq!(tx.try_push(9).unwrap_err().into_inner(), 9);
     assert_eq!(rx.try_pop(), Some(2));
@@ -179,26 +190,15 @@ fn overwrite_void_takes_room_until_passed() {
 /// the expiry burst. A bulk pop's one claim still ends at the void.
 #[test]
 fn overwrite_bursts_take_the_items_behind_a_void() {
-    let with_void = |ring: &'static mut Ring<u32, 4, Overwrite>| {
-        let (mut tx, mut rx) = ring.split();
-        for i in 0..4 {
-            assert!(tx.push_overwrite(i).is_stored());
-        }
-        let held = rx.peek().unwrap();
-        assert_eq!(tx.push_overwrite(4), Overwritten::Evicted(1));
-        assert_eq!(held.pop(), 0);
-        assert_eq!(rx.len(), 3);
-        (tx, rx)
-    };
-    let (_tx, mut rx) = with_void(Box::leak(Box::new(Ring::new())));
+    let (_tx, mut rx) = two_three_void_four();
     let mut out = [0; 4];
     assert_eq!(rx.pop_burst(&mut out), 3);
     assert_eq!(out[..3], [2, 3, 4]);
     assert!(rx.is_empty());
-    let (_tx, mut rx) = with_void(Box::leak(Box::new(Ring::new())));
+    let (_tx, mut rx) = two_three_void_four();
     assert_eq!(rx.pop_burst_fresh(&mut out, |_: &u32| false), 3);
     assert_eq!(out[..3], [2, 3, 4]);
-    let (_tx, mut rx) = with_void(Box::leak(Box::new(Ring::new())));
+    let (_tx, mut rx) = two_three_void_four();
     assert_eq!(
         rx.pop_bulk(&mut [0; 3]),
         Err(sluicegate::Insufficient { available: 2 })

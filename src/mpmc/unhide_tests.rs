@@ -119,22 +119,66 @@ fn used_ring() -> R {
     r
 }
 
+/// The pause points of the index ring of one side: `aq` (pops) or `fq`
+/// (pushes).
+struct Points {
+    dry: Point,
+    ticket: Point,
+    missed: Point,
+    unhide: Point,
+}
+
+const AQ: Points = Points {
+    dry: pause::MPMC_AQ_DEQ_DRY,
+    ticket: pause::MPMC_AQ_ENQ_TICKET,
+    missed: pause::MPMC_AQ_DEQ_MISSED,
+    unhide: pause::MPMC_AQ_DEQ_UNHIDE,
+};
+
+const FQ: Points = Points {
+    dry: pause::MPMC_FQ_DEQ_DRY,
+    ticket: pause::MPMC_FQ_ENQ_TICKET,
+    missed: pause::MPMC_FQ_DEQ_MISSED,
+    unhide: pause::MPMC_FQ_DEQ_UNHIDE,
+};
+
+/// The hiding schedule on `side`. The crossing (worker 0) is a single
+/// operation stopped after its dry miss as the two refused ones are, or
+/// (`burst`) a burst, which takes a position only while the enabler
+/// (worker 3) holds one ahead of `head`: the enabler stops after its
+/// third ticket (the first two spoilt by the stopped operations), the
+/// burst misses there, and the enabler places its index one further.
+fn hiding(side: &Points, burst: bool) -> Vec<Step> {
+    let mut s = Vec::new();
+    if !burst {
+        s.push(To(0, side.dry));
+    }
+    s.extend([To(1, side.dry), To(2, side.dry)]);
+    if burst {
+        s.extend([
+            To(3, side.ticket),
+            To(3, side.ticket),
+            To(3, side.ticket),
+            To(0, side.missed),
+        ]);
+    }
+    s.extend([
+        Done(3),
+        Done(2),
+        Done(1),
+        To(0, side.unhide),
+        To(4, TEST_BETWEEN),
+        Done(0),
+        Done(4),
+    ]);
+    s
+}
+
 /// Worker 0 makes the crossing with `crossing`, a single pop stopped
 /// after its dry miss; the waiter is `pop()`.
 fn single_pop_crossing(crossing: &(dyn Fn(&R) + Sync)) -> (usize, Poll<Option<u32>>) {
     let r = &used_ring();
-    let script = [
-        To(0, pause::MPMC_AQ_DEQ_DRY),
-        To(1, pause::MPMC_AQ_DEQ_DRY),
-        To(2, pause::MPMC_AQ_DEQ_DRY),
-        Done(3),
-        Done(2),
-        Done(1),
-        To(0, pause::MPMC_AQ_DEQ_UNHIDE),
-        To(4, TEST_BETWEEN),
-        Done(0),
-        Done(4),
-    ];
+    let script = hiding(&AQ, false);
     run(
         &|| crossing(r),
         &|| assert_eq!(r.try_pop(), None),
@@ -165,28 +209,11 @@ fn the_look_of_a_waiting_pop_wakes_the_others() {
     assert_eq!(again, Poll::Pending, "the crossing pop took 7");
 }
 
-/// A burst pop as the crossing: it takes a position only while a push
-/// holds one ahead of `head`, so the push of 7 (worker 3) stops after its
-/// third ticket (the first two were spoilt by the stopped pops), the burst
-/// misses there, and the push places 7 one position further.
+/// A burst pop as the crossing (see [`hiding`]).
 #[test]
 fn the_look_of_a_pop_burst_wakes_a_waiting_pop() {
     let r = &used_ring();
-    let script = [
-        To(1, pause::MPMC_AQ_DEQ_DRY),
-        To(2, pause::MPMC_AQ_DEQ_DRY),
-        To(3, pause::MPMC_AQ_ENQ_TICKET),
-        To(3, pause::MPMC_AQ_ENQ_TICKET),
-        To(3, pause::MPMC_AQ_ENQ_TICKET),
-        To(0, pause::MPMC_AQ_DEQ_MISSED),
-        Done(3),
-        Done(2),
-        Done(1),
-        To(0, pause::MPMC_AQ_DEQ_UNHIDE),
-        To(4, TEST_BETWEEN),
-        Done(0),
-        Done(4),
-    ];
+    let script = hiding(&AQ, true);
     let (woken, again) = run(
         &|| assert_eq!(r.pop_burst(&mut [0; 1]), 0),
         &|| assert_eq!(r.try_pop(), None),
@@ -204,18 +231,7 @@ fn the_look_of_a_pop_burst_wakes_a_waiting_pop() {
 fn single_push_crossing(crossing: &(dyn Fn(&R) + Sync)) -> (usize, Poll<Result<(), u32>>) {
     let r = &used_ring();
     r.try_push(2).unwrap();
-    let script = [
-        To(0, pause::MPMC_FQ_DEQ_DRY),
-        To(1, pause::MPMC_FQ_DEQ_DRY),
-        To(2, pause::MPMC_FQ_DEQ_DRY),
-        Done(3),
-        Done(2),
-        Done(1),
-        To(0, pause::MPMC_FQ_DEQ_UNHIDE),
-        To(4, TEST_BETWEEN),
-        Done(0),
-        Done(4),
-    ];
+    let script = hiding(&FQ, false);
     let (woken, again) = run(
         &|| crossing(r),
         &|| assert!(r.try_push(3).is_err()),
@@ -270,27 +286,13 @@ fn the_look_of_a_waiting_push_wakes_the_others() {
     assert_eq!(again, Poll::Pending, "the crossing push took the slot");
 }
 
-/// A burst push as the crossing: the pop that frees the slot (worker 3)
-/// stops after its third ticket on `fq`, where the burst misses.
+/// A burst push as the crossing: the pop that frees the slot is the
+/// enabler (see [`hiding`]).
 #[test]
 fn the_look_of_a_push_burst_wakes_a_waiting_push() {
     let r = &used_ring();
     r.try_push(2).unwrap();
-    let script = [
-        To(1, pause::MPMC_FQ_DEQ_DRY),
-        To(2, pause::MPMC_FQ_DEQ_DRY),
-        To(3, pause::MPMC_FQ_ENQ_TICKET),
-        To(3, pause::MPMC_FQ_ENQ_TICKET),
-        To(3, pause::MPMC_FQ_ENQ_TICKET),
-        To(0, pause::MPMC_FQ_DEQ_MISSED),
-        Done(3),
-        Done(2),
-        Done(1),
-        To(0, pause::MPMC_FQ_DEQ_UNHIDE),
-        To(4, TEST_BETWEEN),
-        Done(0),
-        Done(4),
-    ];
+    let script = hiding(&FQ, true);
     let (woken, again) = run(
         &|| assert_eq!(r.push_burst(&[3]), 0),
         &|| assert!(r.try_push(3).is_err()),
