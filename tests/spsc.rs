@@ -152,16 +152,15 @@ fn overwrite_peek_holds_the_oldest_and_the_newest_is_still_stored() {
     assert_eq!(tx.stats().rejected, 0);
 }
 
-type Voided = (
-    Producer<'static, u32, 4, Overwrite>,
-    Consumer<'static, u32, 4, Overwrite>,
+type Voided<'r> = (
+    Producer<'r, u32, 4, Overwrite>,
+    Consumer<'r, u32, 4, Overwrite>,
 );
 
-/// The handles of a new ring holding 2, 3, a void, 4: 0 to 3 pushed, 0
-/// held by a peek while 4 is pushed (slot 0's next position becomes a
-/// void, 1 is evicted), then 0 popped.
-fn two_three_void_four() -> Voided {
-    let ring: &'static mut Ring<u32, 4, Overwrite> = Box::leak(Box::new(Ring::new()));
+/// The handles of `ring` (new) once it holds 2, 3, a void, 4: 0 to 3
+/// pushed, 0 held by a peek while 4 is pushed (slot 0's next position
+/// becomes a void, 1 is evicted), then 0 popped.
+fn two_three_void_four(ring: &mut Ring<u32, 4, Overwrite>) -> Voided<'_> {
     let (mut tx, mut rx) = ring.split();
     for i in 0..4 {
         assert!(tx.push_overwrite(i).is_stored());
@@ -176,7 +175,8 @@ fn two_three_void_four() -> Voided {
 /// is passed: `free_slots` counts items, `try_push` room.
 #[test]
 fn overwrite_void_takes_room_until_passed() {
-    let (mut tx, mut rx) = two_three_void_four();
+    let mut ring = Ring::new();
+    let (mut tx, mut rx) = two_three_void_four(&mut ring);
     assert_eq!((rx.len(), tx.free_slots()), (3, 1));
     assert_eq!(tx.try_push(9).unwrap_err().into_inner(), 9);
     assert_eq!(rx.try_pop(), Some(2));
@@ -190,15 +190,16 @@ fn overwrite_void_takes_room_until_passed() {
 /// the expiry burst. A bulk pop's one claim still ends at the void.
 #[test]
 fn overwrite_bursts_take_the_items_behind_a_void() {
-    let (_tx, mut rx) = two_three_void_four();
+    let (mut a, mut b, mut c) = (Ring::new(), Ring::new(), Ring::new());
+    let (_tx, mut rx) = two_three_void_four(&mut a);
     let mut out = [0; 4];
     assert_eq!(rx.pop_burst(&mut out), 3);
     assert_eq!(out[..3], [2, 3, 4]);
     assert!(rx.is_empty());
-    let (_tx, mut rx) = two_three_void_four();
+    let (_tx, mut rx) = two_three_void_four(&mut b);
     assert_eq!(rx.pop_burst_fresh(&mut out, |_: &u32| false), 3);
     assert_eq!(out[..3], [2, 3, 4]);
-    let (_tx, mut rx) = two_three_void_four();
+    let (_tx, mut rx) = two_three_void_four(&mut c);
     assert_eq!(
         rx.pop_bulk(&mut [0; 3]),
         Err(sluicegate::Insufficient { available: 2 })
