@@ -316,18 +316,10 @@ impl Limiter {
         in_flight: usize,
     ) -> Beyond {
         let limit = limit_of(cur);
-        let reserve = self.reserves[class];
-        // Relaxed: a fairness heuristic (racing admissions may overshoot
-        // the reserve by one each); the limit and the last permit are
-        // checked against the word the CAS compares.
-        if reserve != 0
-            && in_flight + n < limit
-            && self.cold.holding[class - 1].load(Ordering::Relaxed) + n <= reserved(limit, reserve)
-        {
+        if self.fits_reserve(class, n, in_flight, limit) {
             return Beyond::Admit;
         }
-        // Never over `max_limit`, which keeps in flight from wrapping.
-        if !self.enforce && in_flight + n <= self.max_limit {
+        if self.shadows(n, in_flight) {
             return Beyond::Shadow;
         }
         // Shed only if the word did not move while the counters were read,
@@ -350,6 +342,32 @@ impl Limiter {
 }
 
 impl Limiter {
+    /// Whether `n` more units of `class` (above its threshold) fit its
+    /// reserve with `in_flight` out at `limit`, leaving the last permit
+    /// free. Relaxed: the class's count is a fairness heuristic (racing
+    /// admissions may overshoot the reserve by one each); the limit and the
+    /// last permit are checked against the word the CAS compares.
+    #[inline(always)]
+    pub(super) fn fits_reserve(
+        &self,
+        class: usize,
+        n: usize,
+        in_flight: usize,
+        limit: usize,
+    ) -> bool {
+        let reserve = self.reserves[class];
+        reserve != 0
+            && in_flight + n < limit
+            && self.cold.holding[class - 1].load(Ordering::Relaxed) + n <= reserved(limit, reserve)
+    }
+
+    /// Whether shadow mode admits `n` more units with `in_flight` out:
+    /// never over `max_limit`, which keeps in flight from wrapping.
+    #[inline(always)]
+    pub(super) fn shadows(&self, n: usize, in_flight: usize) -> bool {
+        !self.enforce && in_flight + n <= self.max_limit
+    }
+
     /// `class` was refused with nothing in flight at the limit in `cur`.
     /// If its share and its reserve admit nothing there (at a limit of 1,
     /// every class but Critical), with nothing admitted no sample would

@@ -182,6 +182,7 @@ impl Limiter {
     /// success, as no window closes without a mean).
     #[cold]
     fn gradient_unlearnt(&self, epoch: usize, limit: usize) {
+        // Relaxed: a clock of successes, read as a window's closer reads it.
         let n = self.hot.released.success.load(Ordering::Relaxed);
         if self.probe_due(n) {
             let _ = self.probe::<Gradient>(epoch, n, limit);

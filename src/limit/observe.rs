@@ -210,14 +210,11 @@ impl Limiter {
         let limit = limit_of(word);
         let class = priority as usize;
         let t = threshold(limit, self.shares[class]);
-        let reserve = self.reserves[class];
         // Admitted as `acquire_slow` would: below the threshold, on the
         // class's reserve, or in shadow mode.
         if in_flight < t
-            || (reserve != 0
-                && in_flight + 1 < limit
-                && self.cold.holding[class - 1].load(Ordering::Relaxed) < reserved(limit, reserve))
-            || (!self.enforce && in_flight < self.max_limit)
+            || self.fits_reserve(class, 1, in_flight, limit)
+            || self.shadows(1, in_flight)
         {
             return Some(0);
         }

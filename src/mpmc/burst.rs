@@ -59,9 +59,7 @@ impl<T: Copy, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
         while pushed < items.len() {
             let mut idx = [0usize; ROUND];
             let want = (items.len() - pushed).min(ROUND);
-            let got = self
-                .fq
-                .take_many_for(&mut idx[..want], super::wait::Pushers(self));
+            let got = self.fq.take_many_for(&mut idx[..want], self.pushers());
             if got == 0 {
                 break;
             }
@@ -113,10 +111,7 @@ impl<T: Copy, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
         while popped < out.len() {
             let mut idx = [0usize; ROUND];
             let want = (out.len() - popped).min(ROUND);
-            let got = match self
-                .aq
-                .dequeue_many_for(&mut idx[..want], super::wait::Poppers(self))
-            {
+            let got = match self.aq.dequeue_many_for(&mut idx[..want], self.poppers()) {
                 None => break,
                 Some((got, seen)) => {
                     // Every round samples the length (see `Ring::stats`).

@@ -203,7 +203,7 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
         let mut iter = iter.into_iter();
         let mut n = 0;
         while !self.is_closed() {
-            let Some(i) = self.fq.take_for(super::wait::Pushers(self)) else {
+            let Some(i) = self.fq.take_for(self.pushers()) else {
                 break;
             };
             // Gives the slot back if `next` panics or the iterator ends.
@@ -275,7 +275,7 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
     /// `Ok(Ok(()))` pushed, `Ok(Err(Closed))` closed, `Err(NoRoom)` full.
     #[inline]
     pub(super) fn push_if_room(&self, item: T) -> Result<Result<(), Closed<T>>, NoRoom<T>> {
-        match self.fq.take_for(super::wait::Pushers(self)) {
+        match self.fq.take_for(self.pushers()) {
             Some(i) => {
                 // SAFETY: we took `i` from `fq`, so the slot is free and ours.
                 unsafe { self.write(i, item) };

@@ -153,7 +153,7 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
     /// ```
     #[inline]
     pub fn try_push(&self, item: T) -> Result<(), TryPushError<T>> {
-        match self.fq.take_for(super::wait::Pushers(self)) {
+        match self.fq.take_for(self.pushers()) {
             Some(i) => {
                 pause_point(pause::MPMC_PUSH_CLAIMED);
                 // SAFETY: we took `i` from `fq`, so the slot is free and ours.
@@ -233,7 +233,7 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
     #[inline]
     pub fn push_overwrite(&self, item: T) -> Overwritten<T> {
         for _ in 0..2 {
-            if let Some(i) = self.fq.take_for(super::wait::Pushers(self)) {
+            if let Some(i) = self.fq.take_for(self.pushers()) {
                 pause_point(pause::MPMC_OVERWRITE_CLAIMED);
                 // SAFETY: we took `i` from `fq`, so the slot is free and ours.
                 unsafe { self.write(i, item) };
@@ -300,7 +300,7 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
     /// ```
     #[inline]
     pub fn try_pop(&self) -> Option<T> {
-        let (i, p) = self.aq.dequeue_at_for(super::wait::Poppers(self))?;
+        let (i, p) = self.aq.dequeue_at_for(self.poppers())?;
         if p % Self::PEAK_SAMPLE_EVERY == 0 {
             self.note_peak(self.aq.len_from(p));
         }

@@ -61,21 +61,31 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
         self.waiters[Side::Item as usize].notify_all();
     }
 
-    /// After `aq`'s look found an index hidden: wakes every task waiting
-    /// in `pop` (several may have been told "empty" meanwhile).
+    /// After a look of `aq` (`POPS`) or `fq` found an index hidden: wakes
+    /// every task waiting in `pop` (or `push`): several may have been told
+    /// "empty" (or "full") meanwhile.
     #[cold]
     #[inline(never)]
-    pub(super) fn wake_all_poppers_cold(&self) {
-        self.wake_all_poppers();
+    fn wake_all_unhidden<const POPS: bool>(&self) {
+        if POPS {
+            self.wake_all_poppers();
+        } else {
+            #[cfg(feature = "async")]
+            self.waiters[Side::Room as usize].notify_all();
+        }
     }
 
-    /// After `fq`'s look found an index hidden: wakes every task waiting
-    /// in `push`.
-    #[cold]
-    #[inline(never)]
-    pub(super) fn wake_all_pushers_cold(&self) {
-        #[cfg(feature = "async")]
-        self.waiters[Side::Room as usize].notify_all();
+    /// The hook of `aq`'s dequeues: a look that ends a late-miss window
+    /// wakes the pops.
+    #[inline(always)]
+    pub(super) fn poppers(&self) -> Unhidden<'_, T, N, F, M, true> {
+        Unhidden(self)
+    }
+
+    /// The hook of `fq`'s dequeues: it wakes the pushes.
+    #[inline(always)]
+    pub(super) fn pushers(&self) -> Unhidden<'_, T, N, F, M, false> {
+        Unhidden(self)
     }
 
     /// After a slot went back to `fq`: wakes a task waiting in `push`.
@@ -250,47 +260,37 @@ pub type Pop<'r, T, const N: usize, F = FreeIndices<N>, M = NoMarks> =
 impl<T, const N: usize, M: Marks> Ring<T, N, FreeIndices<N>, M> {
     pub(crate) fn late_decrement(&self, free: bool) {
         if free {
-            self.fq.late_decrement(Pushers(self));
+            self.fq.late_decrement(self.pushers());
         } else {
-            self.aq.late_decrement(Poppers(self));
+            self.aq.late_decrement(self.poppers());
         }
     }
 }
 
-/// `aq`'s hook: a look that ends a late-miss window wakes the pops.
-pub(super) struct Poppers<'r, T, const N: usize, F: FreePool<N>, M: Marks>(
-    pub(super) &'r Ring<T, N, F, M>,
+/// The hook a ring passes to the dequeues of `aq` (`POPS`) or `fq`:
+/// [`Ring::poppers`], [`Ring::pushers`].
+pub(super) struct Unhidden<'r, T, const N: usize, F: FreePool<N>, M: Marks, const POPS: bool>(
+    &'r Ring<T, N, F, M>,
 );
 
-impl<T, const N: usize, F: FreePool<N>, M: Marks> super::scq::OnUnhide for Poppers<'_, T, N, F, M> {
+impl<T, const N: usize, F: FreePool<N>, M: Marks, const POPS: bool> super::scq::OnUnhide
+    for Unhidden<'_, T, N, F, M, POPS>
+{
     #[inline(always)]
     fn unhidden(&self) {
-        self.0.wake_all_poppers_cold();
+        self.0.wake_all_unhidden::<POPS>();
     }
 }
 
-/// `fq`'s hook: a look that ends a late-miss window wakes the pushes.
-pub(super) struct Pushers<'r, T, const N: usize, F: FreePool<N>, M: Marks>(
-    pub(super) &'r Ring<T, N, F, M>,
-);
-
-impl<T, const N: usize, F: FreePool<N>, M: Marks> super::scq::OnUnhide for Pushers<'_, T, N, F, M> {
-    #[inline(always)]
-    fn unhidden(&self) {
-        self.0.wake_all_pushers_cold();
-    }
-}
-
-impl<T, const N: usize, F: FreePool<N>, M: Marks> Clone for Poppers<'_, T, N, F, M> {
+// By hand: a derive would ask `T: Copy`.
+impl<T, const N: usize, F: FreePool<N>, M: Marks, const POPS: bool> Clone
+    for Unhidden<'_, T, N, F, M, POPS>
+{
     fn clone(&self) -> Self {
         *self
     }
 }
-impl<T, const N: usize, F: FreePool<N>, M: Marks> Copy for Poppers<'_, T, N, F, M> {}
-
-impl<T, const N: usize, F: FreePool<N>, M: Marks> Clone for Pushers<'_, T, N, F, M> {
-    fn clone(&self) -> Self {
-        *self
-    }
+impl<T, const N: usize, F: FreePool<N>, M: Marks, const POPS: bool> Copy
+    for Unhidden<'_, T, N, F, M, POPS>
+{
 }
-impl<T, const N: usize, F: FreePool<N>, M: Marks> Copy for Pushers<'_, T, N, F, M> {}

@@ -235,51 +235,40 @@ impl<T, const N: usize> Ring<T, N> {
     #[cold]
     #[inline(never)]
     fn find_indices(&mut self, leaked: (bool, bool)) {
-        let full = |at: usize| self.slot(at).full.load(Ordering::Acquire);
-        let prev = |at: usize| if at == 0 { N - 1 } else { at - 1 };
+        // Relaxed: the `&mut` orders the old handles' stores before these
+        // loads, as in `handles`.
+        let full = |at: usize| self.slot(at).full.load(Ordering::Relaxed);
         let mut c = self.consumer_at.load(Ordering::Relaxed);
         let mut p = self.producer_at.load(Ordering::Relaxed);
-        match leaked {
-            (false, _) => {
-                // The producer's index is right: back from it over the run.
-                c = p;
-                for _ in 0..N {
-                    if !full(prev(c)) {
-                        break;
-                    }
-                    c = prev(c);
-                }
-            }
-            (true, false) => {
-                // The consumer's index is right: on from it over the run.
-                p = c;
-                for _ in 0..N {
-                    if !full(p) {
-                        break;
-                    }
-                    p = Self::next(p);
-                }
-            }
-            (true, true) => {
-                // Neither: the run starts after an empty slot, if any.
+        if leaked.0 {
+            if leaked.1 {
+                // Neither index is known: the run starts at the first full
+                // slot after an empty one (if none is empty, the stored
+                // index is as good as any).
                 if let Some(empty) = (0..N).find(|&at| !full(at)) {
-                    c = Self::next(empty);
-                    for _ in 0..N {
-                        if full(c) || c == empty {
-                            break;
-                        }
-                        c = Self::next(c);
-                    }
-                    p = c;
-                    for _ in 0..N {
-                        if !full(p) {
-                            break;
-                        }
-                        p = Self::next(p);
-                    }
-                } else {
-                    p = c;
+                    c = (1..N)
+                        .map(|k| (empty + k) % N)
+                        .find(|&at| full(at))
+                        .unwrap_or(empty);
                 }
+            }
+            // On from the consumer's index over the run.
+            p = c;
+            for _ in 0..N {
+                if !full(p) {
+                    break;
+                }
+                p = Self::next(p);
+            }
+        } else {
+            // The producer's index is right: back from it over the run.
+            c = p;
+            for _ in 0..N {
+                let prev = if c == 0 { N - 1 } else { c - 1 };
+                if !full(prev) {
+                    break;
+                }
+                c = prev;
             }
         }
         self.consumer_at.store(c, Ordering::Relaxed);

@@ -172,6 +172,7 @@ pub fn run<L: SimLimiter>(sc: &Scenario, lim: &mut L, name: &str) -> Report {
         sc.backlog.is_none() || sc.clients.is_none(),
         "a backlog is modelled for open-loop clients only"
     );
+    let served_limit = lim.limit();
     let mut e = Engine {
         sc,
         lim,
@@ -209,9 +210,8 @@ pub fn run<L: SimLimiter>(sc: &Scenario, lim: &mut L, name: &str) -> Report {
         waiting: Vec::new(),
         offers: 0,
         waiters: 0,
-        served_limit: 0,
+        served_limit,
     };
-    e.served_limit = e.lim.limit();
     let mut samples = Vec::with_capacity((sc.duration_us / SAMPLE_US + 1) as usize);
     let mut reach: Vec<Option<u64>> = vec![None; sc.reach.len()];
 
