@@ -221,13 +221,16 @@ impl WaitList {
 
     /// Takes the lock (true), or posts the request to its holder (false).
     fn lock_or_post(&self, ones: usize, all: bool) -> bool {
-        let req = ones * ONE + if all { ALL } else { 0 };
+        let all = if all { ALL } else { 0 };
         let mut s = self.lock.load(Ordering::Relaxed);
         loop {
             let (new, order) = if s & LOCKED == 0 {
                 (LOCKED, Ordering::Acquire)
             } else {
-                (s + req, Ordering::AcqRel)
+                // ALL is a flag, not a count: a second wake-all posted
+                // before the holder unlocks is the same request (added,
+                // it would carry into the count as one wake-one).
+                ((s | all) + ones * ONE, Ordering::AcqRel)
             };
             match self.lock.compare_exchange(s, new, order, Ordering::Relaxed) {
                 Ok(_) => return s & LOCKED == 0,

@@ -248,3 +248,61 @@ fn loom_list_cancel_passes_on() {
         producer.join().unwrap();
     });
 }
+
+/// A waker that counts its wakes.
+struct Count(std::sync::atomic::AtomicUsize);
+
+impl std::task::Wake for Count {
+    fn wake(self: std::sync::Arc<Self>) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}
+
+/// A and B wait in `pop` (linked, in that order); C's first poll links it
+/// while two closers each post a wake-all: whoever frees the lock must
+/// wake every waiter, B included.
+///
+/// Caught: a second wake-all posted to the same holder of the lock added
+/// to the word instead of or-ed into it (`ALL + ALL` carries into the
+/// count as one wake-one, so only A is woken). The failing schedule needs
+/// two preemptions, so this model runs at bound 2 (33 000 executions, a
+/// few seconds).
+#[test]
+fn loom_list_two_wake_alls_posted_to_one_holder() {
+    use std::sync::Arc;
+    use std::task::Waker;
+    explores::capped(2, || {
+        let toy = Toy::new(1, 0);
+        let counts = [Arc::new(Count(0.into())), Arc::new(Count(0.into()))];
+        let mut waits = [Box::pin(toy.pop()), Box::pin(toy.pop())];
+        for (w, c) in waits.iter_mut().zip(&counts) {
+            let waker = Waker::from(c.clone());
+            assert!(w
+                .as_mut()
+                .poll(&mut Context::from_waker(&waker))
+                .is_pending());
+        }
+        let c = thread::spawn(move || {
+            let mut c = Box::pin(toy.pop());
+            let waker = futures::task::noop_waker();
+            let _ = c.as_mut().poll(&mut Context::from_waker(&waker));
+            drop(c);
+        });
+        let closers: Vec<_> = (0..2).map(|_| thread::spawn(move || toy.close())).collect();
+        c.join().unwrap();
+        for closer in closers {
+            closer.join().unwrap();
+        }
+        for (w, c) in waits.iter_mut().zip(&counts) {
+            assert!(
+                c.0.load(Ordering::SeqCst) > 0,
+                "a waiter asleep after a close"
+            );
+            let waker = futures::task::noop_waker();
+            assert_eq!(
+                w.as_mut().poll(&mut Context::from_waker(&waker)),
+                Poll::Ready(false)
+            );
+        }
+    });
+}
