@@ -34,7 +34,8 @@ use core::task::{Context, Poll};
 
 /// The future of a ring's `push`: resolves to `Ok(())` once the item is in,
 /// or to `Err(Closed(item))` once the ring is closed. Holds the item until
-/// then; dropped before that, it drops the item.
+/// then; dropped before that, it drops the item. Polled again after it
+/// resolved, it panics (it no longer holds an item).
 ///
 /// ```
 /// use sluicegate::mpmc::{Push, Ring};
@@ -53,7 +54,8 @@ pub struct Push<'r, R: Waitable> {
 }
 
 /// The future of a ring's `pop`: resolves to the oldest item, or to `None`
-/// once the ring is closed and drained.
+/// once the ring is closed and drained. Polled again after it resolved,
+/// it pops again (another item, or `None`): each resolution is a pop.
 ///
 /// ```
 /// use sluicegate::mpmc::{Pop, Ring};

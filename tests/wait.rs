@@ -138,6 +138,24 @@ fn spsc_async_dropped_future_frees_its_cell() {
     });
 }
 
+/// A resolved SPSC `pop` polled again pops again; a resolved `push` polled
+/// again panics, holding no item to push.
+#[test]
+fn spsc_async_resolved_future_polled_again() {
+    let mut ring: spsc::Ring<u32, 2> = spsc::Ring::new();
+    let (mut tx, mut rx) = ring.split();
+    let mut push = tx.push(1);
+    assert_eq!(poll_once(&mut push), std::task::Poll::Ready(Ok(())));
+    let again = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| poll_once(&mut push)));
+    assert!(again.is_err(), "a resolved push polled again panics");
+    drop(push);
+    tx.try_push(2).unwrap();
+    let mut pop = rx.pop();
+    assert_eq!(poll_once(&mut pop), std::task::Poll::Ready(Some(1)));
+    assert_eq!(poll_once(&mut pop), std::task::Poll::Ready(Some(2)));
+    assert!(poll_once(&mut pop).is_pending());
+}
+
 /// The SPSC blocking calls park (feature `std`): a producer thread on a
 /// ring of two, and the consumer's last `pop_blocking` ends on its drop.
 #[cfg(feature = "std")]

@@ -147,7 +147,8 @@ mod imp {
     /// The future of [`Producer::push`]. Feature `async`.
     ///
     /// Holds the item until it is in; dropped before that, it drops the item
-    /// and gives up its waker cell.
+    /// and gives up its waker cell. Polled again after it resolved, it
+    /// panics (it no longer holds an item).
     ///
     /// ```
     /// let mut ring: sluicegate::spsc::Ring<u8, 1> = sluicegate::spsc::Ring::new();
@@ -165,7 +166,8 @@ mod imp {
         reg: Registration,
     }
 
-    /// The future of [`Consumer::pop`]. Feature `async`.
+    /// The future of [`Consumer::pop`]. Feature `async`. Polled again after
+    /// it resolved, it pops again: each resolution is a pop.
     ///
     /// ```
     /// let mut ring: sluicegate::spsc::Ring<u8, 1> = sluicegate::spsc::Ring::new();

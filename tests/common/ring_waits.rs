@@ -631,3 +631,29 @@ fn blocking_woken_by_try_push_and_try_pop() {
         assert_eq!(ring.try_pop(), Some(5));
     });
 }
+
+/// A resolved `pop` polled again pops again (each resolution is a pop); a
+/// resolved `push` polled again panics, holding no item to push.
+#[test]
+fn a_resolved_future_polled_again() {
+    let ring: Ring<u32, 4> = Ring::new();
+    let (_, waker) = counting();
+    ring.try_push(1).unwrap();
+    ring.try_push(2).unwrap();
+    let mut pop = pin!(ring.pop());
+    assert_eq!(poll_pin(pop.as_mut(), &waker), Poll::Ready(Some(1)));
+    assert_eq!(poll_pin(pop.as_mut(), &waker), Poll::Ready(Some(2)));
+    assert!(poll_pin(pop.as_mut(), &waker).is_pending());
+    ring.close();
+    assert_eq!(poll_pin(pop.as_mut(), &waker), Poll::Ready(None));
+
+    let ring: Ring<u32, 4> = Ring::new();
+    let mut push = Box::pin(ring.push(3));
+    assert_eq!(poll_pin(push.as_mut(), &waker), Poll::Ready(Ok(())));
+    let again = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        poll_pin(push.as_mut(), &waker)
+    }));
+    assert!(again.is_err(), "a resolved push polled again panics");
+    assert_eq!(ring.try_pop_or_closed(), Ok(3));
+    assert_eq!(ring.try_pop_or_closed(), Err(TryPopError::Empty));
+}
