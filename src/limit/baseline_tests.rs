@@ -439,3 +439,56 @@ fn a_limiter_loaded_from_the_start_probes() {
         );
     }
 }
+
+/// A lower class alone with `min_limit` 1, whose stale baseline is probed:
+/// the probe cuts the limit to 1, where the class's share admits nothing.
+/// Its first refusal with nothing in flight raises the limit to 2 in the
+/// probe's epoch; its queue-free samples then end the probe, and the limit
+/// it had comes back.
+#[test]
+#[cfg_attr(miri, ignore = "2^16 sequential successes per law; minutes under Miri")]
+fn a_probe_to_a_limit_of_one_serves_a_lower_class_and_ends() {
+    use super::Priority::Normal;
+    for law in [Law::Aimd, Law::Gradient] {
+        let l = Limiter::try_new(LimiterConfig {
+            law,
+            ..config(1, 6, 6)
+        })
+        .unwrap();
+        let normal = |n: usize, ticks: u32| {
+            for _ in 0..n {
+                l.try_acquire_with(Normal).unwrap().success(ticks);
+            }
+        };
+        normal(YOUNG + CHECK_AFTER + FRESH_EVERY + 1, 10);
+        refuse_at_the_limit(&l);
+        // Two held: 3 in flight at each admission, never queue-free.
+        let held: Vec<_> = (0..2)
+            .map(|_| l.try_acquire_with(Normal).unwrap())
+            .collect();
+        let mut n = 0;
+        while l.stats().probes == 0 {
+            normal(1, 10);
+            n += 1;
+            assert!(n <= PROBE_AFTER + 64, "{law:?}: no probe");
+        }
+        drop(held);
+        assert_eq!(l.limit(), 1, "{law:?}");
+        let (mut served, mut refused) = (0, 0);
+        while l.limit() != 6 {
+            match l.try_acquire_with(Normal) {
+                Some(p) => {
+                    p.success(10);
+                    served += 1;
+                }
+                None => refused += 1,
+            }
+            assert!(
+                served + refused <= PROBE_SAMPLES + 8,
+                "{law:?}: not restored"
+            );
+        }
+        assert_eq!((refused, l.stats().probes), (1, 1), "{law:?}");
+        assert!(served >= PROBE_SAMPLES, "{law:?}: ended after {served}");
+    }
+}
