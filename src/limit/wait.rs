@@ -13,12 +13,14 @@
 //! rise of the limit by `n` wakes `n`: the first ones of the highest class
 //! that waits, the newest of that class first under
 //! [`BacklogOrder::Lifo`](super::BacklogOrder::Lifo) (the default), the
-//! oldest under `Fifo`. A woken waiter that finds no permit
-//! (a `try_acquire` took it first, or its class is still at its threshold)
-//! keeps its place and waits again; if a unit is free that its class may
-//! not take, it first wakes the first waiter of a lower class, whose
-//! reserve may let it in (a `Background` waiter that holds no permit while
-//! `Normal` waiters are at their share), and so on down the classes.
+//! oldest under `Fifo`. A woken waiter that finds no permit (a
+//! `try_acquire` took it first, or its class is still at its threshold)
+//! keeps its place and waits again (a wake that comes while the waiter is
+//! polled for another reason is served by that poll); if a unit is free
+//! that its class may not take, it first wakes the first waiter of a lower
+//! class, whose reserve may let it in (a `Background` waiter that holds no
+//! permit while `Normal` waiters are at their share), and so on down the
+//! classes.
 //! Admission itself is unchanged: a waiter is admitted by the same one-CAS
 //! step as `try_acquire`, so in flight never exceeds the limit, and a lower
 //! class never takes the last permit.
@@ -68,7 +70,7 @@ mod loom_tests;
 
 use super::{Limiter, Permit, Priority};
 use crate::sync::{AtomicUsize, Ordering, SharedCounter};
-use crate::wait::list::{Node, Wake, NOTIFIED_ONE};
+use crate::wait::list::{Node, Wake};
 use crate::wait::queue::WaitList;
 
 /// The backlog: the waiters and their counts.
@@ -275,12 +277,13 @@ impl<'a> Acquire<'a> {
             this.counted = true;
         }
         let lifo = limiter.lifo;
-        // Whether this poll serves a wake (a release's or a rise's).
-        let woken = this.node.state() == NOTIFIED_ONE;
         let list = &limiter.waits.list;
-        match list.poll_ranked(&this.node, wake, priority as usize, lifo, || {
+        // `woken`: whether this poll served a wake (a release's or a
+        // rise's), come before it or while it ran.
+        let (poll, woken) = list.poll_ranked(&this.node, wake, priority as usize, lifo, || {
             limiter.try_acquire_quiet::<false>(priority)
-        }) {
+        });
+        match poll {
             Poll::Ready(permit) => {
                 this.counted = false;
                 this.done = true;

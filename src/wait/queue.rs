@@ -318,13 +318,16 @@ impl WaitList {
         wake: Wake<'_>,
         op: impl FnMut() -> Option<O>,
     ) -> Poll<O> {
-        self.poll_at(node, wake, None, op)
+        self.poll_at(node, wake, None, op).0
     }
 
     /// [`poll`](Self::poll) for a ranked list (every waiter of this list
     /// polls this way): links the node by `rank` (lower ranks are woken
     /// first), at the front of its rank's nodes if `lifo` (or if a wake
-    /// brought it here and found nothing), else at their back.
+    /// brought it here and found nothing), else at their back. Also
+    /// returns whether this poll served a wake: one that came before it,
+    /// or one that took the node out of the list while it ran (its tries
+    /// then judged what the wake announced).
     pub(crate) fn poll_ranked<O>(
         &self,
         node: &Node,
@@ -332,21 +335,22 @@ impl WaitList {
         rank: usize,
         lifo: bool,
         op: impl FnMut() -> Option<O>,
-    ) -> Poll<O> {
+    ) -> (Poll<O>, bool) {
         self.poll_at(node, wake, Some((rank, lifo)), op)
     }
 
-    /// [`poll`](Self::poll), linking as `ranked` says (`None`: at the back,
-    /// or at the head after a wake).
+    /// [`poll_ranked`](Self::poll_ranked), linking as `ranked` says
+    /// (`None`: at the back, or at the head after a wake).
     fn poll_at<O>(
         &self,
         node: &Node,
         wake: Wake<'_>,
         ranked: Option<(usize, bool)>,
         mut op: impl FnMut() -> Option<O>,
-    ) -> Poll<O> {
+    ) -> (Poll<O>, bool) {
         let state = node.state();
         let woken = state == NOTIFIED_ONE || state == NOTIFIED_ALL;
+        let mut served = woken;
         if woken {
             // This poll serves the wake.
             node.consume();
@@ -355,7 +359,7 @@ impl WaitList {
             if state == LINKED {
                 self.leave(node);
             }
-            return Poll::Ready(out);
+            return (Poll::Ready(out), served);
         }
         // A fresh target unless the node is linked with one (a repeated
         // poll): cloned outside the lock.
@@ -364,6 +368,9 @@ impl WaitList {
             // SAFETY: under the lock; the node is pinned in the caller's
             // future or frame and in no other list.
             let linked = self.locked(|list| unsafe {
+                // Linked at our start and out now: a wake took it out
+                // after our try (Relaxed: under the lock).
+                served |= state == LINKED && node.state() != LINKED;
                 match ranked {
                     None => list.link(&self.waiting, node, woken, wake, &mut fresh),
                     Some((rank, lifo)) => {
@@ -385,9 +392,9 @@ impl WaitList {
         match op() {
             Some(out) => {
                 self.leave(node);
-                Poll::Ready(out)
+                (Poll::Ready(out), served)
             }
-            None => Poll::Pending,
+            None => (Poll::Pending, served),
         }
     }
 

@@ -3,8 +3,9 @@
 //! that gives up while a release races it must not swallow the wake
 //! another waiter needs (a timeout); a woken waiter dropped before it polls
 //! must pass its wake on (cancel); a wake its class cannot use must go down
-//! the classes. `loom::future::block_on` parks the waiting thread between
-//! polls, so a lost wake-up shows up as a deadlock that loom reports.
+//! the classes, also when it comes while the waiter is being polled.
+//! `loom::future::block_on` parks the waiting thread between polls, so a
+//! lost wake-up shows up as a deadlock that loom reports.
 //!
 //! Run: `ci/loom.sh limit::wait`, or
 //! `RUSTFLAGS="--cfg sluicegate_loom" LOOM_MAX_PREEMPTIONS=2 cargo test --release --features async --lib -- limit::wait::loom_tests::`
@@ -172,6 +173,66 @@ fn loom_limit_wait_unusable_wake_goes_down_the_classes() {
         releaser.join().unwrap();
         driver.join().unwrap();
         assert_eq!(g.in_flight(), 7);
+        got.ignore();
+        drop(held);
+    });
+}
+
+/// A waker that counts its wakes.
+struct Count(core::sync::atomic::AtomicUsize);
+
+impl std::task::Wake for Count {
+    fn wake(self: std::sync::Arc<Self>) {
+        self.0.fetch_add(1, core::sync::atomic::Ordering::SeqCst);
+    }
+}
+
+/// A wake that takes a waiter out of the list while that waiter polls for
+/// another reason (its first try already failed) is served by that poll:
+/// 8 held by `Critical`, `Normal` and `Background` waiting, 7 in flight; a
+/// poll of the linked `Normal` waiter races the release that leaves 6,
+/// which wakes `Normal` (the higher class). `Normal` cannot use the unit
+/// (at most 6 in flight); the poll that served the wake must pass it
+/// down, or `Background`, whose reserve admits it at 6, sleeps beside a
+/// free unit (as an executor would, `Normal` is polled again for each of
+/// its wakes).
+#[test]
+fn loom_limit_wait_a_wake_during_a_poll_is_passed_down() {
+    use core::sync::atomic::Ordering::SeqCst;
+    use std::sync::Arc;
+    explores::capped(2, || {
+        let g = gate_of(8);
+        let mut held: std::vec::Vec<_> = (0..8).map(|_| g.try_acquire().unwrap()).collect();
+        let (n, b) = (Arc::new(Count(0.into())), Arc::new(Count(0.into())));
+        let (wn, wb) = (Waker::from(n.clone()), Waker::from(b.clone()));
+        let (mut cn, mut cb) = (Context::from_waker(&wn), Context::from_waker(&wb));
+        let mut normal = Box::pin(g.acquire(Priority::Normal));
+        assert!(normal.as_mut().poll(&mut cn).is_pending());
+        let mut background = Box::pin(g.acquire(Priority::Background));
+        assert!(background.as_mut().poll(&mut cb).is_pending());
+        // 7 in flight: `Normal` woken, refused, passes down; `Background`
+        // refused too (its reserve needs 6).
+        held.pop().unwrap().ignore();
+        assert!(normal.as_mut().poll(&mut cn).is_pending());
+        assert!(background.as_mut().poll(&mut cb).is_pending());
+        let before = b.0.load(SeqCst);
+        let last = held.pop().unwrap();
+        let releaser = thread::spawn(move || last.ignore());
+        let mut seen = n.0.load(SeqCst);
+        assert!(normal.as_mut().poll(&mut cn).is_pending());
+        releaser.join().unwrap();
+        while n.0.load(SeqCst) != seen {
+            seen = n.0.load(SeqCst);
+            assert!(normal.as_mut().poll(&mut cn).is_pending());
+        }
+        assert!(
+            b.0.load(SeqCst) > before,
+            "Background asleep beside a unit its reserve admits"
+        );
+        let got = match background.as_mut().poll(&mut cb) {
+            Poll::Ready(Some(p)) => p,
+            other => panic!("Background: {:?}", other.map(|p| p.is_some())),
+        };
         got.ignore();
         drop(held);
     });
