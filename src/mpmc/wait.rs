@@ -64,28 +64,33 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
     /// After a look of `aq` (`POPS`) or `fq` found an index hidden: wakes
     /// every task waiting in `pop` (or `push`): several may have been told
     /// "empty" (or "full") meanwhile.
+    #[cfg(feature = "async")]
     #[cold]
     #[inline(never)]
     fn wake_all_unhidden<const POPS: bool>(&self) {
-        if POPS {
-            self.wake_all_poppers();
-        } else {
-            #[cfg(feature = "async")]
-            self.waiters[Side::Room as usize].notify_all();
-        }
+        let side = if POPS { Side::Item } else { Side::Room };
+        self.waiters[side as usize].notify_all();
     }
 
     /// The hook of `aq`'s dequeues: a look that ends a late-miss window
-    /// wakes the pops.
+    /// wakes the pops. Without the feature nobody waits, and the hook is
+    /// `()`: nothing passed, nothing called.
     #[inline(always)]
-    pub(super) fn poppers(&self) -> Unhidden<'_, T, N, F, M, true> {
-        Unhidden(self)
+    pub(super) fn poppers(&self) -> impl super::scq::OnUnhide + '_ {
+        #[cfg(feature = "async")]
+        return Unhidden::<'_, T, N, F, M, true>(self);
+        #[cfg(not(feature = "async"))]
+        return;
     }
 
-    /// The hook of `fq`'s dequeues: it wakes the pushes.
+    /// The hook of `fq`'s dequeues: it wakes the pushes (`()` without the
+    /// feature).
     #[inline(always)]
-    pub(super) fn pushers(&self) -> Unhidden<'_, T, N, F, M, false> {
-        Unhidden(self)
+    pub(super) fn pushers(&self) -> impl super::scq::OnUnhide + '_ {
+        #[cfg(feature = "async")]
+        return Unhidden::<'_, T, N, F, M, false>(self);
+        #[cfg(not(feature = "async"))]
+        return;
     }
 
     /// After a slot went back to `fq`: wakes a task waiting in `push`.
@@ -269,10 +274,12 @@ impl<T, const N: usize, M: Marks> Ring<T, N, FreeIndices<N>, M> {
 
 /// The hook a ring passes to the dequeues of `aq` (`POPS`) or `fq`:
 /// [`Ring::poppers`], [`Ring::pushers`].
+#[cfg(feature = "async")]
 pub(super) struct Unhidden<'r, T, const N: usize, F: FreePool<N>, M: Marks, const POPS: bool>(
     &'r Ring<T, N, F, M>,
 );
 
+#[cfg(feature = "async")]
 impl<T, const N: usize, F: FreePool<N>, M: Marks, const POPS: bool> super::scq::OnUnhide
     for Unhidden<'_, T, N, F, M, POPS>
 {
@@ -283,6 +290,7 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks, const POPS: bool> super::scq::
 }
 
 // By hand: a derive would ask `T: Copy`.
+#[cfg(feature = "async")]
 impl<T, const N: usize, F: FreePool<N>, M: Marks, const POPS: bool> Clone
     for Unhidden<'_, T, N, F, M, POPS>
 {
@@ -290,6 +298,7 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks, const POPS: bool> Clone
         *self
     }
 }
+#[cfg(feature = "async")]
 impl<T, const N: usize, F: FreePool<N>, M: Marks, const POPS: bool> Copy
     for Unhidden<'_, T, N, F, M, POPS>
 {
