@@ -42,7 +42,7 @@
 //! (every class but `Critical` at a limit of 1) would then never be
 //! admitted, and with nothing in flight no sample would raise the limit:
 //! so such a refusal with nothing in flight raises the limit by one (not
-//! past `max_limit`). When no
+//! past `max_limit`), a waiting acquire's as a fresh request's. When no
 //! queue-free sample has arrived for 2^16 successes (1024 while the
 //! baseline has seen fewer than 32) and the limit binds (work was refused
 //! with the whole limit in use since the last window closed), the limiter

@@ -220,6 +220,66 @@ fn a_rise_of_the_limit_wakes_a_waiter() {
     assert_eq!((permits.len(), g.in_flight()), (2, 3));
 }
 
+/// A waiter of a class its limit admits nothing (`Normal` or `Background`
+/// at a limit of 1; `Background` with a quarter share at 3) is woken by
+/// the release that leaves nothing in flight: its try once it waits must
+/// raise the limit, as a fresh request's refusal would, or it waits for a
+/// release that never comes. Polled each time its waker is called, it is
+/// admitted within two polls, at the limit one up.
+#[test]
+fn a_waiter_shut_out_at_the_limit_raises_it_once_nothing_is_in_flight() {
+    let quarter = LimiterConfig {
+        min_limit: 1,
+        initial_limit: 3,
+        max_limit: 10,
+        background_share: 64,
+        background_reserve: 0,
+        ..LimiterConfig::DEFAULT
+    };
+    let one = LimiterConfig {
+        min_limit: 1,
+        initial_limit: 1,
+        max_limit: 4,
+        ..LimiterConfig::DEFAULT
+    };
+    let cases = [
+        (one, Priority::Normal),
+        (one, Priority::Background),
+        (quarter, Priority::Background),
+    ];
+    for (config, class) in cases {
+        for dropped in [false, true] {
+            let at = format!("{class:?} at {}, dropped {dropped}", config.initial_limit);
+            let g = Limiter::new(config);
+            let held = g.try_acquire().unwrap();
+            let (c, w) = counter();
+            let mut fut = Box::pin(g.acquire(class));
+            assert!(poll_once(&mut fut, &w).is_pending(), "{at}");
+            if dropped {
+                held.dropped();
+            } else {
+                held.ignore();
+            }
+            assert_eq!((g.in_flight(), woken(&c)), (0, 1), "{at}");
+            let mut polls = 0;
+            let permit = loop {
+                let seen = woken(&c);
+                polls += 1;
+                match poll_once(&mut fut, &w) {
+                    Poll::Ready(p) => break p.unwrap_or_else(|| panic!("{at}: shed")),
+                    Poll::Pending => {
+                        assert!(woken(&c) > seen, "{at}: asleep with nothing in flight")
+                    }
+                }
+            };
+            assert!(polls <= 2, "{at}: {polls} polls");
+            assert_eq!(g.limit(), config.initial_limit + 1, "{at}");
+            assert_eq!(g.in_flight(), 1, "{at}");
+            drop(permit);
+        }
+    }
+}
+
 /// A `Normal` waiter woken while the class is at its share passes the
 /// wake on to a `Background` waiter, whose reserve admits it (limit 8: 6
 /// in flight stop `Normal`, and `Background` holding nothing may take

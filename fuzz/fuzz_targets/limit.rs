@@ -24,8 +24,10 @@
 //! linked one of the highest class, the newest under LIFO, the oldest under
 //! FIFO, a waiter woken and refused again at the front of its class, and
 //! then, with a unit free, the first waiter of a lower class woken); a
-//! waiter dropped with an unused wake passes it on; `queued`, `timed_out`
-//! and `backlog_peak` are exact.
+//! waiter dropped with an unused wake passes it on; a waiter's try once
+//! linked, refused with nothing in flight at a limit that admits its class
+//! nothing, raises the limit by one and wakes the first waiter; `queued`,
+//! `timed_out` and `backlog_peak` are exact.
 #![no_main]
 
 use arbitrary::Arbitrary;
@@ -390,6 +392,14 @@ fuzz_target!(|input: Input| {
                             class,
                             woken: 0,
                         }));
+                        // Its try once linked, refused at a limit that
+                        // still admits the class nothing, raises it again
+                        // (and the wake may be its own).
+                        if shut(&held, limit, class) {
+                            limit += 1;
+                            increases += 1;
+                            wake_n(&mut list, &mut waiters, 1);
+                        }
                     }
                 }
             }
@@ -434,6 +444,15 @@ fuzz_target!(|input: Input| {
                                 None => link(&mut list, id, class, true),
                             }
                             waiters[id] = Some(w);
+                            // Its try once linked, refused with nothing in
+                            // flight at a limit that admits the class
+                            // nothing, raises the limit (the first waiter,
+                            // maybe itself, is woken), before the pass-down.
+                            if shut(&held, limit, class) {
+                                limit += 1;
+                                increases += 1;
+                                wake_n(&mut list, &mut waiters, 1);
+                            }
                             if linked.is_none() && units(&held) < limit as usize {
                                 if let Some(at) = list.iter().position(|&(_, c)| c > class) {
                                     let (other, _) = list.remove(at);

@@ -166,8 +166,9 @@ impl Limiter {
     /// `SHED` (a waiting acquire's tries do not: it counts once, when it
     /// gives up), and raising a limit that admits the class nothing
     /// ([`open_up`](Self::open_up)) only if `OPEN` (a waiting acquire's
-    /// first try does, its tries once it waits do not). A refusal with the
-    /// whole limit in use counts in `at_limit` either way: the limit binds.
+    /// tries do, but for the one each poll makes before it links its node:
+    /// `src/limit/wait.rs`). A refusal with the whole limit in use counts
+    /// in `at_limit` either way: the limit binds.
     #[inline(always)]
     pub(super) fn acquire_counting<const SHED: bool, const OPEN: bool, P>(
         &self,

@@ -20,7 +20,9 @@
 //! that its class may not take, it first wakes the first waiter of a lower
 //! class, whose reserve may let it in (a `Background` waiter that holds no
 //! permit while `Normal` waiters are at their share), and so on down the
-//! classes.
+//! classes. A waiter refused with nothing in flight, at a limit that admits
+//! its class nothing, raises the limit by one as a fresh request would
+//! (`src/limit.rs`), and the raise's wake goes to the first waiter.
 //! Admission itself is unchanged: a waiter is admitted by the same one-CAS
 //! step as `try_acquire`, so in flight never exceeds the limit, and a lower
 //! class never takes the last permit.
@@ -121,7 +123,8 @@ impl Limiter {
 
     /// Admits as [`try_acquire_with`](Self::try_acquire_with) does, without
     /// counting a refusal as shed; raising a limit that admits the class
-    /// nothing only if `OPEN` (the first try, before the wait).
+    /// nothing only if `OPEN` (every try but the one a poll makes before it
+    /// links its node).
     #[inline]
     fn try_acquire_quiet<const OPEN: bool>(&self, priority: Priority) -> Option<Permit<'_>> {
         self.acquire_counting::<false, OPEN, _>(priority, 1, |grant| Permit::new(self, grant))
@@ -280,8 +283,18 @@ impl<'a> Acquire<'a> {
         let list = &limiter.waits.list;
         // `woken`: whether this poll served a wake (a release's or a
         // rise's), come before it or while it ran.
+        // The try after linking may raise a limit that admits the class
+        // nothing, as a fresh request's refusal would: the release that
+        // left nothing in flight woke us, and no other will come. The try
+        // before linking does not, so that the raise's wake finds this
+        // node in the list (it may be the one woken).
+        let mut linked = false;
         let (poll, woken) = list.poll_ranked(&this.node, wake, priority as usize, lifo, || {
-            limiter.try_acquire_quiet::<false>(priority)
+            if core::mem::replace(&mut linked, true) {
+                limiter.try_acquire_quiet::<true>(priority)
+            } else {
+                limiter.try_acquire_quiet::<false>(priority)
+            }
         });
         match poll {
             Poll::Ready(permit) => {

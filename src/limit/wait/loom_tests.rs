@@ -237,3 +237,33 @@ fn loom_limit_wait_a_wake_during_a_poll_is_passed_down() {
         drop(held);
     });
 }
+
+/// A `Normal` waiter at a limit of 1 (which admits `Normal` nothing),
+/// while `Critical` holds the permit on another thread and releases it:
+/// the waiter's try after the release, with nothing in flight, raises the
+/// limit to 2 and is admitted, whether the release came before its first
+/// try, between its tries, or while it slept.
+///
+/// Caught: the tries of a waiting acquire never raising the limit (only a
+/// fresh request's first try did), which leaves it asleep beside an idle
+/// limiter.
+#[test]
+fn loom_limit_wait_a_waiter_shut_out_raises_the_limit() {
+    explores::model(|| {
+        let g: &'static Limiter = Box::leak(Box::new(
+            Limiter::try_new(LimiterConfig {
+                min_limit: 1,
+                initial_limit: 1,
+                max_limit: 2,
+                ..LimiterConfig::DEFAULT
+            })
+            .unwrap(),
+        ));
+        let held = g.try_acquire().unwrap();
+        let releaser = thread::spawn(move || held.ignore());
+        let got = block_on(g.acquire(Priority::Normal)).expect("admitted");
+        releaser.join().unwrap();
+        assert_eq!((g.limit(), g.in_flight()), (2, 1));
+        got.ignore();
+    });
+}
