@@ -131,9 +131,14 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
                     self.state.fetch_or(DRAINED, Ordering::Release);
                     return Err(TryPopError::Closed);
                 }
-                // SAFETY: we took `i` from `aq`, so the slot holds an item
-                // and is ours.
-                Settle::Took(i) => return Ok(unsafe { self.take(i) }),
+                Settle::Took(i) => {
+                    // SAFETY: we took `i` from `aq`, so the slot holds an
+                    // item and is ours.
+                    let item = unsafe { self.take(i) };
+                    // As every pop: the marks' test.
+                    self.popped_marks();
+                    return Ok(item);
+                }
                 Settle::Moved => {}
             }
         }

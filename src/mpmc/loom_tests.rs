@@ -523,6 +523,46 @@ fn marks_lowering_races_a_push() {
     });
 }
 
+/// Marks 0 and 1 on a full ring of two (`High`): an eviction races a pop.
+/// The eviction takes the oldest item out of `aq` before it puts the new
+/// one in, so the pop may find the count at 0 and lower the level; the
+/// eviction's put must then test the marks as a push does: one item is
+/// left (two if the pop came first and the push found a free slot), at
+/// the high mark or above, and the level must be `High`.
+///
+/// Caught: the eviction's put running no test.
+#[test]
+fn marks_eviction_races_a_pop() {
+    use crate::mpmc::{FreeIndices, Level, Marked};
+    use crate::Overwritten;
+    explores::model(|| {
+        let r = Arc::new(Ring::<u32, 2, FreeIndices<2>, Marked>::with_watermarks(
+            0, 1,
+        ));
+        r.try_push(0).unwrap();
+        r.try_push(1).unwrap();
+        assert_eq!(r.level(), Level::High);
+        let r2 = r.clone();
+        let e = thread::spawn(move || r2.push_overwrite(2));
+        let got = r.try_pop();
+        let evicted = e.join().unwrap();
+        assert!(got.is_some());
+        // Stored if the pop freed a slot before the push looked.
+        let left = match evicted {
+            Overwritten::Evicted(_) => 1,
+            Overwritten::Stored => 2,
+            Overwritten::Rejected(_) => panic!("rejected"),
+        };
+        assert_eq!(r.len(), left);
+        assert_eq!(
+            r.level(),
+            Level::High,
+            "a ring at its high mark stayed Normal"
+        );
+        assert_eq!(r.stats().transitions % 2, 1);
+    });
+}
+
 /// An index ring of one slot after one index in and out, so that
 /// dequeuers take positions (`threshold` is at its reset value, `3N-1 =
 /// 2`).

@@ -91,8 +91,11 @@
 //! when a test does not pass: once per `high - len` positions
 //! pushed while `Normal` (to move `raise_at` on), and on every push past
 //! `raise_at` while `High` (a producer that does not slow down pays it).
-//! `BENCHMARKS.md` has the counts. Evictions leave the count at `N` and
-//! run no test.
+//! `BENCHMARKS.md` has the counts. The burst ring's and the
+//! critical-section ring's evictions leave the count at `N` and run no
+//! test. `Ring`'s takes the oldest out of `aq` before it puts the new item
+//! in, so a pop between the two may find the count at `low` and lower the
+//! level: its put runs the push's test.
 //! Some paths test after their commit (the burst ring's `try_push` and
 //! `try_pop`, every path of `Ring`), the others right after their claim:
 //! either is after the claim, which is all the argument needs.

@@ -275,6 +275,10 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
                 // so its model passes with a relaxed count as well.
                 self.aq.enqueue(i);
                 self.overwritten.add_release(1);
+                // A pop between our take and this put may have found the
+                // count at `low` and lowered the level: the put tests the
+                // marks as a push does (`src/mpmc/marks.rs`).
+                self.pushed_marks();
                 // The item is back, and on a closed ring a pop waiting for
                 // this eviction to end may now answer "closed and drained".
                 self.wake_all_poppers();

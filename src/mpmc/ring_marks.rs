@@ -15,7 +15,12 @@
 //! such a race the level can stay `High`, and the drain waiters wait,
 //! with `low` or fewer items in the ring, until the next pop. On a closed
 //! ring the pushes the close refused leave positions in it: there both
-//! readings take at most [`Ring::len`], which leaves them out.
+//! readings take at most [`Ring::len`], which leaves them out. A push the
+//! close refuses holds its slot until it gives it up, and [`Ring::len`]
+//! counts it meanwhile: a pop that takes the last item while such a push
+//! is in progress may read one item too many and leave the level `High`
+//! on the drained ring, where no later pop reads it again (the drain
+//! waiters are not kept waiting: they answer `Closed`).
 
 use super::marks::{self, Counts, Drainable, Level, MarkWords, Marked, Marks};
 use super::{FreePool, Ring, CLOSED};
