@@ -80,6 +80,7 @@ impl<T: Copy, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
                 // good, as a refused `try_push`'s does (`T: Copy`: their
                 // slots need no drop).
                 self.retire(got - done);
+                self.refused_marks();
                 return pushed;
             }
         }

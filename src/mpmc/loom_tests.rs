@@ -563,6 +563,48 @@ fn marks_eviction_races_a_pop() {
     });
 }
 
+/// Marks 0 and 1, one item in (`High`), the ring closed: a push the close
+/// refuses races the pop of the last item. The push holds a slot until
+/// it gives it up, and the pop may count it as an item; then the push,
+/// having given it up, must test the marks as a pop does: the drained
+/// ring must end `Normal`.
+///
+/// Caught: the refused push (a `try_push`, a `push_burst`) giving its
+/// slot up without the test. (The fences of `closed_count` rule out a
+/// store-buffer outcome that loom does not produce here: the model passes
+/// without them too; `src/mpmc/ring_marks.rs` has the argument.)
+#[test]
+fn marks_refused_push_races_the_last_pop() {
+    for burst in [false, true] {
+        refused_push_races_the_last_pop(burst);
+    }
+}
+
+fn refused_push_races_the_last_pop(burst: bool) {
+    use crate::mpmc::{FreeIndices, Level, Marked};
+    explores::model(move || {
+        let r = Arc::new(Ring::<u32, 2, FreeIndices<2>, Marked>::with_watermarks(
+            0, 1,
+        ));
+        r.try_push(0).unwrap();
+        assert_eq!(r.level(), Level::High);
+        assert!(r.close());
+        let r2 = r.clone();
+        let p = thread::spawn(move || {
+            if burst {
+                r2.push_burst(&[1]) == 0
+            } else {
+                r2.try_push(1).is_err()
+            }
+        });
+        assert_eq!(r.try_pop(), Some(0));
+        assert!(p.join().unwrap());
+        assert_eq!(r.len(), 0);
+        assert_eq!(r.level(), Level::Normal, "a drained ring stayed High");
+        assert_eq!(r.stats().transitions % 2, 0);
+    });
+}
+
 /// An index ring of one slot after one index in and out, so that
 /// dequeuers take positions (`threshold` is at its reset value, `3N-1 =
 /// 2`).

@@ -199,6 +199,7 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
             Ok(())
         } else {
             self.retire(1);
+            self.refused_marks();
             // SAFETY: we hold `i` and wrote its slot; nobody else can reach it.
             Err(Closed(unsafe { self.read(i) }))
         }

@@ -17,14 +17,13 @@
 //! ring the pushes the close refused leave positions in it: there both
 //! readings take at most [`Ring::len`], which leaves them out. A push the
 //! close refuses holds its slot until it gives it up, and [`Ring::len`]
-//! counts it meanwhile: a pop that takes the last item while such a push
-//! is in progress may read one item too many and leave the level `High`
-//! on the drained ring, where no later pop reads it again (the drain
-//! waiters are not kept waiting: they answer `Closed`).
+//! counts it meanwhile, so once it has given it up it tests the marks as
+//! a pop does: a pop of the last item that raced it may have counted the
+//! slot as an item.
 
 use super::marks::{self, Counts, Drainable, Level, MarkWords, Marked, Marks};
 use super::{FreePool, Ring, CLOSED};
-use crate::sync::Ordering;
+use crate::sync::{fence, Ordering};
 use crate::Closed;
 
 impl<T, const N: usize, F: FreePool<N>, M: Marks> Counts for Ring<T, N, F, M> {
@@ -56,12 +55,30 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
     /// pushes the close refused left unused positions. In both readings,
     /// so that the lower one stays the lower one: a `settle` that read
     /// more in its raising row than in its lowering row would loop.
+    ///
+    /// A push the close refused counts in [`len`](Ring::len) until it
+    /// gives its slot up, then tests the marks as a pop does
+    /// ([`refused_marks`](Self::refused_marks)); a pop that took the last
+    /// item gave its slot up before its test. Each side fences between
+    /// its slot's move and its reading of the slots here (SeqCst), so at
+    /// least one of them sees both moves and lowers a drained ring.
     #[inline(always)]
     fn closed_count(&self, count: usize) -> usize {
         if self.state.load(Ordering::SeqCst) & CLOSED != 0 {
+            fence(Ordering::SeqCst);
             count.min(self.len())
         } else {
             count
+        }
+    }
+
+    /// After a push the close refused gave its slot up: the pops' test,
+    /// which the pop of the last item may have made while the slot still
+    /// counted as an item.
+    #[inline]
+    pub(super) fn refused_marks(&self) {
+        if M::MARKED {
+            self.popped_marks();
         }
     }
 
