@@ -10,7 +10,7 @@
 //! accounting: each item pushed is popped, handed back, or evicted exactly
 //! once.
 
-use super::{FreePool, Ring};
+use super::{FreePool, Level, Ring};
 use crate::sync::explores;
 use crate::TryPopError;
 use loom::sync::Arc;
@@ -462,6 +462,26 @@ on_every_pool!(
     push_burst_vs_close(2),
 );
 
+/// A marked ring of `N` slots, marks `low` and `high`, with `items` pushed.
+fn marked<const N: usize>(low: usize, high: usize, items: u32) -> Arc<Marked<N>> {
+    let r = Arc::new(Marked::<N>::with_watermarks(low, high));
+    for v in 0..items {
+        r.try_push(v).unwrap();
+    }
+    r
+}
+
+/// `mpmc::Ring` with watermarks.
+type Marked<const N: usize> = Ring<u32, N, super::FreeIndices<N>, super::Marked>;
+
+/// Once every operation has returned: `len` items, and the level `level`
+/// after a count of transitions that says the same (odd while `High`).
+fn settled<const N: usize>(r: &Marked<N>, len: usize, level: Level, why: &str) {
+    assert_eq!(r.len(), len);
+    assert_eq!(r.level(), level, "{why}");
+    assert_eq!(r.stats().transitions % 2, usize::from(level == Level::High));
+}
+
 /// Watermarks on `Ring` (the protocol of `src/mpmc/marks.rs`, shared with
 /// the burst ring, over `aq`'s counters): marks 1 and 2, one item in; a
 /// push that raises the level races a pop that takes the count back to 1.
@@ -469,12 +489,8 @@ on_every_pool!(
 /// mark must not stay `High`.
 #[test]
 fn marks_raise_races_a_pop() {
-    use crate::mpmc::{FreeIndices, Level, Marked};
     explores::model(|| {
-        let r = Arc::new(Ring::<u32, 4, FreeIndices<4>, Marked>::with_watermarks(
-            1, 2,
-        ));
-        r.try_push(0).unwrap();
+        let r = marked::<4>(1, 2, 1);
         let r2 = r.clone();
         let p = thread::spawn(move || r2.try_push(1).is_ok());
         let got = loop {
@@ -485,13 +501,7 @@ fn marks_raise_races_a_pop() {
         };
         assert_eq!(got, 0);
         assert!(p.join().unwrap());
-        assert_eq!(r.len(), 1);
-        assert_eq!(
-            r.level(),
-            Level::Normal,
-            "a ring at its low mark stayed High"
-        );
-        assert_eq!(r.stats().transitions % 2, 0);
+        settled(&r, 1, Level::Normal, "a ring at its low mark stayed High");
     });
 }
 
@@ -501,25 +511,14 @@ fn marks_raise_races_a_pop() {
 /// `Normal`.
 #[test]
 fn marks_lowering_races_a_push() {
-    use crate::mpmc::{FreeIndices, Level, Marked};
     explores::model(|| {
-        let r = Arc::new(Ring::<u32, 4, FreeIndices<4>, Marked>::with_watermarks(
-            1, 2,
-        ));
-        r.try_push(0).unwrap();
-        r.try_push(1).unwrap();
+        let r = marked::<4>(1, 2, 2);
         assert_eq!(r.level(), Level::High);
         let r2 = r.clone();
         let p = thread::spawn(move || r2.try_push(2).is_ok());
         assert_eq!(r.try_pop(), Some(0));
         assert!(p.join().unwrap());
-        assert_eq!(r.len(), 2);
-        assert_eq!(
-            r.level(),
-            Level::High,
-            "a ring at its high mark stayed Normal"
-        );
-        assert_eq!(r.stats().transitions % 2, 1);
+        settled(&r, 2, Level::High, "a ring at its high mark stayed Normal");
     });
 }
 
@@ -533,33 +532,25 @@ fn marks_lowering_races_a_push() {
 /// Caught: the eviction's put running no test.
 #[test]
 fn marks_eviction_races_a_pop() {
-    use crate::mpmc::{FreeIndices, Level, Marked};
     use crate::Overwritten;
     explores::model(|| {
-        let r = Arc::new(Ring::<u32, 2, FreeIndices<2>, Marked>::with_watermarks(
-            0, 1,
-        ));
-        r.try_push(0).unwrap();
-        r.try_push(1).unwrap();
+        let r = marked::<2>(0, 1, 2);
         assert_eq!(r.level(), Level::High);
         let r2 = r.clone();
         let e = thread::spawn(move || r2.push_overwrite(2));
-        let got = r.try_pop();
-        let evicted = e.join().unwrap();
-        assert!(got.is_some());
+        assert!(r.try_pop().is_some());
         // Stored if the pop freed a slot before the push looked.
-        let left = match evicted {
+        let left = match e.join().unwrap() {
             Overwritten::Evicted(_) => 1,
             Overwritten::Stored => 2,
             Overwritten::Rejected(_) => panic!("rejected"),
         };
-        assert_eq!(r.len(), left);
-        assert_eq!(
-            r.level(),
+        settled(
+            &r,
+            left,
             Level::High,
-            "a ring at its high mark stayed Normal"
+            "a ring at its high mark stayed Normal",
         );
-        assert_eq!(r.stats().transitions % 2, 1);
     });
 }
 
@@ -576,33 +567,23 @@ fn marks_eviction_races_a_pop() {
 #[test]
 fn marks_refused_push_races_the_last_pop() {
     for burst in [false, true] {
-        refused_push_races_the_last_pop(burst);
-    }
-}
-
-fn refused_push_races_the_last_pop(burst: bool) {
-    use crate::mpmc::{FreeIndices, Level, Marked};
-    explores::model(move || {
-        let r = Arc::new(Ring::<u32, 2, FreeIndices<2>, Marked>::with_watermarks(
-            0, 1,
-        ));
-        r.try_push(0).unwrap();
-        assert_eq!(r.level(), Level::High);
-        assert!(r.close());
-        let r2 = r.clone();
-        let p = thread::spawn(move || {
-            if burst {
-                r2.push_burst(&[1]) == 0
-            } else {
-                r2.try_push(1).is_err()
-            }
+        explores::model(move || {
+            let r = marked::<2>(0, 1, 1);
+            assert_eq!(r.level(), Level::High);
+            assert!(r.close());
+            let r2 = r.clone();
+            let p = thread::spawn(move || {
+                if burst {
+                    r2.push_burst(&[1]) == 0
+                } else {
+                    r2.try_push(1).is_err()
+                }
+            });
+            assert_eq!(r.try_pop(), Some(0));
+            assert!(p.join().unwrap());
+            settled(&r, 0, Level::Normal, "a drained ring stayed High");
         });
-        assert_eq!(r.try_pop(), Some(0));
-        assert!(p.join().unwrap());
-        assert_eq!(r.len(), 0);
-        assert_eq!(r.level(), Level::Normal, "a drained ring stayed High");
-        assert_eq!(r.stats().transitions % 2, 0);
-    });
+    }
 }
 
 /// An index ring of one slot after one index in and out, so that
