@@ -250,7 +250,7 @@ fn loom_list_cancel_passes_on() {
 }
 
 /// A waker that counts its wakes.
-struct Count(std::sync::atomic::AtomicUsize);
+struct Count(core::sync::atomic::AtomicUsize);
 
 impl std::task::Wake for Count {
     fn wake(self: std::sync::Arc<Self>) {
@@ -269,8 +269,8 @@ impl std::task::Wake for Count {
 /// few seconds).
 #[test]
 fn loom_list_two_wake_alls_posted_to_one_holder() {
+    use core::task::Waker;
     use std::sync::Arc;
-    use std::task::Waker;
     explores::capped(2, || {
         let toy = Toy::new(1, 0);
         let counts = [Arc::new(Count(0.into())), Arc::new(Count(0.into()))];
