@@ -74,12 +74,19 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
 
     /// After a push the close refused gave its slot up: the pops' test,
     /// which the pop of the last item may have made while the slot still
-    /// counted as an item.
-    #[inline]
+    /// counted as an item. Out of line, so that the pushes that are not
+    /// refused keep their frame.
+    #[inline(always)]
     pub(super) fn refused_marks(&self) {
         if M::MARKED {
-            self.popped_marks();
+            self.refused_settle();
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn refused_settle(&self) {
+        self.popped_marks();
     }
 
     /// After a push appended to `aq`: the watermarks' test (with marks
