@@ -281,14 +281,14 @@ impl<'a> Acquire<'a> {
         }
         let lifo = limiter.lifo;
         let list = &limiter.waits.list;
-        // `woken`: whether this poll served a wake (a release's or a
-        // rise's), come before it or while it ran.
         // The try after linking may raise a limit that admits the class
         // nothing, as a fresh request's refusal would: the release that
         // left nothing in flight woke us, and no other will come. The try
         // before linking does not, so that the raise's wake finds this
         // node in the list (it may be the one woken).
         let mut linked = false;
+        // `woken`: whether this poll served a wake (a release's or a
+        // rise's), come before it or while it ran.
         let (poll, woken) = list.poll_ranked(&this.node, wake, priority as usize, lifo, || {
             if core::mem::replace(&mut linked, true) {
                 limiter.try_acquire_quiet::<true>(priority)
