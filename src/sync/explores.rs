@@ -74,3 +74,29 @@ where
     builder.preemption_bound = Some(builder.preemption_bound.map_or(bound, |b| b.max(bound)));
     check(builder, f)
 }
+
+/// A waker that counts its wakes, for models that poll futures by hand.
+#[cfg_attr(not(feature = "async"), allow(dead_code))] // its models need `async`
+pub(crate) struct Count(AtomicUsize);
+
+#[cfg_attr(not(feature = "async"), allow(dead_code))]
+impl Count {
+    /// A fresh count and the waker that adds to it.
+    pub(crate) fn waker() -> (Arc<Count>, core::task::Waker) {
+        let c = Arc::new(Count(AtomicUsize::new(0)));
+        (c.clone(), core::task::Waker::from(c))
+    }
+
+    /// The wakes so far.
+    pub(crate) fn wakes(&self) -> usize {
+        // SeqCst: the wakes come from other model threads; a test reads
+        // them after joining those or between its own polls.
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+impl std::task::Wake for Count {
+    fn wake(self: Arc<Self>) {
+        self.0.fetch_add(1, Ordering::SeqCst);
+    }
+}

@@ -178,15 +178,6 @@ fn loom_limit_wait_unusable_wake_goes_down_the_classes() {
     });
 }
 
-/// A waker that counts its wakes.
-struct Count(core::sync::atomic::AtomicUsize);
-
-impl std::task::Wake for Count {
-    fn wake(self: std::sync::Arc<Self>) {
-        self.0.fetch_add(1, core::sync::atomic::Ordering::SeqCst);
-    }
-}
-
 /// A wake that takes a waiter out of the list while that waiter polls for
 /// another reason (its first try already failed) is served by that poll:
 /// 8 held by `Critical`, `Normal` and `Background` waiting, 7 in flight; a
@@ -198,13 +189,11 @@ impl std::task::Wake for Count {
 /// its wakes).
 #[test]
 fn loom_limit_wait_a_wake_during_a_poll_is_passed_down() {
-    use core::sync::atomic::Ordering::SeqCst;
-    use std::sync::Arc;
+    use crate::sync::explores::Count;
     explores::capped(2, || {
         let g = gate_of(8);
         let mut held: std::vec::Vec<_> = (0..8).map(|_| g.try_acquire().unwrap()).collect();
-        let (n, b) = (Arc::new(Count(0.into())), Arc::new(Count(0.into())));
-        let (wn, wb) = (Waker::from(n.clone()), Waker::from(b.clone()));
+        let ((n, wn), (b, wb)) = (Count::waker(), Count::waker());
         let (mut cn, mut cb) = (Context::from_waker(&wn), Context::from_waker(&wb));
         let mut normal = Box::pin(g.acquire(Priority::Normal));
         assert!(normal.as_mut().poll(&mut cn).is_pending());
@@ -215,18 +204,18 @@ fn loom_limit_wait_a_wake_during_a_poll_is_passed_down() {
         held.pop().unwrap().ignore();
         assert!(normal.as_mut().poll(&mut cn).is_pending());
         assert!(background.as_mut().poll(&mut cb).is_pending());
-        let before = b.0.load(SeqCst);
+        let before = b.wakes();
         let last = held.pop().unwrap();
         let releaser = thread::spawn(move || last.ignore());
-        let mut seen = n.0.load(SeqCst);
+        let mut seen = n.wakes();
         assert!(normal.as_mut().poll(&mut cn).is_pending());
         releaser.join().unwrap();
-        while n.0.load(SeqCst) != seen {
-            seen = n.0.load(SeqCst);
+        while n.wakes() != seen {
+            seen = n.wakes();
             assert!(normal.as_mut().poll(&mut cn).is_pending());
         }
         assert!(
-            b.0.load(SeqCst) > before,
+            b.wakes() > before,
             "Background asleep beside a unit its reserve admits"
         );
         let got = match background.as_mut().poll(&mut cb) {

@@ -249,15 +249,6 @@ fn loom_list_cancel_passes_on() {
     });
 }
 
-/// A waker that counts its wakes.
-struct Count(core::sync::atomic::AtomicUsize);
-
-impl std::task::Wake for Count {
-    fn wake(self: std::sync::Arc<Self>) {
-        self.0.fetch_add(1, Ordering::SeqCst);
-    }
-}
-
 /// A and B wait in `pop` (linked, in that order); C's first poll links it
 /// while two closers each post a wake-all: whoever frees the lock must
 /// wake every waiter, B included.
@@ -269,17 +260,15 @@ impl std::task::Wake for Count {
 /// few seconds).
 #[test]
 fn loom_list_two_wake_alls_posted_to_one_holder() {
-    use core::task::Waker;
-    use std::sync::Arc;
+    use crate::sync::explores::Count;
     explores::capped(2, || {
         let toy = Toy::new(1, 0);
-        let counts = [Arc::new(Count(0.into())), Arc::new(Count(0.into()))];
+        let counts = [Count::waker(), Count::waker()];
         let mut waits = [Box::pin(toy.pop()), Box::pin(toy.pop())];
-        for (w, c) in waits.iter_mut().zip(&counts) {
-            let waker = Waker::from(c.clone());
+        for (w, (_, waker)) in waits.iter_mut().zip(&counts) {
             assert!(w
                 .as_mut()
-                .poll(&mut Context::from_waker(&waker))
+                .poll(&mut Context::from_waker(waker))
                 .is_pending());
         }
         let c = thread::spawn(move || {
@@ -293,11 +282,8 @@ fn loom_list_two_wake_alls_posted_to_one_holder() {
         for closer in closers {
             closer.join().unwrap();
         }
-        for (w, c) in waits.iter_mut().zip(&counts) {
-            assert!(
-                c.0.load(Ordering::SeqCst) > 0,
-                "a waiter asleep after a close"
-            );
+        for (w, (c, _)) in waits.iter_mut().zip(&counts) {
+            assert!(c.wakes() > 0, "a waiter asleep after a close");
             let waker = futures::task::noop_waker();
             assert_eq!(
                 w.as_mut().poll(&mut Context::from_waker(&waker)),
