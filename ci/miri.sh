@@ -30,7 +30,7 @@ timeout 900 cargo +nightly miri test --target i686-unknown-linux-gnu --test spsc
   --test burst_ring
 # The waits: futures under pollster and LocalPool, parked blocking calls.
 timeout 900 cargo +nightly miri test --features std --test wait --test wait_burst --test watermark_burst --test watermark_mpmc --test close --test limit_owned --test limit_wait --test expire
-timeout 900 cargo +nightly miri test --features std,critical-section --test wait_cs --test watermark_cs
+timeout 900 cargo +nightly miri test --features std,critical-section --test wait_cs --test watermark_cs --test panicking_wakers
 # Many interleavings of the overwrite stress test (Miri's scheduler and weak
 # memory emulation are seeded; seeds 3, 6 and 19 found an ordering bug once).
 MIRIFLAGS="-Zmiri-many-seeds=0..24" timeout 900 cargo +nightly miri test --test spsc_stress stress_overwrite

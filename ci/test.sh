@@ -17,9 +17,9 @@ cargo test --features critical-section --doc
 # then `std` (the blocking calls park), each with the suites that wait.
 cargo test --features async --lib --test wait --test wait_burst --test watermark_burst --test watermark_mpmc --test close --test spsc --test mpmc
 cargo test --features async --doc
-cargo test --features async,critical-section --test wait_cs
+cargo test --features async,critical-section --test wait_cs --test panicking_wakers
 cargo test --features std,critical-section --lib --test wait --test wait_cs --test watermark_cs --test wait_burst --test watermark_burst --test watermark_mpmc --test close --test everyday --test spsc --test limit_owned --test limit_wait \
-  --test mpmc --test mpmc_stress --test spsc_stress --test panic_safety --test auto_traits --test ram --test watermark
+  --test mpmc --test mpmc_stress --test spsc_stress --test panic_safety --test auto_traits --test ram --test watermark --test panicking_wakers
 cargo test --features std,critical-section --doc
 # The tower layer (a workspace member of its own, not built by the plain
 # `cargo test` above): its tests, doc tests, and the example's build.

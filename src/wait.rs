@@ -123,6 +123,25 @@
 //! that preempts another waiter holding the list's lock (`queue.rs`). Wakes
 //! from interrupt handlers (the usual direction) cause neither.
 //!
+//! # Wakers that panic
+//!
+//! A waker's `clone`, `drop` and `wake` are its executor's code, and a
+//! panic in one reaches the caller of the operation that ran it: a push
+//! that woke a pop has stored its item, and a pop that woke a push drops
+//! the item it took as the panic unwinds. What the panic leaves behind:
+//!
+//! - An SPSC cell whose registration panics in the clone is reopened (the
+//!   waker it held stays); the waker a registration replaces is dropped
+//!   after the cell is free again.
+//! - The MPMC lists clone and drop wakers outside their lock.
+//! - A wake of many (a close, the end of an eviction, a lowering of the
+//!   level) has taken its waiters out of the list before it wakes them: if
+//!   one's `wake` panics, the others of its batch, the waiters still linked
+//!   and the requests posted to the lock's holder are served as the panic
+//!   unwinds; a close goes on to the other lists too (`OnDrop`, `each`,
+//!   `list::wake_each`). A second panic in that unwinding aborts the
+//!   process.
+//!
 //! # References
 //!
 //! The intrusive list, wake-one with the wake passed on by a dropped waiter,
@@ -170,12 +189,21 @@ impl WakerCell {
             .compare_exchange(IDLE, REGISTERING, Ordering::Acquire, Ordering::Acquire)
         {
             Ok(_) => {
-                self.waker.with_mut(|p| {
+                // A waker's clone and drop are its executor's code, and may
+                // panic: the clone runs under a guard that reopens the cell
+                // if it does (else the cell stays `REGISTERING` for good),
+                // and the waker it replaces is dropped once the cell is
+                // `IDLE` again.
+                let old = self.waker.with_mut(|p| {
                     // SAFETY: REGISTERING: nobody else touches the waker.
                     let slot = unsafe { &mut *p };
-                    if !slot.as_ref().is_some_and(|w| w.will_wake(waker)) {
-                        *slot = Some(waker.clone());
+                    if slot.as_ref().is_some_and(|w| w.will_wake(waker)) {
+                        return None;
                     }
+                    let reopen = OnDrop::new(|| self.reopen());
+                    let fresh = waker.clone();
+                    reopen.defuse();
+                    slot.replace(fresh)
                 });
                 // AcqRel: releases the waker to the next wake; acquires a
                 // concurrent wake's flag.
@@ -193,6 +221,7 @@ impl WakerCell {
                         w.wake();
                     }
                 }
+                drop(old);
             }
             // A wake in progress: wake ourselves instead of waiting for it
             // (the executor polls again; under loom, let the waking thread
@@ -203,6 +232,18 @@ impl WakerCell {
                 waker.wake_by_ref();
             }
         }
+    }
+
+    /// After a clone that panicked in [`register`](Self::register): the
+    /// cell back to `IDLE`, with the waker it had. A wake that came
+    /// meanwhile (`WAKING`) goes with the panicking poll; a poll after it
+    /// registers and tries the ring again, as every poll does, so it
+    /// misses nothing.
+    #[cold]
+    fn reopen(&self) {
+        // Release: as the registration's own return to `IDLE` (nothing
+        // new was stored, so nothing more to publish).
+        self.state.store(IDLE, Ordering::Release);
     }
 
     /// Takes the waker out, unless a registration or another wake is in
@@ -334,6 +375,52 @@ impl Waiters {
             rmw_view(&self.masks[side as usize]).fetch_and(0, Ordering::Release);
         }
         *reg = Registration::None;
+    }
+}
+
+/// Runs its closure when dropped, unless [`defused`](Self::defuse): at
+/// the end of its scope, or as a panic unwinds past it. The waits run
+/// executors' code (a waker's clone, drop and wake), which may panic; these
+/// guards keep such a panic from leaving a cell locked or other waiters
+/// asleep.
+pub(crate) struct OnDrop<F: FnOnce()>(Option<F>);
+
+impl<F: FnOnce()> OnDrop<F> {
+    pub(crate) fn new(f: F) -> Self {
+        Self(Some(f))
+    }
+
+    /// Drops the guard without running the closure.
+    pub(crate) fn defuse(mut self) {
+        self.0 = None;
+    }
+}
+
+impl<F: FnOnce()> Drop for OnDrop<F> {
+    fn drop(&mut self) {
+        if let Some(f) = self.0.take() {
+            f();
+        }
+    }
+}
+
+/// Runs each of `wakes` in order; if one panics, the rest still run as
+/// the panic unwinds (a second panic among them aborts the process). For a
+/// notifier that wakes several independent lists (a close: pops, pushes,
+/// drain waiters), so that one executor's panicking waker does not leave the
+/// other lists asleep.
+pub(crate) fn each(wakes: &[&dyn Fn()]) {
+    struct Rest<'a>(core::slice::Iter<'a, &'a dyn Fn()>);
+    impl Drop for Rest<'_> {
+        fn drop(&mut self) {
+            for f in &mut self.0 {
+                f();
+            }
+        }
+    }
+    let mut rest = Rest(wakes.iter());
+    for f in rest.0.by_ref() {
+        f();
     }
 }
 

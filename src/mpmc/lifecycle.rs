@@ -77,7 +77,6 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
     pub fn close(&self) -> bool {
         let first = self.state.fetch_or(CLOSED, Ordering::SeqCst) & CLOSED == 0;
         self.wake_all();
-        M::closed(&self.marks);
         first
     }
 

@@ -405,8 +405,14 @@ impl Words {
                 // Relaxed, as above.
                 self.raise_at
                     .store(counts.ahead(c, self.high), Ordering::Relaxed);
+                // If a drain waiter's waker panics, the loop's next
+                // reading is still made, as the panic unwinds.
                 #[cfg(feature = "async")]
-                self.drain.notify_all();
+                {
+                    let again = crate::wait::OnDrop::new(|| self.settle(counts));
+                    self.drain.notify_all();
+                    again.defuse();
+                }
             }
         }
     }

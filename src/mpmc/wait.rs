@@ -110,14 +110,14 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
         let _ = n;
     }
 
-    /// After the close: wakes every waiting task.
+    /// After the close: wakes every waiting task and drain waiter, each
+    /// list also if a waker of an earlier one panics.
     #[inline]
     pub(super) fn wake_all(&self) {
         #[cfg(feature = "async")]
-        {
-            self.waiters[Side::Item as usize].notify_all();
-            self.waiters[Side::Room as usize].notify_all();
-        }
+        crate::wait::queue::close_sides(&self.waiters, &|| M::closed(&self.marks));
+        #[cfg(not(feature = "async"))]
+        M::closed(&self.marks);
     }
 }
 

@@ -34,8 +34,9 @@
 //! before posting.
 
 use super::list::{
-    Linked, Node, RawList, Target, Wake, LINKED, NOTIFIED_ALL, NOTIFIED_ONE, UNLINKED,
+    wake_each, Linked, Node, RawList, Target, Wake, LINKED, NOTIFIED_ALL, NOTIFIED_ONE, UNLINKED,
 };
+use super::OnDrop;
 use crate::sync::{fence, AtomicUsize, LoadStoreUsize, Ordering, UnsafeCell};
 use core::task::Poll;
 
@@ -208,11 +209,18 @@ impl WaitList {
                 ones += alls;
             });
             let (p_ones, p_all) = self.unlock();
-            for t in batch.into_iter().take(k) {
-                t.wake();
-            }
             ones += p_ones;
             all |= p_all;
+            // If a wake below panics, what is left (the waiters linked past
+            // this batch, the requests posted to this holder) is served as
+            // the panic unwinds: nobody else would serve it.
+            let left = OnDrop::new(move || {
+                if ones > 0 || all {
+                    self.wake(ones, all);
+                }
+            });
+            wake_each(batch.into_iter().take(k));
+            left.defuse();
             if ones == 0 && !all {
                 return;
             }
@@ -449,6 +457,13 @@ pub(crate) fn either_waits_after_seqcst(sides: &Sides) -> bool {
         fence(Ordering::SeqCst);
         either_waits(sides)
     }
+}
+
+/// After a close: wakes every waiter of both sides, then runs `then` (the
+/// drain waiters' wake), each also if a waker of an earlier one panics.
+pub(crate) fn close_sides(sides: &Sides, then: &dyn Fn()) {
+    let [items, room] = sides;
+    super::each(&[&|| items.notify_all(), &|| room.notify_all(), then]);
 }
 
 /// Both sides, empty.

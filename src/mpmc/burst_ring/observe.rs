@@ -28,7 +28,6 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
         // SeqCst: ordered with the claims (module docs, "Closed and drained").
         let was_open = self.prod.fetch_or(CLOSED, Ordering::SeqCst) & CLOSED == 0;
         self.wake_all();
-        M::closed(&self.marks);
         was_open
     }
 

@@ -121,14 +121,14 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
         self.waiters[Side::Room as usize].notify_all();
     }
 
-    /// After the close: wakes every waiter.
+    /// After the close: wakes every waiter and drain waiter, each list also
+    /// if a waker of an earlier one panics.
     #[inline]
     pub(super) fn wake_all(&self) {
         #[cfg(feature = "async")]
-        {
-            self.waiters[Side::Item as usize].notify_all();
-            self.waiters[Side::Room as usize].notify_all();
-        }
+        crate::wait::queue::close_sides(&self.waiters, &|| M::closed(&self.marks));
+        #[cfg(not(feature = "async"))]
+        M::closed(&self.marks);
     }
 }
 

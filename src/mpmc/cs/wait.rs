@@ -70,9 +70,9 @@
 use super::{Marks, NoMarks, Ring, State};
 use crate::sync::{LoadStoreUsize, Ordering};
 use crate::wait::list::{
-    Left, Linked, Node, RawList, Target, Wake, NOTIFIED_ALL, NOTIFIED_ONE, UNLINKED,
+    wake_each, Left, Linked, Node, RawList, Target, Wake, NOTIFIED_ALL, NOTIFIED_ONE, UNLINKED,
 };
-use crate::wait::Side;
+use crate::wait::{each, OnDrop, Side};
 use crate::{future, Closed};
 use core::task::Poll;
 
@@ -207,13 +207,24 @@ impl<T, const N: usize, M: Marks> Ring<T, N, M> {
                 drain,
             )
         });
-        if waiting {
-            self.wake_all(pick(Side::Item));
-            self.wake_all(pick(Side::Room));
-        }
-        if drain {
-            self.wake_drained();
-        }
+        // Each list is woken even if a waker of an earlier one panics.
+        each(&[
+            &|| {
+                if waiting {
+                    self.wake_all(pick(Side::Item));
+                }
+            },
+            &|| {
+                if waiting {
+                    self.wake_all(pick(Side::Room));
+                }
+            },
+            &|| {
+                if drain {
+                    self.wake_drained();
+                }
+            },
+        ]);
         was_open
     }
 
@@ -236,10 +247,7 @@ impl<T, const N: usize, M: Marks> Ring<T, N, M> {
     /// per critical section, and wakes each batch after its section.
     #[cold]
     #[inline(never)]
-    fn wake_all(
-        &self,
-        list: impl for<'s> Fn(&'s mut State<T, N, M>) -> (&'s mut RawList, &'s LoadStoreUsize),
-    ) {
+    fn wake_all(&self, list: Pick<T, N, M>) {
         let mut left = None;
         loop {
             let mut batch: [Target; BATCH] = [const { Target::None }; BATCH];
@@ -257,12 +265,15 @@ impl<T, const N: usize, M: Marks> Ring<T, N, M> {
                     *n = n.saturating_sub(1);
                 }
             });
-            for t in batch {
-                t.wake();
-            }
             if left == Some(0) {
+                wake_each(batch.into_iter());
                 return;
             }
+            // If a wake panics, the waiters still linked are woken as the
+            // panic unwinds: nobody else would wake them.
+            let rest = OnDrop::new(|| self.wake_all(list));
+            wake_each(batch.into_iter());
+            rest.defuse();
         }
     }
 
