@@ -166,7 +166,9 @@ impl<T> fmt::Debug for Overwritten<T> {
 pub struct RingStats {
     /// Items refused at the door and handed back to the caller: a failed
     /// `try_push`, the part of a burst or bulk push that did not fit, and
-    /// [`Overwritten::Rejected`] items.
+    /// [`Overwritten::Rejected`] items; and the item `push_iter` took from
+    /// its iterator and could not push (the ring closed, or on
+    /// `mpmc::cs::Ring` the room taken, while the iterator ran), dropped.
     pub rejected: usize,
     /// Items evicted from inside the ring by `push_overwrite` and handed back
     /// to the caller ([`Overwritten::Evicted`]).

@@ -272,3 +272,47 @@ fn spsc_peak_counts_a_split_as_a_look() {
     rx.clear();
     assert_eq!(RING.stats().peak, 4);
 }
+
+/// The item `push_iter` took from its iterator and could not push, because
+/// the iterator closed the ring before yielding it, is counted as rejected.
+#[test]
+fn push_iter_counts_the_item_a_close_refused_mpmc() {
+    let ring: mpmc::Ring<u32, 4> = mpmc::Ring::new();
+    let mut k = 0;
+    let pushed = ring.push_iter(std::iter::from_fn(|| {
+        k += 1;
+        if k == 2 {
+            ring.close();
+        }
+        Some(k)
+    }));
+    assert_eq!((pushed, ring.len(), ring.stats().rejected), (1, 1, 1));
+}
+
+/// On `mpmc::cs::Ring` the iterator runs outside the critical sections: an
+/// item whose room another push took meanwhile (here the iterator itself),
+/// or that a close refused, is counted as rejected.
+#[cfg(feature = "critical-section")]
+#[test]
+fn push_iter_counts_the_item_it_lost_the_room_for_mpmc_cs() {
+    let ring: mpmc::cs::Ring<u32, 2> = mpmc::cs::Ring::new();
+    let mut k = 0;
+    let pushed = ring.push_iter(std::iter::from_fn(|| {
+        k += 1;
+        if k == 2 {
+            assert!(ring.try_push(0).is_ok());
+        }
+        Some(k)
+    }));
+    assert_eq!((pushed, ring.len(), ring.stats().rejected), (1, 2, 1));
+    let closing: mpmc::cs::Ring<u32, 2> = mpmc::cs::Ring::new();
+    let mut k = 0;
+    let pushed = closing.push_iter(std::iter::from_fn(|| {
+        k += 1;
+        if k == 2 {
+            closing.close();
+        }
+        Some(k)
+    }));
+    assert_eq!((pushed, closing.len(), closing.stats().rejected), (1, 1, 1));
+}

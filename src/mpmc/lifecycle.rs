@@ -193,8 +193,8 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
     /// item is taken from `iter`, so on a full ring the rest stay in it
     /// (pass `&mut iter` to keep them); what does not fit is not counted as
     /// rejected. If a close lands between taking an item from `iter` and
-    /// publishing it, that one item is dropped: check
-    /// [`is_closed`](Self::is_closed) and use `try_push` where that matters.
+    /// publishing it, that one item is dropped and counted as rejected:
+    /// use `try_push`, which hands it back, where that matters.
     ///
     /// ```
     /// let ring: sluicegate::mpmc::Ring<u8, 4> = sluicegate::mpmc::Ring::new();
@@ -216,7 +216,9 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
             core::mem::forget(slot);
             // SAFETY: we took `i` from `fq`, so the slot is free and ours.
             unsafe { self.write(i, item) };
-            if self.publish(i).is_err() {
+            if let Err(Closed(lost)) = self.publish(i) {
+                self.rejected.add(1);
+                drop(lost);
                 break;
             }
             n += 1;

@@ -114,8 +114,9 @@ impl<T, const N: usize, M: Marks> Ring<T, N, M> {
     /// closed; returns how many it pushed. It looks for room before taking
     /// each item from `iter`, so on a full ring the rest stay in it (pass
     /// `&mut iter` to keep them). The iterator runs outside the critical
-    /// sections, so another context may take the room meanwhile: that one
-    /// item is then dropped. Where that matters, use `try_push`.
+    /// sections, so another context may take the room (or close the ring)
+    /// meanwhile: that one item is then dropped and counted as rejected.
+    /// Where that matters, use `try_push`, which hands it back.
     ///
     /// ```
     /// let ring: sluicegate::mpmc::cs::Ring<u8, 4> = sluicegate::mpmc::cs::Ring::new();
@@ -128,14 +129,16 @@ impl<T, const N: usize, M: Marks> Ring<T, N, M> {
         let mut n = 0;
         while self.with(|s| s.len < N) {
             let Some(item) = iter.next() else { break };
-            // Not `try_push`: a lost race for the room is not a rejection.
+            // Refused only if the room went while `iter` ran: the item is
+            // then rejected (a full ring counts it; a closed one does not,
+            // as it hands items back, so it is counted here).
             let pushed = self.with_push(
-                |s| {
-                    if s.len < N {
-                        s.push(item).map_err(TryPushError::into_inner)
-                    } else {
+                |s| match s.push(item) {
+                    Err(TryPushError::Closed(item)) => {
+                        s.rejected = s.rejected.wrapping_add(1);
                         Err(item)
                     }
+                    r => r.map_err(TryPushError::into_inner),
                 },
                 Result::is_ok,
             );
