@@ -442,6 +442,10 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
 /// Up to `max` of a [`BurstRing`]'s oldest items, claimed to be read in
 /// place; from [`BurstRing::read_chunk`]. Dropping it frees their slots.
 ///
+/// Leaking it (`mem::forget`) is safe but never frees them: the pushes
+/// that reach those slots again answer [`Stop::Busy`](super::Stop::Busy)
+/// (and `push_overwrite` makes their positions void) for good.
+///
 /// `Send` and `Sync` only where `T: Sync` (it lends out `&T`).
 pub struct ReadChunk<'r, T: Copy, const N: usize, const W: usize, M: Marks = NoMarks> {
     ring: &'r BurstRing<T, N, W, M>,

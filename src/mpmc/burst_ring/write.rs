@@ -70,6 +70,10 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
 /// [`BurstRing::write_chunk`]. Filling it publishes its items; dropping it
 /// unfilled leaves the rest void.
 ///
+/// Leaking it (`mem::forget`) is safe but never ends its claim: the pops
+/// behind it answer [`Stop::Busy`](super::Stop::Busy) for good, as behind
+/// a context that never resumes, and a closed ring is never drained.
+///
 /// `Send` and `Sync` where `T: Send` (it hands out no `&T`).
 pub struct WriteChunk<'r, T: Copy, const N: usize, const W: usize, M: Marks = NoMarks> {
     ring: &'r BurstRing<T, N, W, M>,
