@@ -317,6 +317,41 @@ fn a_wake_the_class_cannot_use_goes_down_the_classes() {
     assert_eq!(woken(&cn), 3);
 }
 
+/// The release of a permit taken on `Background`'s reserve frees a unit
+/// and that reserve; its one wake goes to the `Normal` waiter, which takes
+/// the unit and, a unit still being free, wakes the next waiter: the
+/// `Background` one, whose reserve admits it (default config, limit 8:
+/// `Normal` below 6, `Background` below 4 or on its reserve of 1).
+#[test]
+fn a_woken_waiter_that_leaves_a_unit_free_wakes_the_next() {
+    let g = Limiter::new(LimiterConfig {
+        min_limit: 8,
+        initial_limit: 8,
+        max_limit: 8,
+        ..LimiterConfig::DEFAULT
+    });
+    let critical = g.try_acquire_n(4).unwrap();
+    let normal_held = g.try_acquire_with(Priority::Normal).unwrap();
+    let background_held = g.try_acquire_with(Priority::Background).unwrap();
+    let (cn, wn) = counter();
+    let (cb, wb) = counter();
+    let mut background = Box::pin(g.acquire(Priority::Background));
+    let mut normal = Box::pin(g.acquire(Priority::Normal));
+    assert!(poll_once(&mut background, &wb).is_pending());
+    assert!(poll_once(&mut normal, &wn).is_pending());
+    drop(background_held); // 5 in flight, the reserve free
+    assert_eq!((woken(&cn), woken(&cb)), (1, 0), "the higher class first");
+    let Poll::Ready(Some(n)) = poll_once(&mut normal, &wn) else {
+        panic!("the normal waiter takes the unit");
+    };
+    assert_eq!(woken(&cb), 1, "a unit is free: the next waiter is woken");
+    let Poll::Ready(Some(b)) = poll_once(&mut background, &wb) else {
+        panic!("the reserve admits the background waiter");
+    };
+    assert_eq!(g.in_flight(), 7);
+    drop((critical, normal_held, n, b));
+}
+
 #[test]
 fn a_dropped_waiter_passes_its_wake_on() {
     let g = gate(1, 10, BacklogOrder::Lifo);

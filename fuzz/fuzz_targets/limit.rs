@@ -23,7 +23,8 @@
 //! exactly the `n` waiters the model expects (the first
 //! linked one of the highest class, the newest under LIFO, the oldest under
 //! FIFO, a waiter woken and refused again at the front of its class, and
-//! then, with a unit free, the first waiter of a lower class woken); a
+//! then, with a unit free, the first waiter of a lower class woken; a
+//! woken waiter admitted with a unit still free wakes the first waiter); a
 //! waiter dropped with an unused wake passes it on; a waiter's try once
 //! linked, refused with nothing in flight at a limit that admits its class
 //! nothing, raises the limit by one and wakes the first waiter; `queued`,
@@ -430,6 +431,11 @@ fuzz_target!(|input: Input| {
                             held.push((permit, class, epochs));
                             admitted += 1;
                             shed[class] += usize::from(shadow);
+                            // Woken, and a unit still free: it wakes the
+                            // list's first.
+                            if linked.is_none() && units(&held) < limit as usize {
+                                wake_first(&mut list, &mut waiters);
+                            }
                         }
                         Poll::Pending => {
                             assert!(

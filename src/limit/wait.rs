@@ -20,7 +20,10 @@
 //! that its class may not take, it first wakes the first waiter of a lower
 //! class, whose reserve may let it in (a `Background` waiter that holds no
 //! permit while `Normal` waiters are at their share), and so on down the
-//! classes. A waiter refused with nothing in flight, at a limit that admits
+//! classes. A woken waiter that is admitted and leaves a unit free wakes
+//! the next waiter (the release of a permit taken on a class's reserve
+//! frees that reserve as well as a unit, and its one wake may have gone to
+//! a higher class). A waiter refused with nothing in flight, at a limit that admits
 //! its class nothing, raises the limit by one as a fresh request would
 //! (`src/limit.rs`), and the raise's wake goes to the first waiter.
 //! Admission itself is unchanged: a waiter is admitted by the same one-CAS
@@ -301,6 +304,12 @@ impl<'a> Acquire<'a> {
                 this.counted = false;
                 this.done = true;
                 limiter.leave_backlog();
+                // Woken, and a unit is still free: another waiter may take
+                // it (a release that freed a lower class's reserve as well
+                // as a unit woke one waiter, and this one took the unit).
+                if woken && limiter.in_flight() < limiter.limit() {
+                    limiter.wake_waiters(1);
+                }
                 Poll::Ready(Some(permit))
             }
             Poll::Pending => {

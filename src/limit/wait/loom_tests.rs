@@ -37,6 +37,54 @@ fn gate_of(n: u32) -> &'static Limiter {
     ))
 }
 
+/// A thread that polls a waiting acquire until it resolves or is stopped,
+/// parked in `block_on` between polls.
+struct Driven {
+    done: loom::sync::Arc<loom::sync::atomic::AtomicBool>,
+    parked: loom::sync::Arc<loom::sync::Mutex<Option<Waker>>>,
+    thread: thread::JoinHandle<Option<crate::limit::Permit<'static>>>,
+}
+
+impl Driven {
+    fn spawn(mut acquire: core::pin::Pin<Box<crate::limit::Acquire<'static>>>) -> Self {
+        use loom::sync::atomic::{AtomicBool, Ordering};
+        use loom::sync::{Arc, Mutex};
+        let done = Arc::new(AtomicBool::new(false));
+        let parked: Arc<Mutex<Option<Waker>>> = Arc::new(Mutex::new(None));
+        let (d, p) = (done.clone(), parked.clone());
+        let thread = thread::spawn(move || {
+            block_on(core::future::poll_fn(|cx| {
+                *p.lock().unwrap() = Some(cx.waker().clone());
+                if d.load(Ordering::SeqCst) {
+                    return Poll::Ready(None);
+                }
+                if let Poll::Ready(got) = acquire.as_mut().poll(cx) {
+                    return Poll::Ready(got);
+                }
+                if d.load(Ordering::SeqCst) {
+                    Poll::Ready(None)
+                } else {
+                    Poll::Pending
+                }
+            }))
+        });
+        Driven {
+            done,
+            parked,
+            thread,
+        }
+    }
+
+    /// Stops it (wakes it to see so) and returns what it was admitted to.
+    fn stop(self) -> Option<crate::limit::Permit<'static>> {
+        self.done.store(true, loom::sync::atomic::Ordering::SeqCst);
+        if let Some(w) = self.parked.lock().unwrap().take() {
+            w.wake();
+        }
+        self.thread.join().unwrap()
+    }
+}
+
 /// The hand-off: the permit's holder releases it on another thread while
 /// the main thread waits for it.
 #[test]
@@ -131,9 +179,6 @@ fn loom_limit_wait_cancelled_waiter_passes_its_wake_on() {
 /// wake down, or `Background` sleeps for ever beside a free unit.
 #[test]
 fn loom_limit_wait_unusable_wake_goes_down_the_classes() {
-    use loom::sync::atomic::{AtomicBool, Ordering};
-    use loom::sync::{Arc, Mutex};
-
     explores::capped(1, || {
         let g = gate_of(8);
         let mut held: std::vec::Vec<_> = (0..8).map(|_| g.try_acquire().unwrap()).collect();
@@ -147,31 +192,11 @@ fn loom_limit_wait_unusable_wake_goes_down_the_classes() {
             a.ignore();
             b.ignore();
         });
-        // Drives the `Normal` waiter (never admitted) until told to stop.
-        let done = Arc::new(AtomicBool::new(false));
-        let parked: Arc<Mutex<Option<Waker>>> = Arc::new(Mutex::new(None));
-        let (d, p) = (done.clone(), parked.clone());
-        let driver = thread::spawn(move || {
-            block_on(core::future::poll_fn(|cx| {
-                *p.lock().unwrap() = Some(cx.waker().clone());
-                if d.load(Ordering::SeqCst) {
-                    return Poll::Ready(());
-                }
-                assert!(normal.as_mut().poll(cx).is_pending());
-                if d.load(Ordering::SeqCst) {
-                    Poll::Ready(())
-                } else {
-                    Poll::Pending
-                }
-            }));
-        });
+        // The `Normal` waiter is never admitted.
+        let driver = Driven::spawn(normal);
         let got = block_on(background).expect("admitted on its reserve");
-        done.store(true, Ordering::SeqCst);
-        if let Some(w) = parked.lock().unwrap().take() {
-            w.wake();
-        }
+        assert!(driver.stop().is_none(), "Normal admitted past its share");
         releaser.join().unwrap();
-        driver.join().unwrap();
         assert_eq!(g.in_flight(), 7);
         got.ignore();
         drop(held);
@@ -254,5 +279,39 @@ fn loom_limit_wait_a_waiter_shut_out_raises_the_limit() {
         releaser.join().unwrap();
         assert_eq!((g.limit(), g.in_flight()), (2, 1));
         got.ignore();
+    });
+}
+
+/// The release of a permit taken on `Background`'s reserve frees a unit
+/// and that reserve; its one wake may go to the `Normal` waiter, which
+/// takes the unit: that waiter, admitted with a unit still free, wakes the
+/// next, so the `Background` waiter is admitted on its reserve (limit 8:
+/// `Critical` holds 4, `Normal` 1, `Background` 1 on its reserve; the
+/// `Normal` waiter is admitted only if it comes first). Without that wake
+/// the `Background` waiter sleeps beside its unit: a deadlock.
+#[test]
+fn loom_limit_wait_an_admitted_waiter_wakes_the_next() {
+    explores::model(|| {
+        let g = gate_of(8);
+        let critical = g.try_acquire_n(4).unwrap();
+        let normal_held = g.try_acquire_with(Priority::Normal).unwrap();
+        let background_held = g.try_acquire_with(Priority::Background).unwrap();
+        let mut cx = Context::from_waker(Waker::noop());
+        let mut normal = Box::pin(g.acquire(Priority::Normal));
+        assert!(normal.as_mut().poll(&mut cx).is_pending());
+        let mut background = Box::pin(g.acquire(Priority::Background));
+        assert!(background.as_mut().poll(&mut cx).is_pending());
+        let releaser = thread::spawn(move || background_held.ignore());
+        let driver = Driven::spawn(normal);
+        let b = block_on(background).expect("admitted on its reserve");
+        let n = driver.stop();
+        releaser.join().unwrap();
+        assert_eq!(g.in_flight(), 6 + u32::from(n.is_some()));
+        for p in [Some(critical), Some(normal_held), n, Some(b)]
+            .into_iter()
+            .flatten()
+        {
+            p.ignore();
+        }
     });
 }
