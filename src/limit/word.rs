@@ -50,6 +50,18 @@
 //! increment to roll back. A cut may leave in flight above the new limit; it
 //! then drains, as nothing is admitted until it is below.
 //!
+//! **The one exception: the word comes back.** "The word read was still
+//! the latest" holds unless the word left that value and came back to it:
+//! an admission suspended between its loads and its CAS while a multiple of
+//! 2^24 admissions (2^12 on 32-bit targets) were made, with the limit and
+//! the epoch back where they were (a fixed limit keeps them there), finds
+//! its word again and acts on release counters that are that many
+//! admissions old. It can then take a unit past the limit, and while in
+//! flight is above `max_limit` the readers that re-read such a difference
+//! (`in_flight`, `stats`, a refused admission) retry until a release brings
+//! it down. On 64-bit targets that needs 16 777 216 admissions during one
+//! suspension of one admission, at one exact count; on 32-bit ones 4 096.
+//!
 //! ## Why three release counters
 //!
 //! Splitting the releases off the word keeps a release to one `fetch_add`;
