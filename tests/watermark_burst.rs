@@ -106,8 +106,11 @@ fn model_check<const N: usize>(steps: usize, seed: u64) {
                     4 => {
                         // A write chunk filled in part: the rest are voids,
                         // which a later pop passes (and which count until
-                        // then, as claimed positions).
+                        // then, as claimed positions), or the chunk's drop
+                        // if they are at the front. The claim counts its
+                        // positions first.
                         if let Ok(chunk) = ring.write_chunk(k) {
+                            m.moved(ring.len());
                             let fill = rng.below(chunk.len() + 1);
                             chunk.fill_from_slice(&vec![7; fill]);
                         }

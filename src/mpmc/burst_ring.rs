@@ -130,7 +130,11 @@
 //! *passes* the run of voids there: it claims the front with a CAS of
 //! `cons` that sets the *passing* flag, flips both bits of each void (so
 //! the laps stay even), stores `cons` past them (still flagged), clears
-//! their marks, and clears the flag; pops that see the flag answer busy.
+//! their marks, and clears the flag; pops that see the flag answer busy. A
+//! write chunk dropped with its unfilled positions at the front (`cons` at
+//! its first void) passes them itself, the same way, so that they do not
+//! keep room from the pushes until a pop comes; voids behind an item wait
+//! for the pops.
 //!
 //! When the run is empty, the call decides between its answers with one
 //! more load of each counter: a push whose first position's previous lap is

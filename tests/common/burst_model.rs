@@ -173,6 +173,10 @@ impl Model {
             assert!(self.pushing.remove(q));
             self.voids.insert(*q);
         }
+        // Voids at the front are passed at once, as a pop would pass them.
+        if positions.get(written) == Some(&self.cons) {
+            self.skip_front_voids();
+        }
     }
 
     /// Counts a refusal as the ring does, and returns it.

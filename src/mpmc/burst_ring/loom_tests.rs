@@ -316,10 +316,13 @@ fn push_past_a_void(burst: bool, popper: bool) {
 fn pass_of_a_void_vs_pops() {
     explores::model(|| {
         let r = Arc::new(R2::new());
-        // Position 0 holds a stale 9 in slot 0; the void is position 2.
+        // Position 0 holds a stale 9 in slot 0; the void is position 2,
+        // made behind the item of position 1 and at the front once that
+        // is popped (a chunk dropped at the front passes its own voids).
         r.push_burst(&[9, 9]);
-        r.pop_burst(&mut [0; 2]);
+        assert_eq!(r.try_pop(), Ok(9));
         drop(r.write_chunk(1).unwrap());
+        assert_eq!(r.try_pop(), Ok(9));
         r.try_push(1).unwrap();
         let r2 = r.clone();
         let p = thread::spawn(move || {
@@ -335,6 +338,24 @@ fn pass_of_a_void_vs_pops() {
         got.extend(p.join().unwrap());
         got.extend(drain(&r));
         assert_eq!(got, [1], "only the pushed item, once");
+        whole(&*r);
+    });
+}
+
+/// A write chunk dropped unfilled at the front, against a pop: whichever
+/// comes to the voids passes them (the drop itself if the pop came first),
+/// so the ring ends with room for `N` items and the pop took nothing.
+#[test]
+fn dropped_chunk_passes_its_front_voids_vs_a_pop() {
+    explores::model(|| {
+        let r = Arc::new(R2::new());
+        let chunk = r.write_chunk(2).unwrap();
+        let r2 = r.clone();
+        let p = thread::spawn(move || r2.try_pop());
+        drop(chunk);
+        let popped = p.join().unwrap();
+        assert!(matches!(popped, Err(PopError::Empty | PopError::Busy)));
+        assert_eq!(r.len(), 0, "voids left at the front");
         whole(&*r);
     });
 }

@@ -292,8 +292,8 @@ enum Extra {
     /// A read chunk holds the oldest item (the stopped overwrite makes a
     /// void in its slot); released at the end.
     HeldOldest,
-    /// A void at the front (a write chunk dropped unfilled), then the
-    /// items.
+    /// A void at the front (a write chunk dropped unfilled behind an item
+    /// since popped), then the items.
     VoidFirst,
 }
 
@@ -330,9 +330,15 @@ fn scenario_with(
     assert_eq!(r.pop_burst(&mut out[..offset]).count, offset, "{ctx}");
     d.m.pop_burst(offset);
     if extra == Extra::VoidFirst {
+        // A void behind an item, then the item popped: a chunk dropped
+        // at the front would pass its void itself.
+        assert_eq!(r.try_push(u32::MAX), Ok(()), "{ctx}");
+        d.m.push_burst(&[u32::MAX]);
         drop(r.write_chunk(1).unwrap());
         let at = d.m.claim_push(1);
         d.m.drop_chunk(&at, &[], 0);
+        assert_eq!(r.try_pop(), Ok(u32::MAX), "{ctx}");
+        let _ = d.m.pop_burst(1);
     }
     assert_eq!(r.push_burst(&setup[offset..]).count, fill, "{ctx}");
     d.m.push_burst(&setup[offset..]);
@@ -587,7 +593,10 @@ fn a_pop_waiting_behind_a_pass_of_voids_is_woken() {
     }
 
     let ring: BurstRing<u32, 8, 1> = BurstRing::new();
-    drop(ring.write_chunk(1).unwrap()); // a void at the front
+    // A void at the front: behind an item, the item popped.
+    ring.try_push(0).unwrap();
+    drop(ring.write_chunk(1).unwrap());
+    assert_eq!(ring.try_pop(), Ok(0));
     ring.try_push(7).unwrap();
     ring.try_push(8).unwrap();
     let count = Arc::new(Count(AtomicUsize::new(0)));

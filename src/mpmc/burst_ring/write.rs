@@ -68,7 +68,8 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
 
 /// Free slots of a [`BurstRing`] claimed to be filled in place; from
 /// [`BurstRing::write_chunk`]. Filling it publishes its items; dropping it
-/// unfilled leaves the rest void.
+/// unfilled leaves the rest void (passed at once if they are the oldest
+/// positions, else by the pops, which skip them).
 ///
 /// Leaking it (`mem::forget`) is safe but never ends its claim: the pops
 /// behind it answer [`Stop::Busy`](super::Stop::Busy) for good, as behind
@@ -216,6 +217,14 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> Drop for WriteChunk<'_, 
         if self.written < self.len {
             let rest = self.from.wrapping_add(self.written * ONE);
             mark::<N, W>(&self.ring.room.void, rest, self.len - self.written, true);
+            // Voids at the front are passed at once, as a pop would pass
+            // them: else they keep room from the pushes (a full ring with
+            // no item in it, after a fill that panicked) until a pop comes.
+            // The pass claims the front from `rest` with a CAS, so it runs
+            // only if `cons` is there (module docs, "Keeping the newest").
+            if self.ring.front() == (rest, false) {
+                self.ring.pass_voids(rest);
+            }
         }
         // A pop waiting at a void can pass it now: wake one at least.
         self.ring.wake_poppers(self.written.max(1));

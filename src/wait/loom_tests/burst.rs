@@ -116,7 +116,11 @@ fn loom_wait_burst_push_woken_by_eviction_end() {
 fn loom_wait_burst_pop_woken_by_the_end_of_a_pass() {
     explores::model(|| {
         let r = Arc::new(BurstRing::<u32, 4, 1>::new());
-        drop(r.write_chunk(1).unwrap()); // a void at the front
+        // A void behind an item, the item popped: a void at the front (a
+        // chunk dropped at the front would pass its void itself).
+        r.try_push(0).unwrap();
+        drop(r.write_chunk(1).unwrap());
+        assert_eq!(r.try_pop(), Ok(0));
         r.push_burst(&[7, 8]);
         let r2 = r.clone();
         let passer = thread::spawn(move || r2.try_pop().ok());
