@@ -82,9 +82,10 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     /// range's items that fit take one). An iterator whose lower bound is 0
     /// (a `filter`, say) is taken one item per claim; if it ends without its
     /// upper bound saying so first (a `from_fn`), the claim that finds it
-    /// ended is left a void, which the next pop passes (never an item;
-    /// `len` counts it until then). If the iterator panics, what it made
-    /// is published and the rest of that claim left void.
+    /// ended is left a void (never an item): passed at once if it is the
+    /// oldest position, else by the pop that reaches it (`len` counts it
+    /// until then). If the iterator panics, what it made is published and
+    /// the rest of that claim left void, the same way.
     ///
     /// ```
     /// let ring: sluicegate::mpmc::burst_ring::BurstRing<u8, 4, 1> =
