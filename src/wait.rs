@@ -138,9 +138,8 @@
 //!   level) has taken its waiters out of the list before it wakes them: if
 //!   one's `wake` panics, the others of its batch, the waiters still linked
 //!   and the requests posted to the lock's holder are served as the panic
-//!   unwinds; a close goes on to the other lists too (`OnDrop`, `each`,
-//!   `list::wake_each`). A second panic in that unwinding aborts the
-//!   process.
+//!   unwinds; a close goes on to the other lists too (`OnDrop`, `each`).
+//!   A second panic in that unwinding aborts the process.
 //!
 //! # References
 //!
@@ -404,23 +403,23 @@ impl<F: FnOnce()> Drop for OnDrop<F> {
     }
 }
 
-/// Runs each of `wakes` in order; if one panics, the rest still run as
-/// the panic unwinds (a second panic among them aborts the process). For a
-/// notifier that wakes several independent lists (a close: pops, pushes,
-/// drain waiters), so that one executor's panicking waker does not leave the
-/// other lists asleep.
-pub(crate) fn each(wakes: &[&dyn Fn()]) {
-    struct Rest<'a>(core::slice::Iter<'a, &'a dyn Fn()>);
-    impl Drop for Rest<'_> {
+/// Runs `f` on each of `items` in order; if one call panics, the rest
+/// still run as the panic unwinds (a second panic among them aborts the
+/// process). For a notifier's wakes: the waiters of a batch are out of the
+/// list already, and a close wakes several independent lists, so one
+/// executor's panicking waker must not leave the others asleep.
+pub(crate) fn each<I: Iterator, F: FnMut(I::Item)>(items: I, f: F) {
+    struct Rest<I: Iterator, F: FnMut(I::Item)>(I, F);
+    impl<I: Iterator, F: FnMut(I::Item)> Drop for Rest<I, F> {
         fn drop(&mut self) {
-            for f in &mut self.0 {
-                f();
+            for x in &mut self.0 {
+                (self.1)(x);
             }
         }
     }
-    let mut rest = Rest(wakes.iter());
-    for f in rest.0.by_ref() {
-        f();
+    let mut rest = Rest(items, f);
+    for x in rest.0.by_ref() {
+        (rest.1)(x);
     }
 }
 

@@ -94,24 +94,6 @@ impl Target {
     }
 }
 
-/// Wakes each of `targets` in order (outside any lock). Their nodes are out
-/// of the list already, so if one's `wake` panics the rest are still woken
-/// as the panic unwinds (a second panic among them aborts the process).
-pub(crate) fn wake_each(targets: impl Iterator<Item = Target>) {
-    struct Rest<I: Iterator<Item = Target>>(I);
-    impl<I: Iterator<Item = Target>> Drop for Rest<I> {
-        fn drop(&mut self) {
-            for t in &mut self.0 {
-                t.wake();
-            }
-        }
-    }
-    let mut rest = Rest(targets);
-    for t in rest.0.by_ref() {
-        t.wake();
-    }
-}
-
 /// One waiter: lives in a pinned future or a blocking call's frame, and is
 /// linked into its side's list while it waits. `!Unpin`: the list holds its
 /// address.

@@ -34,9 +34,9 @@
 //! before posting.
 
 use super::list::{
-    wake_each, Linked, Node, RawList, Target, Wake, LINKED, NOTIFIED_ALL, NOTIFIED_ONE, UNLINKED,
+    Linked, Node, RawList, Target, Wake, LINKED, NOTIFIED_ALL, NOTIFIED_ONE, UNLINKED,
 };
-use super::OnDrop;
+use super::{each, OnDrop};
 use crate::sync::{fence, AtomicUsize, LoadStoreUsize, Ordering, UnsafeCell};
 use core::task::Poll;
 
@@ -219,7 +219,7 @@ impl WaitList {
                     self.wake(ones, all);
                 }
             });
-            wake_each(batch.into_iter().take(k));
+            each(batch.into_iter().take(k), Target::wake);
             left.defuse();
             if ones == 0 && !all {
                 return;
@@ -463,7 +463,8 @@ pub(crate) fn either_waits_after_seqcst(sides: &Sides) -> bool {
 /// drain waiters' wake), each also if a waker of an earlier one panics.
 pub(crate) fn close_sides(sides: &Sides, then: &dyn Fn()) {
     let [items, room] = sides;
-    super::each(&[&|| items.notify_all(), &|| room.notify_all(), then]);
+    let wakes: [&dyn Fn(); 3] = [&|| items.notify_all(), &|| room.notify_all(), then];
+    each(wakes.into_iter(), |wake| wake());
 }
 
 /// Both sides, empty.

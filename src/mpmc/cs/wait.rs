@@ -70,7 +70,7 @@
 use super::{Marks, NoMarks, Ring, State};
 use crate::sync::{LoadStoreUsize, Ordering};
 use crate::wait::list::{
-    wake_each, Left, Linked, Node, RawList, Target, Wake, NOTIFIED_ALL, NOTIFIED_ONE, UNLINKED,
+    Left, Linked, Node, RawList, Target, Wake, NOTIFIED_ALL, NOTIFIED_ONE, UNLINKED,
 };
 use crate::wait::{each, OnDrop, Side};
 use crate::{future, Closed};
@@ -208,23 +208,24 @@ impl<T, const N: usize, M: Marks> Ring<T, N, M> {
             )
         });
         // Each list is woken even if a waker of an earlier one panics.
-        each(&[
+        let wakes: [&dyn Fn(); 3] = [
             &|| {
                 if waiting {
-                    self.wake_all(pick(Side::Item));
+                    self.wake_all(pick(Side::Item))
                 }
             },
             &|| {
                 if waiting {
-                    self.wake_all(pick(Side::Room));
+                    self.wake_all(pick(Side::Room))
                 }
             },
             &|| {
                 if drain {
-                    self.wake_drained();
+                    self.wake_drained()
                 }
             },
-        ]);
+        ];
+        each(wakes.into_iter(), |wake| wake());
         was_open
     }
 
@@ -266,13 +267,13 @@ impl<T, const N: usize, M: Marks> Ring<T, N, M> {
                 }
             });
             if left == Some(0) {
-                wake_each(batch.into_iter());
+                each(batch.into_iter(), Target::wake);
                 return;
             }
             // If a wake panics, the waiters still linked are woken as the
             // panic unwinds: nobody else would wake them.
             let rest = OnDrop::new(|| self.wake_all(list));
-            wake_each(batch.into_iter());
+            each(batch.into_iter(), Target::wake);
             rest.defuse();
         }
     }
