@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The README's test command: unit, integration and doc tests of the library
 # on the host, default features; then the `critical-section` feature's, the
-# waits', the tower layer's and the limiter scenario suite.
+# waits', the tower layer's, the limiter's narrow admission word and the
+# limiter scenario suite.
 #
 #   ci/test.sh
 set -euo pipefail
@@ -24,6 +25,10 @@ cargo test --features std,critical-section --doc
 # The tower layer (a workspace member of its own, not built by the plain
 # `cargo test` above): its tests, doc tests, and the example's build.
 cargo test -p sluicegate-tower
+# The limiter's 32-bit admission word on the host, so that its wrap (4096
+# admissions there, 2^32 in the 64-bit word) is tested: the limiter's unit
+# tests, in a target directory of their own (another cfg).
+RUSTFLAGS="--cfg sluicegate_narrow_word" cargo test --release --target-dir target/narrow --lib limit::
 # The limiter scenario suite's goals on the full-length scenarios (release:
 # they are skipped in the debug build above, where they take minutes).
 cargo test --release --test limit_scenarios

@@ -576,7 +576,7 @@ fn counters_near_wraparound_keep_in_flight_and_windows() {
     let l = Limiter::with_start(config(1, 16, 40), 0, start).unwrap();
     assert_eq!(
         admitted_of(l.hot.state.load(Ordering::Relaxed)),
-        COUNT_MASK - 5
+        ADMITTED_MASK - 5
     );
     assert_eq!(l.in_flight(), 0);
     // The step doubles (up to a quarter of the limit): 16 → 17 → 19 → 23.

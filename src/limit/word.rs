@@ -10,12 +10,12 @@
 //!
 //! | bits (32-bit `usize`) | bits (64-bit `usize`) | field                                 |
 //! |-----------------------|-----------------------|---------------------------------------|
-//! | `0..12`               | `0..24`               | `admitted` (permits granted, wrapping) |
-//! | `12..24`              | `24..48`              | `limit`                               |
-//! | `24..32`              | `48..64`              | `epoch` (cuts so far, wrapping)       |
+//! | `0..12`               | `0..32`               | `admitted` (permits granted, wrapping) |
+//! | `12..24`              | `32..52`              | `limit`                               |
+//! | `24..32`              | `52..64`              | `epoch` (cuts so far, wrapping)       |
 //!
 //! Write `released` for the wrapping sum of the three counters. In flight is
-//! `admitted − released` (mod 2^12 or 2^24).
+//! `admitted − released` (mod 2^12 or 2^32).
 //!
 //! | transition | operation | from → to | who |
 //! |------------|-----------|-----------|-----|
@@ -53,14 +53,20 @@
 //! **The one exception: the word comes back.** "The word read was still
 //! the latest" holds unless the word left that value and came back to it:
 //! an admission suspended between its loads and its CAS while a multiple of
-//! 2^24 admissions (2^12 on 32-bit targets) were made, with the limit and
+//! 2^32 admissions (2^12 on 32-bit targets) were made, with the limit and
 //! the epoch back where they were (a fixed limit keeps them there), finds
 //! its word again and acts on release counters that are that many
 //! admissions old. It can then take a unit past the limit, and while in
 //! flight is above `max_limit` the readers that re-read such a difference
 //! (`in_flight`, `stats`, a refused admission) retry until a release brings
-//! it down. On 64-bit targets that needs 16 777 216 admissions during one
-//! suspension of one admission, at one exact count; on 32-bit ones 4 096.
+//! it down. On 64-bit targets that needs 4 294 967 296 admissions during
+//! one suspension of one admission (seven minutes at ten million a
+//! second), at one exact count; the field is that wide for this, which
+//! leaves the limit 20 bits. On 32-bit targets it needs 4 096, which an
+//! admission preempted for long by busier contexts can see; a wider field
+//! there would take bits the limit and the epoch need, and keeping in
+//! flight in the word instead would cost every release a second
+//! read-modify-write.
 //!
 //! ## Why three release counters
 //!
@@ -99,9 +105,10 @@
 //! release moves it by its weight at once, which the argument above does
 //! not need.)
 //!
-//! The epoch has 8 bits on 32-bit targets: a permit held across exactly a
-//! multiple of 256 cuts could cut once more. The limit is at most
-//! [`MAX_LIMIT`] (4095 on 32-bit targets, 2^24 − 1 on 64-bit ones).
+//! The epoch has 8 bits on 32-bit targets and 12 on 64-bit ones: a permit
+//! held across exactly a multiple of 256 (4096) cuts could cut once more.
+//! The limit is at most [`MAX_LIMIT`] (4095 on 32-bit targets, 2^20 − 1
+//! on 64-bit ones).
 //!
 
 use crate::sync::{AtomicUsize, Ordering, SharedCounter};
@@ -111,40 +118,47 @@ const _: () = assert!(
     "the limiter needs a usize of at least 32 bits"
 );
 
-/// Bits of the `admitted` and `limit` fields.
-pub(super) const COUNT_BITS: u32 = if usize::BITS >= 64 { 24 } else { 12 };
-pub(super) const COUNT_MASK: usize = (1 << COUNT_BITS) - 1;
-pub(super) const LIMIT_SHIFT: u32 = COUNT_BITS;
-pub(super) const EPOCH_SHIFT: u32 = 2 * COUNT_BITS;
+/// Whether the word has the 32-bit layout: on 32-bit targets, and on any
+/// with `--cfg sluicegate_narrow_word` (so that hosts can run the tests of
+/// its wrap, which takes 2^32 admissions in the wide layout).
+const NARROW: bool = usize::BITS < 64 || cfg!(sluicegate_narrow_word);
+/// Bits of the `admitted` field.
+pub(super) const ADMITTED_BITS: u32 = if NARROW { 12 } else { 32 };
+pub(super) const ADMITTED_MASK: usize = (1 << ADMITTED_BITS) - 1;
+/// Bits of the `limit` field.
+const LIMIT_BITS: u32 = if NARROW { 12 } else { 20 };
+const LIMIT_MASK: usize = (1 << LIMIT_BITS) - 1;
+pub(super) const LIMIT_SHIFT: u32 = ADMITTED_BITS;
+pub(super) const EPOCH_SHIFT: u32 = ADMITTED_BITS + LIMIT_BITS;
 pub(super) const EPOCH_MASK: usize = usize::MAX >> EPOCH_SHIFT;
 
 /// The largest limit this target's admission word can hold: 4095 where
-/// `usize` has 32 bits, 2^24 − 1 where it has 64.
-pub const MAX_LIMIT: u32 = COUNT_MASK as u32;
+/// `usize` has 32 bits, 2^20 − 1 (1 048 575) where it has 64.
+pub const MAX_LIMIT: u32 = LIMIT_MASK as u32;
 
-/// The admitted count (mod 2^COUNT_BITS) of an admission word, or the
+/// The admitted count (mod 2^ADMITTED_BITS) of an admission word, or the
 /// in-flight count of the word a permit keeps.
 #[inline(always)]
 pub(super) const fn admitted_of(word: usize) -> usize {
-    word & COUNT_MASK
+    word & ADMITTED_MASK
 }
 
 /// A permit's word keeps its in-flight count where the admission word keeps
 /// the admitted count.
 #[inline(always)]
 pub(super) const fn in_flight_of(word: usize) -> usize {
-    word & COUNT_MASK
+    word & ADMITTED_MASK
 }
 
 /// The word with its admitted count `n` higher, wrapping inside its field.
 #[inline(always)]
 pub(super) const fn bump_admitted(word: usize, n: usize) -> usize {
-    (word & !COUNT_MASK) | (word.wrapping_add(n) & COUNT_MASK)
+    (word & !ADMITTED_MASK) | (word.wrapping_add(n) & ADMITTED_MASK)
 }
 
 #[inline(always)]
 pub(super) const fn limit_of(word: usize) -> usize {
-    (word >> LIMIT_SHIFT) & COUNT_MASK
+    (word >> LIMIT_SHIFT) & LIMIT_MASK
 }
 
 #[inline(always)]
@@ -154,7 +168,7 @@ pub(super) const fn epoch_of(word: usize) -> usize {
 
 #[inline(always)]
 pub(super) const fn pack(count: usize, limit: usize, epoch: usize) -> usize {
-    (count & COUNT_MASK) | (limit << LIMIT_SHIFT) | ((epoch & EPOCH_MASK) << EPOCH_SHIFT)
+    (count & ADMITTED_MASK) | (limit << LIMIT_SHIFT) | ((epoch & EPOCH_MASK) << EPOCH_SHIFT)
 }
 
 /// Critical's share: the whole limit, the last permit included.
