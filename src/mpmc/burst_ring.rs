@@ -249,13 +249,16 @@
 //! unpublished before the mark answers busy, as for a push in progress.
 //!
 //! **Closed and drained is final.** A pop answers [`Stop::Closed`] when
-//! `prod` carries the close bit and `cons == prod`. Pushes refuse once they
-//! see the bit, and every claim CAS after the close fails (the word
-//! changed), so `prod` then moves only by a `push_overwrite` that claimed
-//! before the close. It claims in `prod` first, so `prod > cons` until it
-//! has published its item; a pass holds `cons` with its flag, which never
-//! equals `prod`. Pops still in progress only take items, so they do not
-//! hold the answer back.
+//! `prod` carries the close bit and not the evicting flag, and
+//! `cons == prod`. Pushes refuse once they see the bit, and every claim
+//! CAS after the close fails (the word changed), so `prod` then moves only
+//! by a `push_overwrite` that claimed before the close, and it holds the
+//! evicting flag from that claim until it has published its item or given
+//! its position back. (Its claims stay ahead of `cons` but for one case:
+//! a void it made can be passed before it claims its next position, so
+//! `cons == prod` with the flag set; the pop answers busy then.) A pass
+//! holds `cons` with its flag, which never equals `prod`. Pops still in
+//! progress only take items, so they do not hold the answer back.
 //!
 //! # Progress
 //!

@@ -149,8 +149,12 @@ impl Model {
         if bulk_short || !self.closed {
             return Why::Empty;
         }
-        // Closed and drained (no eviction is in progress with `cons ==
-        // prod`, and a pop in progress only takes).
+        if self.evicting {
+            // An eviction whose void was passed up to `prod` claims its
+            // next position after the close too.
+            return Why::Busy;
+        }
+        // Closed and drained (a pop in progress only takes).
         Why::Closed
     }
 

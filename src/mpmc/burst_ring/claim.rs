@@ -303,13 +303,16 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
             return Blocked::Retry(now);
         }
         if gap(p & !FLAGS, q) == 0 {
-            // No push claimed `q`: empty, or closed and drained (an
-            // eviction claims its position in `prod` before it takes the
-            // oldest, so none can be in progress with `cons == prod`).
-            return Blocked::Stop(if p & CLOSED != 0 && q == c {
-                Stop::Closed
-            } else {
+            // No push claimed `q`: empty, or closed and drained, unless an
+            // eviction is in progress (the flag): it may have made a void
+            // that a pop passed up to `prod` before it claims its next
+            // position, which it does after the close too. Busy then.
+            return Blocked::Stop(if p & CLOSED == 0 || q != c {
                 Stop::Empty
+            } else if p & EVICTING != 0 {
+                Stop::Busy
+            } else {
+                Stop::Closed
             });
         }
         if run::<N, W>(&self.published, None, q, 1, 1) == 1 {

@@ -307,6 +307,43 @@ fn push_past_a_void(burst: bool, popper: bool) {
     });
 }
 
+/// A `push_overwrite` that makes a void over a slot a held chunk reads,
+/// racing a close and a consumer that pops until the ring says closed and
+/// drained. The consumer can pass the void before the eviction claims its
+/// next position, which it does after the close too: until the eviction
+/// ends, a pop at `prod` answers busy, not closed. So either the close
+/// refused the push, or the consumer got its item before `Closed`; and
+/// nothing is in the ring after `Closed`.
+#[test]
+fn closed_and_drained_waits_for_an_eviction_past_a_void() {
+    explores::model(|| {
+        let r = Arc::new(R2::new());
+        r.try_push(1).unwrap();
+        let chunk = r.read_chunk(1).unwrap();
+        r.try_push(2).unwrap();
+        assert_eq!(r.try_pop(), Ok(2));
+        let r2 = r.clone();
+        let p = thread::spawn(move || r2.push_overwrite(3));
+        r.close();
+        let mut got = Vec::new();
+        loop {
+            match r.try_pop() {
+                Ok(v) => got.push(v),
+                Err(PopError::Closed) => break,
+                Err(PopError::Busy | PopError::Empty) => thread::yield_now(),
+            }
+        }
+        match p.join().unwrap() {
+            Ok(None) => assert_eq!(got, [3], "closed and drained before the item"),
+            Err(PushError::Closed(3)) => assert_eq!(got, []),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(chunk.get(0), Some(1), "the held item is intact");
+        chunk.release();
+        assert_eq!(r.try_pop(), Err(PopError::Closed));
+    });
+}
+
 /// A void at the front (a write chunk dropped unfilled) and an item after
 /// it; two pops. Whichever passes the void holds the front until its flips
 /// are done: the other, having popped the item, must not go on to the void

@@ -3,7 +3,7 @@
 
 use core::fmt;
 
-use super::{gap, BurstRing, Marks, CLOSED, FLAGS, PASSING};
+use super::{gap, BurstRing, Marks, CLOSED, EVICTING, FLAGS, PASSING};
 use crate::sync::Ordering;
 
 impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
@@ -132,8 +132,9 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
         // drained is final").
         let p = self.prod.load(Ordering::SeqCst);
         let c = self.cons.load(Ordering::SeqCst);
-        // A pass of voids holding the front: a pop would answer busy.
-        p & CLOSED != 0 && c & PASSING == 0 && gap(p & !FLAGS, c) == 0
+        // A pass of voids holding the front, or an eviction in progress:
+        // a pop would answer busy.
+        p & CLOSED != 0 && p & EVICTING == 0 && c & PASSING == 0 && gap(p & !FLAGS, c) == 0
     }
 
     /// Number of items, as a snapshot: positions claimed by pushes and not
