@@ -194,7 +194,10 @@ pub struct RingStats {
     /// ring's `stats` says precisely): on the SPSC ring a length the ring
     /// had, at least half the true mark; on the MPMC rings a sample taken
     /// by one pop in `K` positions or slots, less than `K` below the true
-    /// mark, and `N` once a push was refused as full or an item evicted.
+    /// mark, and `N` once a push found the ring full or an item was
+    /// evicted (a bulk push refused with room for fewer than it brings, or
+    /// an item `push_iter` could not push because the ring closed, does
+    /// not make it `N`).
     /// `K` is `N / 16` (exact for `N < 16`), except on
     /// [`mpmc::Ring`](crate::mpmc::Ring) and
     /// [`mpmc::BurstRing`](crate::mpmc::BurstRing) on hosts, where it is at

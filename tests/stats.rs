@@ -226,7 +226,51 @@ fn a_refused_push_makes_the_mpmc_peak_n() {
     assert_eq!(ring.stats().peak, 128);
 }
 
-/// Where every pop samples (below 16 slots on the critical-section ring,
+/// `push_iter` closes the ring from inside its iterator: the item it took
+/// is refused by the close and counted, with room in the ring.
+macro_rules! push_iter_closed_by_its_iterator {
+    ($ring:expr) => {{
+        let ring = $ring;
+        let mut k = 0;
+        let pushed = ring.push_iter(core::iter::from_fn(|| {
+            k += 1;
+            if k == 2 {
+                ring.close();
+            }
+            Some(k)
+        }));
+        assert_eq!(pushed, 1);
+        ring.stats()
+    }};
+}
+
+/// Items refused with room in the ring count in `rejected` but do not
+/// make the mark `N`: the item a close refused `push_iter`, a bulk push
+/// that did not fit. A bulk refused on a full ring does.
+#[test]
+fn a_refusal_with_room_leaves_the_mpmc_peak() {
+    let s = push_iter_closed_by_its_iterator!(&mpmc::Ring::<u32, 64>::new());
+    assert_eq!((s.rejected, s.peak), (1, 1));
+    #[cfg(feature = "critical-section")]
+    {
+        let s = push_iter_closed_by_its_iterator!(&mpmc::cs::Ring::<u32, 64>::new());
+        assert_eq!((s.rejected, s.peak), (1, 1));
+    }
+    let burst: mpmc::BurstRing<u32, 64, 2> = mpmc::BurstRing::new();
+    burst.try_push(1).unwrap();
+    assert!(burst.push_bulk(&[0; 65]).is_err());
+    burst.push_bulk(&[7; 39]).unwrap();
+    assert!(burst.push_bulk(&[8; 30]).is_err());
+    let s = burst.stats();
+    assert_eq!((s.rejected, s.peak), (95, 40));
+    burst.push_bulk(&[9; 24]).unwrap();
+    assert!(burst.push_bulk(&[8; 2]).is_err());
+    let mut out = [0; 10];
+    assert_eq!(burst.pop_bulk(&mut out), Ok(()));
+    assert_eq!(burst.stats().peak, 64);
+}
+
+/// Where every pop samples (below 16 slots on the critical-section ring,/// Where every pop samples (below 16 slots on the critical-section ring,
 /// and on the SCQ ring on microcontrollers) the mark is exact.
 #[cfg(feature = "critical-section")]
 #[test]

@@ -308,9 +308,9 @@
 //! range. The tests start the counters just before the wrap.
 //!
 //! Memory: `N` slots of `T`; the two counters and the three bitmaps (`W`
-//! words each), each on its own 128-byte line on hosts; five statistics
-//! words, on a line of their own on hosts. On a Cortex-M3 `BurstRing<u32, 8, 1>` takes 72
-//! bytes and `BurstRing<u32, 1024, 32>` 4508; on x86-64, 768 and 4864.
+//! words each), each on its own 128-byte line on hosts; six statistics
+//! words, on a line of their own on hosts. On a Cortex-M3 `BurstRing<u32, 8, 1>` takes 76
+//! bytes and `BurstRing<u32, 1024, 32>` 4512; on x86-64, 768 and 4864.
 //! The `async` feature adds a waiter list per side (a count, a lock word and the list's two ends: 8 words, on one
 //! more 128-byte line on hosts; `tests/ram.rs` pins it). `N` must be a
 //! power of two from 1 to `2^(usize::BITS - 3)`:
@@ -415,6 +415,12 @@ pub struct BurstRing<T: Copy, const N: usize, const W: usize, M: Marks = NoMarks
     /// slot between the claim and the flip.
     #[cfg(all(target_arch = "arm", target_os = "none"))]
     slots: [Slot<T>; N],
+    /// Of `rejected`, the items of bulk pushes refused with room in the
+    /// ring (fewer free slots than the bulk): they do not make `peak` read
+    /// `N`. On a microcontroller last, off the hot words' offsets; on
+    /// hosts in the statistics' line.
+    #[cfg(all(target_arch = "arm", target_os = "none"))]
+    rejected_with_room: SharedCounter,
 }
 
 /// The bitmaps a push reads.
@@ -434,6 +440,10 @@ struct Tally {
     /// The largest length a pop sampled (see [`BurstRing::stats`]).
     peak: AtomicUsize,
     rejected: SharedCounter,
+    /// See [`BurstRing`]'s field of the name (where a microcontroller keeps
+    /// it).
+    #[cfg(not(all(target_arch = "arm", target_os = "none")))]
+    rejected_with_room: SharedCounter,
     /// Counted by evictions only inside the region in which no other
     /// eviction can be (from claiming the oldest position to clearing the
     /// evicting flag; module docs, "One evictor"), so a load and a store.
@@ -527,6 +537,8 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
                 tally: Padded::new(Tally {
                     peak: AtomicUsize::new(0),
                     rejected: SharedCounter::new(),
+                    #[cfg(not(all(target_arch = "arm", target_os = "none")))]
+                    rejected_with_room: SharedCounter::new(),
                     overwritten: SoloCounter::new(),
                     busy: SharedCounter::new(),
                     expired: SharedCounter::new(),
@@ -536,6 +548,8 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
                 slots: slots::<T, N>(),
                 #[cfg(feature = "async")]
                 waiters: Padded::new(crate::wait::queue::sides()),
+                #[cfg(all(target_arch = "arm", target_os = "none"))]
+                rejected_with_room: SharedCounter::new(),
             }
         }
     }
@@ -780,12 +794,21 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
             busy: self.tally.busy.get(),
             expired: self.tally.expired.get(),
             transitions: M::transitions(&self.marks),
-            peak: if rejected != 0 || overwritten != 0 {
+            peak: if rejected != self.rejected_with_room().get() || overwritten != 0 {
                 N
             } else {
                 crate::observe::kept_peak(&self.tally.peak, self.len())
             },
         }
+    }
+
+    /// The count of items refused with room (see the field).
+    #[inline(always)]
+    fn rejected_with_room(&self) -> &SharedCounter {
+        #[cfg(all(target_arch = "arm", target_os = "none"))]
+        return &self.rejected_with_room;
+        #[cfg(not(all(target_arch = "arm", target_os = "none")))]
+        return &self.tally.rejected_with_room;
     }
 
     /// Counts `k` items a `*_fresh` pop discarded.

@@ -117,13 +117,13 @@
 //!
 //! # Memory
 //!
-//! `N` slots of `T` plus six words (`head`, `len` with the closed flag in
-//! its top bit, `peak`, `rejected`, `overwritten`, `expired`), nothing
-//! padded: a `Ring<u32, 8>` takes 56 bytes on thumbv6m and thumbv7em, 80 on
-//! x86-64
+//! `N` slots of `T` plus seven words (`head`, `len` with the closed flag in
+//! its top bit, `peak`, `rejected`, `rejected_with_room`, `overwritten`,
+//! `expired`), nothing padded: a `Ring<u32, 8>` takes 60 bytes on thumbv6m
+//! and thumbv7em, 88 on x86-64
 //! (`tests/ram.rs` pins these). A [`Marked`] ring adds five words (the two
 //! marks, the two thresholds that decide when to look, the transitions):
-//! 76 bytes on thumbv6m and thumbv7em, 120 on x86-64. The `async` feature
+//! 80 bytes on thumbv6m and thumbv7em, 128 on x86-64. The `async` feature
 //! adds a waiter count and a list (head and tail) per side, six words, and
 //! a `Marked` ring three more for its drain waiters.
 
@@ -184,6 +184,9 @@ struct State<T, const N: usize, M: Marks> {
     /// close too, so that the comparison stays one of counts).
     peak: usize,
     rejected: usize,
+    /// Of `rejected`, the items refused with room in the ring (a close
+    /// racing `push_iter`): they do not make `peak` read `N`.
+    rejected_with_room: usize,
     overwritten: usize,
     /// Items the `*_fresh` pops discarded (see [`crate::expire`]).
     expired: usize,
@@ -373,8 +376,8 @@ impl<T, const N: usize, M: Marks> State<T, N, M> {
             busy: 0,
             expired: self.expired,
             transitions: M::transitions(&self.marks),
-            peak: if self.rejected != 0 || self.overwritten != 0 {
-                N // a refused push or an eviction found `N` items
+            peak: if self.rejected != self.rejected_with_room || self.overwritten != 0 {
+                N // a push refused as full or an eviction found `N` items
             } else {
                 self.peak & !CLOSED
             },
@@ -408,6 +411,7 @@ impl<T, const N: usize, M: Marks> Ring<T, N, M> {
                 head: 0,
                 len: 0,
                 rejected: 0,
+                rejected_with_room: 0,
                 overwritten: 0,
                 expired: 0,
                 peak: 0,

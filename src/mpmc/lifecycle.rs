@@ -218,6 +218,7 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
             unsafe { self.write(i, item) };
             if let Err(Closed(lost)) = self.publish(i) {
                 self.rejected.add(1);
+                self.rejected_with_room.add(1);
                 drop(lost);
                 break;
             }

@@ -17,8 +17,8 @@
 //! push/pop against 134/129). On hosts with producers and consumers on
 //! different cores the one word is a hot spot: there the default pool is
 //! faster (`BENCHMARKS.md`). For any `N`, [`FreeBits`] keeps the free slots
-//! in `N` bits and a count: `Ring<u32, 1024, FreeBits<32>>` takes 12 448
-//! bytes on a Cortex-M4 instead of 20 520. See [`pool`].
+//! in `N` bits and a count: `Ring<u32, 1024, FreeBits<32>>` takes 12 460
+//! bytes on a Cortex-M3 instead of 20 532. See [`pool`].
 //!
 //! **On a single-core microcontroller, use [`cs::Ring`] instead** (feature
 //! `critical-section`): the same API, counters and outcomes, each operation
@@ -233,15 +233,15 @@
 //! counters with one word, [`FreeBits`] with `N` bits and one word): `N`
 //! slots of `T`, plus `2 × 2N` words of entries, plus six index
 //! counters (`head`, `tail` and `threshold` of each index ring; each on its
-//! own 128-byte line on hosts, unpadded on bare-metal Arm), plus the four
-//! statistics words `rejected`, `overwritten`, `expired` and `peak`, the
-//! `state` word (closed, evictions started) and the `retired` word (slots a
-//! close kept out), never padded. On thumbv7em a `Ring<u32, 8>` takes 208
-//! bytes: 32 of slots, 128 of entries and 48 of counters; on x86-64 the
-//! padding brings it to 1152.
+//! own 128-byte line on hosts, unpadded on bare-metal Arm), plus the five
+//! statistics words `rejected`, `rejected_with_room`, `overwritten`,
+//! `expired` and `peak`, the `state` word (closed, evictions started) and
+//! the `retired` word (slots a close kept out), never padded. On thumbv7em
+//! a `Ring<u32, 8>` takes 212 bytes: 32 of slots, 128 of entries and 52 of
+//! counters; on x86-64 the padding brings it to 1152.
 //!
 //! Where the RAM cannot go lower without giving up a guarantee: for 1024 ×
-//! `u32` on a Cortex-M4 the ring takes 20 520 bytes, and `aq` alone (`2N`
+//! `u32` on a Cortex-M3 the ring takes 20 532 bytes, and `aq` alone (`2N`
 //! entries of one word: 8 KiB) plus the slots (4 KiB) are 12 KiB. `aq` needs
 //! its `2N` entries (an enqueue always finds a usable entry within a
 //! bounded number of positions because at most `N` of them hold an index,
@@ -254,7 +254,7 @@
 //! for its own. So any free pool at all, and the counters, put the ring
 //! above 12 KiB. The smallest pools: [`FreeMask`], one word, for
 //! `N <= usize::BITS`, and for any `N` [`FreeBits`], `N` bits and a count:
-//! `Ring<u32, 1024, FreeBits<32>>` takes 12 448 bytes on a Cortex-M4. (Its
+//! `Ring<u32, 1024, FreeBits<32>>` takes 12 460 bytes on a Cortex-M3. (Its
 //! word count `N / 32` is a parameter of its own because stable Rust cannot
 //! compute `N / 32` in a type.)
 //!

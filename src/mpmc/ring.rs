@@ -55,6 +55,10 @@ pub struct Ring<T, const N: usize, F: FreePool<N> = FreeIndices<N>, M: Marks = N
     /// The tasks waiting in `push`/`pop` (see `src/wait.rs`).
     #[cfg(feature = "async")]
     pub(super) waiters: crate::sync::Padded<wait::RingWaiters>,
+    /// Of `rejected`, the items refused with room in the ring (a close
+    /// racing `push_iter`): they do not make `peak` read `N`. Last, off the
+    /// hot words' offsets.
+    pub(super) rejected_with_room: SharedCounter,
 }
 
 /// The bit of `state` set by [`Ring::close`].
@@ -136,6 +140,7 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
                 marks,
                 #[cfg(feature = "async")]
                 waiters: crate::sync::Padded::new(crate::wait::queue::sides()),
+                rejected_with_room: SharedCounter::new(),
             }
         }
     }
@@ -467,7 +472,9 @@ impl<T, const N: usize, F: FreePool<N>, M: Marks> Ring<T, N, F, M> {
             busy: 0,
             expired: self.expired.get(),
             transitions: M::transitions(&self.marks),
-            peak: if self.overwritten.get() != 0 || self.rejected.get() != 0 {
+            peak: if self.overwritten.get() != 0
+                || self.rejected.get() != self.rejected_with_room.get()
+            {
                 N
             } else {
                 crate::observe::kept_peak(&self.peak, self.len())

@@ -110,15 +110,27 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
             if self.is_closed() {
                 return Err(Stop::Closed);
             }
-            return Err(self.count(Stop::Full, items.len()));
+            return Err(self.refuse_bulk(Stop::Full, items.len()));
         }
         match self.claim_push(items.len(), items.len()) {
             Ok((h, _)) => {
                 self.fill(h, items);
                 Ok(())
             }
-            Err(stop) => Err(self.count(stop, items.len())),
+            Err(stop) => Err(self.refuse_bulk(stop, items.len())),
         }
+    }
+
+    /// Counts a bulk push's refusal of `items` items for `stop` (as
+    /// `count`), noting the items refused as full while the ring had room
+    /// (fewer free slots than the bulk) so that they do not make `peak`
+    /// read `N`; returns `stop`.
+    #[cold]
+    fn refuse_bulk(&self, stop: Stop, items: usize) -> Stop {
+        if stop == Stop::Full && !self.full_now() {
+            self.rejected_with_room().add(items);
+        }
+        self.count(stop, items)
     }
 
     /// Burst pop: copies out as many items as are published from the

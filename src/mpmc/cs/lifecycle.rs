@@ -136,6 +136,7 @@ impl<T, const N: usize, M: Marks> Ring<T, N, M> {
                 |s| match s.push(item) {
                     Err(TryPushError::Closed(item)) => {
                         s.rejected = s.rejected.wrapping_add(1);
+                        s.rejected_with_room = s.rejected_with_room.wrapping_add(1);
                         Err(item)
                     }
                     r => r.map_err(TryPushError::into_inner),
