@@ -17,8 +17,10 @@ use core::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum Stop {
-    /// No free slot: `N` items are in the ring or being pushed (counted in
-    /// [`RingStats::rejected`](crate::RingStats::rejected), per item).
+    /// No free slot: `N` positions are taken by items in the ring, items
+    /// being pushed, or voids not yet passed (a void takes its position's
+    /// room until a pop passes it: see the module docs). Counted in
+    /// [`RingStats::rejected`](crate::RingStats::rejected), per item.
     Full,
     /// No item: nothing was pushed that is not already popped or being popped.
     Empty,
@@ -73,7 +75,7 @@ pub struct Moved {
 #[derive(Clone, Copy, PartialEq, Eq)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 pub enum PushError<T> {
-    /// No free slot (counted in `rejected`).
+    /// No free slot, as [`Stop::Full`] (counted in `rejected`).
     Full(T),
     /// The next slot is held by an operation in progress (counted in `busy`).
     Busy(T),
