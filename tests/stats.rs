@@ -226,8 +226,9 @@ fn a_refused_push_makes_the_mpmc_peak_n() {
     assert_eq!(ring.stats().peak, 128);
 }
 
-/// `push_iter` closes the ring from inside its iterator: the item it took
-/// is refused by the close and counted, with room in the ring.
+/// `push_iter` whose iterator closes the ring before yielding its second
+/// item: one pushed (asserted), the second refused by the close and
+/// counted, with room in the ring. Returns the ring's stats.
 macro_rules! push_iter_closed_by_its_iterator {
     ($ring:expr) => {{
         let ring = $ring;
@@ -322,15 +323,8 @@ fn spsc_peak_counts_a_split_as_a_look() {
 #[test]
 fn push_iter_counts_the_item_a_close_refused_mpmc() {
     let ring: mpmc::Ring<u32, 4> = mpmc::Ring::new();
-    let mut k = 0;
-    let pushed = ring.push_iter(std::iter::from_fn(|| {
-        k += 1;
-        if k == 2 {
-            ring.close();
-        }
-        Some(k)
-    }));
-    assert_eq!((pushed, ring.len(), ring.stats().rejected), (1, 1, 1));
+    let stats = push_iter_closed_by_its_iterator!(&ring);
+    assert_eq!((ring.len(), stats.rejected), (1, 1));
 }
 
 /// On `mpmc::cs::Ring` the iterator runs outside the critical sections: an
@@ -350,13 +344,6 @@ fn push_iter_counts_the_item_it_lost_the_room_for_mpmc_cs() {
     }));
     assert_eq!((pushed, ring.len(), ring.stats().rejected), (1, 2, 1));
     let closing: mpmc::cs::Ring<u32, 2> = mpmc::cs::Ring::new();
-    let mut k = 0;
-    let pushed = closing.push_iter(std::iter::from_fn(|| {
-        k += 1;
-        if k == 2 {
-            closing.close();
-        }
-        Some(k)
-    }));
-    assert_eq!((pushed, closing.len(), closing.stats().rejected), (1, 1, 1));
+    let stats = push_iter_closed_by_its_iterator!(&closing);
+    assert_eq!((closing.len(), stats.rejected), (1, 1));
 }
