@@ -342,6 +342,7 @@ mod observe;
 mod pause_tests;
 #[cfg(all(test, not(sluicegate_loom)))]
 mod schedule_tests;
+mod tally;
 mod wait;
 mod write;
 
@@ -358,6 +359,7 @@ pub use write::WriteChunk;
 
 use bits::*;
 use claim::flagged;
+use tally::Tally;
 
 use crate::sync::{
     const_fn, pause, pause_point, slots, AtomicU32, AtomicUsize, Ordering, Padded, SharedCounter,
@@ -433,28 +435,6 @@ struct Room<const W: usize> {
     /// Read by every push (its run stops at a set bit); written only where
     /// voids are made and passed.
     void: [AtomicU32; W],
-}
-
-/// A [`BurstRing`]'s words off the hot paths.
-struct Tally {
-    /// The largest length a pop sampled (see [`BurstRing::stats`]).
-    peak: AtomicUsize,
-    rejected: SharedCounter,
-    /// See [`BurstRing`]'s field of the name (where a microcontroller keeps
-    /// it).
-    #[cfg(not(all(target_arch = "arm", target_os = "none")))]
-    rejected_with_room: SharedCounter,
-    /// Counted by evictions only inside the region in which no other
-    /// eviction can be (from claiming the oldest position to clearing the
-    /// evicting flag; module docs, "One evictor"), so a load and a store.
-    overwritten: SoloCounter,
-    busy: SharedCounter,
-    /// Items the `*_fresh` pops discarded (see [`crate::expire`]).
-    expired: SharedCounter,
-    /// Positions `push_overwrite` made void (the schedule tests count the
-    /// slots they hold).
-    #[cfg(all(test, not(sluicegate_loom)))]
-    voided: SharedCounter,
 }
 
 // SAFETY: items cross between contexts by value (`T: Send`); a slot is
@@ -677,73 +657,6 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
         item
     }
 
-    /// Counts `stop` for one item and hands `item` back with it.
-    #[cold]
-    #[inline(never)]
-    fn refuse(&self, stop: Stop, item: T) -> PushError<T> {
-        match self.count(stop, 1) {
-            Stop::Full => PushError::Full(item),
-            Stop::Busy => PushError::Busy(item),
-            _ => PushError::Closed(item),
-        }
-    }
-
-    /// Counts a refusal of `items` items for `stop` and returns it.
-    #[cold]
-    #[inline(never)]
-    fn count(&self, stop: Stop, items: usize) -> Stop {
-        match stop {
-            Stop::Full => self.tally.rejected.add(items),
-            Stop::Busy => self.tally.busy.add(1),
-            Stop::Empty | Stop::Closed => {}
-        }
-        stop
-    }
-
-    /// One position in this many is a sample of the length (as
-    /// [`Ring::PEAK_SAMPLE_EVERY`](super::Ring::PEAK_SAMPLE_EVERY)).
-    const PEAK_SAMPLE_EVERY: usize = {
-        let every = if N >= 16 { N / 16 } else { 1 };
-        if cfg!(all(target_arch = "arm", target_os = "none")) || every >= 64 {
-            every
-        } else {
-            64
-        }
-    };
-
-    /// After a pop claimed `n` positions from `c`: if they cross a multiple
-    /// of the sampling period, raises `peak` to the length seen then.
-    #[inline(always)]
-    fn sample_peak(&self, c: usize, n: usize) {
-        // `PEAK_SAMPLE_EVERY` is a power of two: the run crosses one of its
-        // multiples exactly when the bits above it differ.
-        if (c ^ c.wrapping_add(n * ONE)) >= Self::PEAK_SAMPLE_EVERY * ONE {
-            self.raise_peak(c);
-        }
-    }
-
-    /// [`sample_peak`](Self::sample_peak) of one position, given the
-    /// counter word after it: it crosses a multiple of the period exactly
-    /// when it ends on one.
-    #[inline(always)]
-    fn sample_peak_one(&self, to: usize) {
-        if to & (Self::PEAK_SAMPLE_EVERY * ONE - 1) == 0 {
-            self.raise_peak(to.wrapping_sub(ONE));
-        }
-    }
-
-    /// Raises `peak` to the length a pop that claimed from counter word `c`
-    /// sees now.
-    #[inline(always)]
-    fn raise_peak(&self, c: usize) {
-        // Relaxed: a statistic.
-        let p = self.prod.load(Ordering::Relaxed) & !FLAGS;
-        let seen = gap(p, c).min(N);
-        if seen > self.tally.peak.load(Ordering::Relaxed) {
-            self.tally.peak.fetch_max(seen, Ordering::Relaxed);
-        }
-    }
-
     /// The slot of the position in counter word `word`.
     #[inline(always)]
     fn slot(word: usize) -> usize {
@@ -767,54 +680,6 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
         // SAFETY: per the contract, the slot holds an item nobody else
         // touches; `T: Copy`, so reading leaves nothing to drop.
         self.slots[s].with(|p| unsafe { (*p).assume_init() })
-    }
-
-    /// The counters and statistics: how many items were refused as full
-    /// (`rejected`), evicted (`overwritten`), how many calls answered busy
-    /// (`busy`), and the high-water mark (`peak`: the largest length a pop
-    /// sampled, at one position in `K` as on [`Ring`](super::Ring), or an
-    /// earlier `stats` read, or the length now if that is more, which this
-    /// read then keeps, so `peak` never goes down; `N` once the ring was
-    /// found full).
-    ///
-    /// ```
-    /// use sluicegate::RingStats;
-    ///
-    /// let ring: sluicegate::mpmc::burst_ring::BurstRing<u8, 2, 1> =
-    ///     sluicegate::mpmc::burst_ring::BurstRing::new();
-    /// ring.push_burst(&[1, 2, 3]);
-    /// let _ = ring.push_overwrite(4);
-    /// assert_eq!(ring.stats(), RingStats { rejected: 1, overwritten: 1, busy: 0, expired: 0, transitions: 0, peak: 2 });
-    /// ```
-    pub fn stats(&self) -> RingStats {
-        let (rejected, overwritten) = (self.tally.rejected.get(), self.tally.overwritten.get());
-        RingStats {
-            rejected,
-            overwritten,
-            busy: self.tally.busy.get(),
-            expired: self.tally.expired.get(),
-            transitions: M::transitions(&self.marks),
-            peak: if rejected != self.rejected_with_room().get() || overwritten != 0 {
-                N
-            } else {
-                crate::observe::kept_peak(&self.tally.peak, self.len())
-            },
-        }
-    }
-
-    /// The count of items refused with room (see the field).
-    #[inline(always)]
-    fn rejected_with_room(&self) -> &SharedCounter {
-        #[cfg(all(target_arch = "arm", target_os = "none"))]
-        return &self.rejected_with_room;
-        #[cfg(not(all(target_arch = "arm", target_os = "none")))]
-        return &self.tally.rejected_with_room;
-    }
-
-    /// Counts `k` items a `*_fresh` pop discarded.
-    #[cold]
-    pub(super) fn note_expired(&self, k: usize) {
-        self.tally.expired.add(k);
     }
 }
 

@@ -121,18 +121,6 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
         }
     }
 
-    /// Counts a bulk push's refusal of `items` items for `stop` (as
-    /// `count`), noting the items refused as full while the ring had room
-    /// (fewer free slots than the bulk) so that they do not make `peak`
-    /// read `N`; returns `stop`.
-    #[cold]
-    fn refuse_bulk(&self, stop: Stop, items: usize) -> Stop {
-        if stop == Stop::Full && !self.full_now() {
-            self.rejected_with_room().add(items);
-        }
-        self.count(stop, items)
-    }
-
     /// Burst pop: copies out as many items as are published from the
     /// oldest (up to `out.len()` and `N`), with one claim (another if more
     /// were published while it claimed), and says how many and why it
