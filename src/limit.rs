@@ -64,8 +64,18 @@
 //! latency multiplies. The check brings both back about 1.3 s later at
 //! 1 600 successes/s (the `stall-*` and `cold-start-64` scenarios of the
 //! suite). A rise that queue-free samples keep confirming for 2048
-//! successes is not checked. A genuine slowdown under load pays one check
-//! (a probe's worth of good-put).
+//! successes is not checked.
+//!
+//! A confirmed rise (the dependency did slow down) may end later, when the
+//! dependency recovers, and under load that leaves no queue-free sample
+//! only a probe shows it. So for 2^18 successes after a rise the probe
+//! that waits for a binding limit comes sooner than 2^16: a quarter of the
+//! successes since the rise after the last queue-free sample, at least
+//! 2048. The end of a slowdown is then seen within about a quarter of its
+//! length in successes (within 1–3 s of the end of a 10 or 20 s slowdown
+//! under 64 closed-loop clients, the `slowdown-*-under-64` scenarios,
+//! where the 2^16 wait alone took 40 s), and a slower level that stays pays
+//! about twenty probes more than one that never rose.
 //!
 //! A success is *slow* when its latency exceeds all of `baseline +
 //! (tolerance − 1) × mean` (the queueing accepted scales with the mean
@@ -265,6 +275,10 @@ const YOUNG_PROBE_AFTER: usize = 1024;
 /// (a level shift up, or a young baseline grown up) and was not checked
 /// since is probed, whether or not the limit binds.
 const CHECK_AFTER: usize = 2048;
+/// Successes after a rise from which a baseline that no queue-free sample
+/// has reached waits the full `PROBE_AFTER` for a probe: until then it
+/// waits a quarter of the rise's age, at least `CHECK_AFTER` (`stale`).
+const RISE_OLD: usize = 4 * PROBE_AFTER;
 /// A grown-up baseline's `last_free` is kept to this many successes.
 const FRESH_EVERY: usize = 256;
 /// `Track::risen`: the baseline rose and was not checked since.
@@ -291,7 +305,8 @@ struct Track {
     /// probed once `CHECK_AFTER` successes pass without a queue-free
     /// sample; 0 otherwise.
     risen: AtomicUsize,
-    /// The success count of the latest rise.
+    /// The success count of the latest rise (`RISE_OLD` before the first
+    /// success when there was none).
     risen_at: AtomicUsize,
     /// Queue-free successes seen, up to `YOUNG` (then no longer written).
     free_seen: AtomicUsize,
@@ -463,7 +478,9 @@ impl Limiter {
                     slow_above: AtomicUsize::new(0),
                     last_free: AtomicUsize::new(success),
                     risen: AtomicUsize::new(0),
-                    risen_at: AtomicUsize::new(0),
+                    // No rise yet: as old as a rise that no longer shortens the
+                    // probe's wait.
+                    risen_at: AtomicUsize::new(success.wrapping_sub(RISE_OLD)),
                     free_seen: AtomicUsize::new(0),
                     run: AtomicUsize::new(0),
                     run_near: AtomicUsize::new(0),

@@ -5,8 +5,8 @@
 
 use super::word::*;
 use super::{
-    Limiter, Priority, CHECK_AFTER, FRESH_EVERY, ONE, PROBE_AFTER, PROBE_SAMPLES, RISEN, SHIFT_RUN,
-    TICK, YOUNG, YOUNG_PROBE_AFTER,
+    Limiter, Priority, CHECK_AFTER, FRESH_EVERY, ONE, PROBE_AFTER, PROBE_SAMPLES, RISEN, RISE_OLD,
+    SHIFT_RUN, TICK, YOUNG, YOUNG_PROBE_AFTER,
 };
 use crate::sync::{pause, pause_point, Ordering};
 
@@ -254,21 +254,32 @@ impl Limiter {
     }
 
     /// Whether no queue-free success came in the last `PROBE_AFTER`
-    /// successes (up to the `n`th).
+    /// successes (up to the `n`th), or in fewer after a rise: a quarter of
+    /// the successes since the latest rise, at least `CHECK_AFTER`, until
+    /// the rise is `RISE_OLD`. A rise that queue-free samples confirmed
+    /// (the dependency did slow down) may be undone later (it recovered),
+    /// and when load leaves no queue-free sample only a probe shows that:
+    /// the end of a slowdown is seen within about a quarter of its length
+    /// (in successes), and a level kept for `RISE_OLD` successes costs
+    /// about twenty probes more than one that never rose. (The age wraps
+    /// after 2^32 successes on 32-bit targets: a rise that old is then
+    /// taken for a young one for a while, which costs probes, never a
+    /// wrong limit.)
     #[inline]
     pub(super) fn stale(&self, n: usize) -> bool {
         let t = &*self.track;
         let after = if t.free_seen.load(Ordering::Relaxed) < YOUNG {
             YOUNG_PROBE_AFTER
         } else {
-            PROBE_AFTER
+            let age = n.wrapping_sub(t.risen_at.load(Ordering::Relaxed));
+            (age.min(RISE_OLD) / 4).clamp(CHECK_AFTER, PROBE_AFTER)
         };
         n.wrapping_sub(t.last_free.load(Ordering::Relaxed)) > after
     }
 
     /// Whether a window closed by the `n`th success probes: when no
-    /// queue-free success came in the last `PROBE_AFTER` successes and the
-    /// limit binds (otherwise queue-free samples will come by themselves,
+    /// queue-free success came in the last `PROBE_AFTER` successes (fewer
+    /// after a rise: `stale`) and the limit binds (otherwise queue-free samples will come by themselves,
     /// unless the clients keep every permit taken), or in the last
     /// `CHECK_AFTER` after the baseline rose, binding or not: the rise may
     /// have been a stall, and then only fresh samples undo it.

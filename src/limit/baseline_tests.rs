@@ -198,6 +198,8 @@ fn a_stale_baseline_is_probed_and_the_limit_restored() {
     for c in [config(2, 6, 6), gradient(2, 6, 6)] {
         let l = Limiter::try_new(c).unwrap();
         mature(&l, 10);
+        // A baseline as old as a rise that no longer shortens the wait.
+        succeed_beside(&l, 0, RISE_OLD, 10);
         refuse_at_the_limit(&l);
         // Never queue-free again (3 in flight): no probe for PROBE_AFTER
         // successes (less the 1/64 to which the last queue-free one is
@@ -385,6 +387,99 @@ fn a_cold_start_is_checked() {
         probe_until_restored(&l, 10, 6);
         assert!(l.baseline().unwrap() <= 11, "{:?}: {:?}", c.law, l.stats());
     }
+}
+
+/// Successes at `ticks` with the limit binding (a request refused at the
+/// limit before each), none of them queue-free, until the limiter probes:
+/// returns how many.
+fn bind_until_probe(l: &Limiter, ticks: u32, most: usize) -> usize {
+    let probes = l.stats().probes;
+    let mut n = 0;
+    while l.stats().probes == probes {
+        // Fill the limit (the last request is refused) and give all but
+        // the last permit back as ignored: the last one, admitted with the
+        // rest of the limit in flight, ends the success.
+        let mut taken: Vec<_> = core::iter::from_fn(|| l.try_acquire()).collect();
+        let last = taken.pop().unwrap();
+        assert!(taken.len() > 2, "{:?}", l.stats());
+        drop(taken);
+        last.success(ticks);
+        n += 1;
+        assert!(n <= most, "no probe in {most} successes");
+    }
+    n
+}
+
+/// A rise that queue-free samples confirmed (a real slowdown), then the
+/// dependency recovers under load that binds the limit and leaves no
+/// queue-free sample (closed-loop clients): only a probe can show the
+/// recovery, and it comes within `CHECK_AFTER` successes of the last
+/// queue-free one (a quarter of the rise's age, but at least that), not
+/// the `PROBE_AFTER` of a baseline that did not rise.
+#[test]
+#[cfg_attr(miri, ignore = "thousands of sequential successes; minutes under Miri")]
+fn a_recovery_after_a_confirmed_rise_is_probed_soon() {
+    for c in [config(2, 6, 6), gradient(2, 6, 6)] {
+        let l = Limiter::try_new(c).unwrap();
+        mature(&l, 10);
+        succeed_beside(&l, 0, SHIFT_RUN + CHECK_AFTER + FRESH_EVERY + 1, 90);
+        assert_eq!(l.baseline(), Some(90));
+        assert_eq!(l.track.risen.load(Ordering::Relaxed), 0, "confirmed");
+        let n = bind_until_probe(&l, 10, CHECK_AFTER + 64);
+        assert!(
+            n > CHECK_AFTER - FRESH_EVERY,
+            "{:?}: probed after {n}",
+            c.law
+        );
+        probe_until_restored(&l, 10, 6);
+        assert!(l.baseline().unwrap() <= 11, "{:?}: {:?}", c.law, l.stats());
+    }
+}
+
+/// A slower level that stays, under load that binds: the probes after the
+/// rise come every `CHECK_AFTER` successes, then a quarter of the rise's
+/// age apart, and from `4 · PROBE_AFTER` successes on every `PROBE_AFTER`,
+/// as for a baseline that never rose: about twenty probes per rise.
+#[test]
+#[cfg_attr(miri, ignore = "a million sequential successes")]
+fn probes_after_a_rise_thin_out_as_it_ages() {
+    let l = Limiter::try_new(config(2, 6, 6)).unwrap();
+    mature(&l, 10);
+    let rise = SHIFT_RUN + CHECK_AFTER + FRESH_EVERY + 1;
+    succeed_beside(&l, 0, rise, 90);
+    assert_eq!(l.baseline(), Some(90));
+    let mut age = rise - SHIFT_RUN;
+    let mut gaps = Vec::new();
+    while age < 6 * PROBE_AFTER {
+        let gap = bind_until_probe(&l, 90, PROBE_AFTER + 64);
+        // Due a quarter of the rise's age after the last queue-free sample
+        // (the previous probe's), which came before the `restored`
+        // samples; within a window, and the `FRESH_EVERY` to which the
+        // last queue-free sample is kept.
+        let due = ((age + gap) / 4).clamp(CHECK_AFTER, PROBE_AFTER);
+        let restored = probe_until_restored(&l, 90, 6);
+        assert!(
+            gap + FRESH_EVERY + 16 > due && gap <= due + 16,
+            "probe {} after {gap}, due after {due} (age {age})",
+            gaps.len() + 1
+        );
+        age += gap + restored;
+        gaps.push(gap);
+    }
+    assert_eq!(l.baseline(), Some(90));
+    assert!(
+        (16..=26).contains(&gaps.len()),
+        "{} probes: {gaps:?}",
+        gaps.len()
+    );
+    assert!(
+        gaps.windows(2).all(|w| w[1] + FRESH_EVERY + 16 >= w[0]),
+        "{gaps:?}"
+    );
+    assert!(
+        *gaps.last().unwrap() > PROBE_AFTER - FRESH_EVERY,
+        "{gaps:?}"
+    );
 }
 
 #[test]

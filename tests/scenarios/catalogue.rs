@@ -519,12 +519,31 @@ pub fn cold_start(secs: u64) -> Scenario {
     sc
 }
 
-/// The closed-loop and stall scenarios at full length.
+/// 64 clients; the dependency is `factor`× slower from 5 s for `len_s`
+/// seconds, then as before: a baseline that rose with it (and was
+/// confirmed, for a slowdown longer than a check) must come back down.
+pub fn slowdown_under_load(factor: f64, len_s: u64, secs: u64) -> Scenario {
+    let mut sc = closed_base(
+        &format!("slowdown-x{factor}-{len_s}s-under-64"),
+        &format!(
+            "64 clients, the dependency {factor}× slower from 5 s for {len_s} s; 8 × 5 ms, min 8"
+        ),
+        vec![(0, 64)],
+        5 + len_s,
+        secs,
+    );
+    sc.slow = vec![(5 * S, (5 + len_s) * S, factor)];
+    sc
+}
+
+/// The closed-loop, stall and slowdown scenarios at full length.
 pub fn settling() -> Vec<Scenario> {
     let mut v: Vec<Scenario> = [16, 64, 256].map(|c| closed_loop(c, 60)).into();
     v.extend([15, 40, 300].map(|ms| stall_then_load(ms, 60)));
     v.push(stall_under_load(60));
     v.push(cold_start(60));
+    v.push(slowdown_under_load(3.0, 10, 60));
+    v.push(slowdown_under_load(1.6, 20, 60));
     v
 }
 
