@@ -45,14 +45,17 @@
 //! past `max_limit`), a waiting acquire's as a fresh request's. When no
 //! queue-free sample has arrived for 2^16 successes (1024 while the
 //! baseline has seen fewer than 32) and the limit binds (work was refused
-//! with the whole limit in use since the last window closed), the limiter
+//! for want of room, its class's share or the whole limit, since the last
+//! window closed), the limiter
 //! *probes*: it cuts the limit to `min_limit` once, so that fresh
 //! queue-free samples can correct a baseline that is too high (a dependency
 //! that got faster under load), and after 8 successes of that epoch (32 for
 //! a young baseline) puts the old limit back.
 //!
-//! A baseline that *rose* (a level shift up, or a young baseline grown up
-//! from its first samples outside a probe) is checked: if 2048 successes
+//! A baseline that *rose* (a level shift up that jumps more than a
+//! sixteenth past the steps its run made, which a 1.2× slower dependency
+//! does and a steady service's noise does not; or a young baseline grown
+//! up from its first samples outside a probe) is checked: if 2048 successes
 //! pass without a queue-free sample after it, the limiter probes whether or
 //! not the limit binds, and the check's queue-free samples bring the
 //! estimates back down as any run of five does (a level shift). A stall
@@ -114,11 +117,11 @@
 //! `admitted | limit | epoch`; each release is one `fetch_add` on the counter
 //! of its outcome, on the same cache line (`src/limit/word.rs` has the
 //! layout, the transitions and why one step keeps in flight under the
-//! limit). A [`Limiter`] is 39 words: 156 bytes on 32-bit Arm, where nothing
+//! limit). A [`Limiter`] is 41 words: 164 bytes on 32-bit Arm, where nothing
 //! is padded, and 512 on x86-64, where the admission word and the release
 //! counters, the adaptation words every success reads, and the words
 //! written off the success path each take a 128-byte line. The `async`
-//! feature adds the waiting acquires' backlog: 192 and 640 bytes.
+//! feature adds the waiting acquires' backlog: 200 and 640 bytes.
 //!
 //! # Progress
 //!
@@ -331,11 +334,15 @@ struct Cold {
     decreases: SharedCounter,
     increases: SharedCounter,
     probes: SharedCounter,
-    /// Requests shed with the whole limit in use (not only their class's
-    /// share): the limit binds.
+    /// Requests refused with the whole limit in use: the limit binds.
     at_limit: SharedCounter,
     /// `at_limit` when a probe was last considered.
     at_limit_seen: AtomicUsize,
+    /// Requests refused at their class's share of the limit, with room
+    /// left for a higher class: the limit binds for that class.
+    at_share: SharedCounter,
+    /// `at_share` when a probe was last considered.
+    at_share_seen: AtomicUsize,
     shed: [SharedCounter; CLASSES],
     /// Permits held by Normal and Background, counted only for a class with
     /// a reserve.
@@ -500,6 +507,8 @@ impl Limiter {
                     probes: SharedCounter::new(),
                     at_limit: SharedCounter::new(),
                     at_limit_seen: AtomicUsize::new(0),
+                    at_share: SharedCounter::new(),
+                    at_share_seen: AtomicUsize::new(0),
                     shed: [SharedCounter::new(), SharedCounter::new(), SharedCounter::new()],
                     holding: [AtomicUsize::new(0), AtomicUsize::new(0)],
                 }),

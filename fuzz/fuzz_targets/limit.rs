@@ -1,21 +1,20 @@
 //! The limiter (both laws), sequentially, against a model: admission of one
 //! or of `n` units exactly by the class threshold or reserve applied to
-//! `in_flight + n` (never over the limit, a reserve never the last permit;
-//! a weight outside `1..=max_limit` refused; in
-//! shadow mode never over `max_limit`, the would-be refusals counted), the
-//! limit always within [min, max], each move of the limit one of the moves
-//! its law allows (a cut to `max(min, limit · backoff / 256)` or a probe to
-//! `min_limit`; growth by at most a quarter of the limit under AIMD, at most
-//! doubling under the gradient law; a probe's end back to the limit before
-//! it), no cut from a permit admitted before the last cut, every count in
-//! units (a weighted permit counts its weight), ignored outcomes
-//! never moving anything, dropped and queued outcomes never touching the
-//! baseline, the baseline and mean (level shifts included) never outside
-//! the queue-free latencies seen, every counter exact and the snapshot
-//! adding up. Configurations
-//! include edge values and invalid ones (which `try_new` must refuse for the
-//! documented reasons); counters and epochs start at arbitrary values to
-//! reach wrap-around.
+//! `in_flight + n` (never over the limit, a reserve never the last permit; a
+//! weight outside `1..=max_limit` refused; in shadow mode never over
+//! `max_limit`, the would-be refusals counted), the limit always within [min,
+//! max], each move of the limit one of the moves its law allows (a cut to
+//! `max(min, limit · backoff / 256)` or a probe to `min_limit`; growth by at
+//! most a quarter of the limit under AIMD, at most doubling under the
+//! gradient law; a probe's end, on a success or on a drop of its own permit,
+//! back to the limit before it), no cut from a permit admitted before the
+//! last cut, every count in units (a weighted permit counts its weight),
+//! ignored outcomes never moving anything, dropped and queued outcomes never
+//! touching the baseline, the baseline and mean (level shifts included) never
+//! outside the queue-free latencies seen, every counter exact and the
+//! snapshot adding up. Configurations include edge values and invalid ones
+//! (which `try_new` must refuse for the documented reasons); counters and
+//! epochs start at arbitrary values to reach wrap-around.
 //!
 //! The waiting acquires too: a waiter is admitted exactly when the rule
 //! above admits, joins the backlog otherwise (or is shed when it is full),
@@ -551,7 +550,13 @@ fuzz_target!(|input: Input| {
                 epochs += 1;
             } else if now > limit {
                 assert!(current, "a stale permit grew the limit {limit} -> {now}");
-                assert!(matches!(op, Op::Success { .. }), "only a success grows");
+                // A success grows it, or a drop of a probe's permit ends
+                // the probe, back to the limit before it.
+                assert!(
+                    matches!(op, Op::Success { .. })
+                        || (matches!(op, Op::Dropped(_)) && before_probe == Some(now)),
+                    "only a success grows, or a drop ends a probe"
+                );
                 assert!(now <= config.max_limit);
                 match before_probe.take() {
                     Some(back) if now == back => epochs += 1,

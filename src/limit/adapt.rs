@@ -65,7 +65,11 @@ impl Limiter {
                 n,
                 w,
             } => C::success(self, at_admission, priority, x, n, w),
-            Event::Dropped { at_admission, w } => C::dropped(self, at_admission, w),
+            Event::Dropped { at_admission, w } => {
+                if !self.probe_failed::<C>(at_admission) {
+                    C::dropped(self, at_admission, w);
+                }
+            }
             Event::Learnt { median, mean } => {
                 let above = self.target(C::base(median, mean), mean);
                 // Saturated to fit a 32-bit word (a latency that long is slow
@@ -148,8 +152,12 @@ impl Limiter {
                     t.run.store(0, Ordering::Relaxed);
                     // A rise is checked: a stall can make a run of slow
                     // samples, and under closed-loop load no queue-free
-                    // sample may come to undo it.
-                    if above {
+                    // sample may come to undo it. Only a jump of more than
+                    // a sixteenth past the run's steps is a rise (a 1.2×
+                    // slower dependency or more): a run of a steady
+                    // service's noise (a probe's eight samples make such
+                    // runs) has been stepped nearly all the way.
+                    if above && near - m > m >> 4 {
                         self.rose(n);
                     }
                     let mean = if above {
@@ -291,13 +299,23 @@ impl Limiter {
         risen || (self.stale(n) && self.binds())
     }
 
-    /// Whether the limit refused work (with all of it in use) since this was
-    /// last asked: a probe is worth its sheds only then.
+    /// Whether the limit refused work since this was last asked: a probe
+    /// is worth its sheds only then. For a grown-up baseline any refusal
+    /// for want of room counts, a lower class's at its share included (with
+    /// the clients all `Normal`, the whole limit is never in use); for a
+    /// young one, whose probe comes after only `YOUNG_PROBE_AFTER`
+    /// successes, only one with the whole limit in use (a refusal at a
+    /// share is the classes at work, and an early probe at each costs more
+    /// than a young baseline is worth: requests queued in front of the
+    /// limiter answer late while the limit is down).
     #[cold]
     pub(super) fn binds(&self) -> bool {
         let cold = &*self.cold;
         let now = cold.at_limit.get();
-        now != cold.at_limit_seen.swap(now, Ordering::Relaxed)
+        let whole = now != cold.at_limit_seen.swap(now, Ordering::Relaxed);
+        let now = cold.at_share.get();
+        let share = now != cold.at_share_seen.swap(now, Ordering::Relaxed);
+        whole || (share && self.track.free_seen.load(Ordering::Relaxed) >= YOUNG)
     }
 
     /// Successes a probe's window lasts: `PROBE_SAMPLES`; for a young
@@ -375,6 +393,25 @@ impl Limiter {
         // a window is delayed by at most `in_flight` successes.)
         let (_, [succeeded, _, _], in_flight) = self.snapshot();
         C::restart(self, succeeded.wrapping_add(in_flight), lower, true);
+        true
+    }
+
+    /// A drop of a permit admitted at `at_admission`: if it is of a probe
+    /// in progress, the probe ends at once, back to the limit it started
+    /// from (returns whether it did). At `min_limit` a drop is no
+    /// queue-free sample, and the probe may be what caused it: requests
+    /// that waited in a queue in front of the limiter while the limit was
+    /// down answer late. A probe that waited for successes would then
+    /// never end, with every answer late and the limit at its floor.
+    #[cold]
+    fn probe_failed<C: Control>(&self, at_admission: usize) -> bool {
+        let now = self.hot.state.load(Ordering::Relaxed);
+        let epoch = epoch_of(at_admission);
+        let resume = self.track.resume.load(Ordering::Relaxed);
+        if epoch_of(now) != epoch || resume <= limit_of(now) {
+            return false;
+        }
+        self.resume::<C>(epoch, resume);
         true
     }
 

@@ -167,8 +167,8 @@ impl Limiter {
     /// gives up), and raising a limit that admits the class nothing
     /// ([`open_up`](Self::open_up)) only if `OPEN` (a waiting acquire's
     /// tries do, but for the one each poll makes before it links its node:
-    /// `src/limit/wait.rs`). A refusal with the whole limit in use counts
-    /// in `at_limit` either way: the limit binds.
+    /// `src/limit/wait.rs`). A refusal for want of room (units in flight)
+    /// counts in `at_limit` or `at_share` either way: the limit binds.
     #[inline(always)]
     pub(super) fn acquire_counting<const SHED: bool, const OPEN: bool, P>(
         &self,
@@ -334,7 +334,10 @@ impl Limiter {
         }
         if in_flight + n > limit {
             self.cold.at_limit.add(1);
-        } else if OPEN && in_flight == 0 {
+        } else if in_flight != 0 {
+            // Refused at the class's share, for want of room all the same.
+            self.cold.at_share.add(1);
+        } else if OPEN {
             // Refused with nothing in flight, though `n` fits the limit.
             self.open_up(class, cur);
         }

@@ -302,6 +302,36 @@ fn a_young_baseline_is_probed_early_once() {
     assert_eq!(l.stats().probes, 1);
 }
 
+/// A drop of a permit admitted during a probe ends the probe: the limit
+/// goes back to where it was. (Requests queued in front of the limiter
+/// answer late while the limit is down; a probe that waited for successes
+/// would then stay at `min_limit` for good.)
+#[test]
+#[cfg_attr(miri, ignore = "thousands of sequential successes; minutes under Miri")]
+fn a_drop_during_a_probe_ends_it() {
+    for c in [config(2, 6, 6), gradient(2, 6, 6)] {
+        let l = Limiter::try_new(c).unwrap();
+        succeed_beside(&l, 0, 1, 10);
+        refuse_at_the_limit(&l);
+        let held: Vec<_> = (0..2).map(|_| l.try_acquire().unwrap()).collect();
+        while l.stats().probes == 0 {
+            l.try_acquire().unwrap().success(10);
+        }
+        drop(held);
+        assert_eq!(l.limit(), 2, "{:?}", c.law);
+        let e = epoch(&l);
+        l.try_acquire().unwrap().dropped();
+        assert_eq!(l.limit(), 6, "{:?}", c.law);
+        assert_eq!(epoch(&l), e + 1, "{:?}", c.law);
+        // A drop of a permit from before the probe's end changes nothing.
+        let old = l.try_acquire().unwrap();
+        l.try_acquire().unwrap().dropped();
+        let limit = l.limit();
+        old.dropped();
+        assert_eq!(l.limit(), limit, "{:?}", c.law);
+    }
+}
+
 /// Load that never leaves a queue-free sample (3 in flight with
 /// `min_limit` 2) and never finds the limit full, as closed-loop clients
 /// fewer than the limit make it, at `ticks`, until a probe: returns the
@@ -480,6 +510,61 @@ fn probes_after_a_rise_thin_out_as_it_ages() {
         *gaps.last().unwrap() > PROBE_AFTER - FRESH_EVERY,
         "{gaps:?}"
     );
+}
+
+/// Load of one lower class only, refused at its share of the limit and
+/// never finding the whole limit in use (all-`Normal` clients): the limit
+/// binds all the same, so a stale baseline is probed.
+#[test]
+#[cfg_attr(miri, ignore = "a third of a million sequential successes")]
+fn a_limit_that_binds_a_lower_class_only_is_probed() {
+    for c in [config(2, 8, 8), gradient(2, 8, 8)] {
+        let l = Limiter::try_new(c).unwrap();
+        mature(&l, 10);
+        succeed_beside(&l, 0, RISE_OLD, 10);
+        let normal = || l.try_acquire_with(Priority::Normal);
+        // Normal's share of 8 is 6: hold 5, take the 6th (not queue-free),
+        // be refused beside it with 2 units free.
+        let held: Vec<_> = (0..5).map(|_| normal().unwrap()).collect();
+        let mut n = 0;
+        while l.stats().probes == 0 {
+            let p = normal().unwrap();
+            assert!(normal().is_none());
+            assert_eq!(l.in_flight(), 6);
+            p.success(10);
+            n += 1;
+            assert!(n <= PROBE_AFTER + 64, "{:?}: no probe", c.law);
+        }
+        assert!(
+            n > PROBE_AFTER - FRESH_EVERY,
+            "{:?}: probed after {n}",
+            c.law
+        );
+        drop(held);
+    }
+}
+
+/// A run of noise above the baseline (a probe's own eight samples make
+/// such runs) is stepped nearly all the way before it is five long: its
+/// level shift jumps little, and it is neither checked nor taken for a
+/// young rise. A jump of more than a sixteenth past the steps is a rise.
+#[test]
+#[cfg_attr(miri, ignore = "thousands of sequential successes; minutes under Miri")]
+fn a_level_shift_within_the_steps_is_not_a_rise() {
+    let l = Limiter::try_new(config(2, 6, 6)).unwrap();
+    mature(&l, 100);
+    let risen_at = l.track.risen_at.load(Ordering::Relaxed);
+    // Steps of 1/32 to 103, 106, 110, 113: the shift jumps from there to
+    // the run's 116.
+    succeed_beside(&l, 0, SHIFT_RUN, 116);
+    assert_eq!(l.baseline(), Some(116));
+    assert_eq!(l.track.risen.load(Ordering::Relaxed), 0);
+    assert_eq!(l.track.risen_at.load(Ordering::Relaxed), risen_at);
+    // Steps to about 131, then a jump to 160.
+    succeed_beside(&l, 0, SHIFT_RUN, 160);
+    assert_eq!(l.baseline(), Some(160));
+    assert_eq!(l.track.risen.load(Ordering::Relaxed), RISEN);
+    assert_ne!(l.track.risen_at.load(Ordering::Relaxed), risen_at);
 }
 
 #[test]
