@@ -69,16 +69,24 @@
 //! suite). A rise that queue-free samples keep confirming for 2048
 //! successes is not checked.
 //!
-//! A confirmed rise (the dependency did slow down) may end later, when the
-//! dependency recovers, and under load that leaves no queue-free sample
-//! only a probe shows it. So for 2^18 successes after a rise the probe
-//! that waits for a binding limit comes sooner than 2^16: a quarter of the
+//! A rise that holds (the dependency did slow down) may end later, when
+//! the dependency recovers, and under load that leaves no queue-free
+//! sample only a probe shows it. A rise is found *held* when the baseline
+//! is still within a sixteenth of the level it rose to once queue-free
+//! samples have confirmed it for 2048 successes, or when the probe that
+//! checks it ends. For 2^19 successes after a held rise, the probe that
+//! waits for a binding limit comes sooner than 2^16: an eighth of the
 //! successes since the rise after the last queue-free sample, at least
-//! 2048. The end of a slowdown is then seen within about a quarter of its
-//! length in successes (within 1–3 s of the end of a 10 or 20 s slowdown
-//! under 64 closed-loop clients, the `slowdown-*-under-64` scenarios,
-//! where the 2^16 wait alone took 40 s), and a slower level that stays pays
-//! about twenty probes more than one that never rose.
+//! 2048. The end of a slowdown is then seen within about an eighth of its
+//! length in successes (0–2 s after the end of a 3 to 10 s slowdown under
+//! 64 closed-loop clients, the `slowdown-*-under-64` scenarios, where the
+//! 2^16 wait alone took 40 s), and a slower level that stays pays about
+//! twenty-six probes more than one that never rose. A rise that a probe's
+//! own samples show is checked but never shortens the wait: with a
+//! heavy-tailed service a probe's eight samples often make one. A rise
+//! that the service's noise makes outside a probe, and that the next
+//! probe's noise finds held, costs the same probes (the cost is in
+//! `BENCHMARKS.md`, "What the probes after a rise cost").
 //!
 //! A success is *slow* when its latency exceeds all of `baseline +
 //! (tolerance − 1) × mean` (the queueing accepted scales with the mean
@@ -278,10 +286,13 @@ const YOUNG_PROBE_AFTER: usize = 1024;
 /// (a level shift up, or a young baseline grown up) and was not checked
 /// since is probed, whether or not the limit binds.
 const CHECK_AFTER: usize = 2048;
-/// Successes after a rise from which a baseline that no queue-free sample
-/// has reached waits the full `PROBE_AFTER` for a probe: until then it
-/// waits a quarter of the rise's age, at least `CHECK_AFTER` (`stale`).
-const RISE_OLD: usize = 4 * PROBE_AFTER;
+/// Successes after a held rise from which a baseline that no queue-free
+/// sample has reached waits the full `PROBE_AFTER` for a probe: until then
+/// it waits `1 / RISE_SHARE` of the rise's age, at least `CHECK_AFTER`
+/// (`stale`).
+const RISE_OLD: usize = 8 * PROBE_AFTER;
+/// The share of a held rise's age that a probe waits for (`stale`).
+const RISE_SHARE: usize = 8;
 /// A grown-up baseline's `last_free` is kept to this many successes.
 const FRESH_EVERY: usize = 256;
 /// `Track::risen`: the baseline rose and was not checked since.
@@ -308,9 +319,14 @@ struct Track {
     /// probed once `CHECK_AFTER` successes pass without a queue-free
     /// sample; 0 otherwise.
     risen: AtomicUsize,
-    /// The success count of the latest rise (`RISE_OLD` before the first
-    /// success when there was none).
+    /// The success count of the latest rise.
     risen_at: AtomicUsize,
+    /// The baseline the latest rise outside a probe brought (1/16 tick),
+    /// until it is found held or undone; 0 if none.
+    risen_to: AtomicUsize,
+    /// The success count of the latest rise found held (`RISE_OLD` before
+    /// the first success when there was none): the age `stale` counts.
+    held_at: AtomicUsize,
     /// Queue-free successes seen, up to `YOUNG` (then no longer written).
     free_seen: AtomicUsize,
     /// The run of grown-up queue-free samples on one side of the baseline:
@@ -487,7 +503,9 @@ impl Limiter {
                     risen: AtomicUsize::new(0),
                     // No rise yet: as old as a rise that no longer shortens the
                     // probe's wait.
-                    risen_at: AtomicUsize::new(success.wrapping_sub(RISE_OLD)),
+                    risen_at: AtomicUsize::new(0),
+                    risen_to: AtomicUsize::new(0),
+                    held_at: AtomicUsize::new(success.wrapping_sub(RISE_OLD)),
                     free_seen: AtomicUsize::new(0),
                     run: AtomicUsize::new(0),
                     run_near: AtomicUsize::new(0),

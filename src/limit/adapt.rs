@@ -6,7 +6,7 @@
 use super::word::*;
 use super::{
     Limiter, Priority, CHECK_AFTER, FRESH_EVERY, ONE, PROBE_AFTER, PROBE_SAMPLES, RISEN, RISE_OLD,
-    SHIFT_RUN, TICK, YOUNG, YOUNG_PROBE_AFTER,
+    RISE_SHARE, SHIFT_RUN, TICK, YOUNG, YOUNG_PROBE_AFTER,
 };
 use crate::sync::{pause, pause_point, Ordering};
 
@@ -105,8 +105,10 @@ impl Limiter {
                     self.adapt(Event::GrownUp { n });
                 } else {
                     // Learnt from its first samples, which may all have
-                    // been slow (a cold cache): to be checked.
-                    self.rose(n);
+                    // been slow (a cold cache): to be checked. Not a level
+                    // whose end the probes after it should watch for: a
+                    // cache that warmed stays warm.
+                    self.rose(n, 0);
                 }
             }
             (m.max(TICK), m.max(TICK))
@@ -158,7 +160,7 @@ impl Limiter {
                     // service's noise (a probe's eight samples make such
                     // runs) has been stepped nearly all the way.
                     if above && near - m > m >> 4 {
-                        self.rose(n);
+                        self.rose(n, near);
                     }
                     let mean = if above {
                         old_mean.max(near)
@@ -194,19 +196,44 @@ impl Limiter {
         }
     }
 
-    /// The baseline rose at the `n`th success: it is to be checked. Against
-    /// a racing probe's swap a rise is either taken by that probe, whose
-    /// samples come after it, or left for the next check, never cleared
-    /// unchecked. (A CAS, not a store: both are right, but loom 0.7 lets a
-    /// store fall between the read and the write of a racing swap,
-    /// tokio-rs/loom#254, and its loom model would report that.)
+    /// The baseline rose at the `n`th success, to `to` (1/16 tick): it is
+    /// to be checked. Against a racing probe's swap a rise is either taken
+    /// by that probe, whose samples come after it, or left for the next
+    /// check, never cleared unchecked. (A CAS, not a store: both are right,
+    /// but loom 0.7 lets a store fall between the read and the write of a
+    /// racing swap, tokio-rs/loom#254, and its loom model would report
+    /// that.)
+    ///
+    /// A level shift outside a probe is also a candidate level, to be
+    /// judged held or undone (`judge_rise`); `to` 0 is none (a young
+    /// baseline grown up). A shift that a probe's own samples show is not a
+    /// candidate: with a heavy-tailed service a probe's eight samples often
+    /// make such a run.
     #[cold]
-    pub(super) fn rose(&self, n: usize) {
+    pub(super) fn rose(&self, n: usize, to: usize) {
         let t = &*self.track;
         t.risen_at.store(n, Ordering::Relaxed);
+        if t.resume.load(Ordering::Relaxed) == 0 {
+            t.risen_to.store(to, Ordering::Relaxed);
+        }
         let _ = t
             .risen
             .compare_exchange(0, RISEN, Ordering::Relaxed, Ordering::Relaxed);
+    }
+
+    /// The latest candidate rise is judged: held if the baseline is still
+    /// within a sixteenth of the level it rose to (then `stale` counts its
+    /// age from it), undone otherwise. Called where fresh samples have
+    /// judged it: queue-free samples kept coming after it (`confirm`), or
+    /// the probe that checked it ended.
+    #[cold]
+    fn judge_rise(&self) {
+        let t = &*self.track;
+        let to = t.risen_to.swap(0, Ordering::Relaxed);
+        if to != 0 && t.baseline.load(Ordering::Relaxed) >= to - (to >> 4) {
+            t.held_at
+                .store(t.risen_at.load(Ordering::Relaxed), Ordering::Relaxed);
+        }
     }
 
     /// Records that the `n`th success was queue-free, for a grown-up
@@ -231,10 +258,11 @@ impl Limiter {
         let t = &*self.track;
         if t.risen.load(Ordering::Relaxed) == RISEN
             && n.wrapping_sub(t.risen_at.load(Ordering::Relaxed)) > CHECK_AFTER
+            && t.risen
+                .compare_exchange(RISEN, 0, Ordering::Relaxed, Ordering::Relaxed)
+                .is_ok()
         {
-            let _ = t
-                .risen
-                .compare_exchange(RISEN, 0, Ordering::Relaxed, Ordering::Relaxed);
+            self.judge_rise();
         }
     }
 
@@ -262,14 +290,14 @@ impl Limiter {
     }
 
     /// Whether no queue-free success came in the last `PROBE_AFTER`
-    /// successes (up to the `n`th), or in fewer after a rise: a quarter of
-    /// the successes since the latest rise, at least `CHECK_AFTER`, until
-    /// the rise is `RISE_OLD`. A rise that queue-free samples confirmed
-    /// (the dependency did slow down) may be undone later (it recovered),
-    /// and when load leaves no queue-free sample only a probe shows that:
-    /// the end of a slowdown is seen within about a quarter of its length
-    /// (in successes), and a level kept for `RISE_OLD` successes costs
-    /// about twenty probes more than one that never rose. (The age wraps
+    /// successes (up to the `n`th), or in fewer after a held rise
+    /// (`judge_rise`): `1 / RISE_SHARE` of the successes since that rise,
+    /// at least `CHECK_AFTER`, until the rise is `RISE_OLD`. A rise that
+    /// held (the dependency did slow down) may be undone later (it
+    /// recovered), and when load leaves no queue-free sample only a probe
+    /// shows that: the end of a slowdown is seen within about an eighth of
+    /// its length (in successes), and a level kept for `RISE_OLD` successes
+    /// costs about twenty-six probes more than one that never rose. (The age wraps
     /// after 2^32 successes on 32-bit targets: a rise that old is then
     /// taken for a young one for a while, which costs probes, never a
     /// wrong limit.)
@@ -279,8 +307,8 @@ impl Limiter {
         let after = if t.free_seen.load(Ordering::Relaxed) < YOUNG {
             YOUNG_PROBE_AFTER
         } else {
-            let age = n.wrapping_sub(t.risen_at.load(Ordering::Relaxed));
-            (age.min(RISE_OLD) / 4).clamp(CHECK_AFTER, PROBE_AFTER)
+            let age = n.wrapping_sub(t.held_at.load(Ordering::Relaxed));
+            (age.min(RISE_OLD) / RISE_SHARE).clamp(CHECK_AFTER, PROBE_AFTER)
         };
         n.wrapping_sub(t.last_free.load(Ordering::Relaxed)) > after
     }
@@ -411,14 +439,19 @@ impl Limiter {
         if epoch_of(now) != epoch || resume <= limit_of(now) {
             return false;
         }
-        self.resume::<C>(epoch, resume);
+        self.resume::<C>(epoch, resume, false);
         true
     }
 
     /// Ends a probe of epoch `epoch`: back to the limit `to` it started from.
-    pub(super) fn resume<C: Control>(&self, epoch: usize, to: usize) {
+    /// With `judged`, the probe's samples judge the latest candidate rise
+    /// (`judge_rise`); a probe a drop ended has not sampled enough.
+    pub(super) fn resume<C: Control>(&self, epoch: usize, to: usize, judged: bool) {
         if self.raise(epoch, to, true) {
             self.track.resume.store(0, Ordering::Relaxed);
+            if judged {
+                self.judge_rise();
+            }
             let (_, [succeeded, _, _], in_flight) = self.snapshot();
             C::restart(self, succeeded.wrapping_add(in_flight), to, false);
         }

@@ -220,7 +220,7 @@ impl Limiter {
             return;
         }
         if resume > limit {
-            self.resume::<Aimd>(epoch, resume);
+            self.resume::<Aimd>(epoch, resume, true);
             return;
         }
         let step = w.step.load(Ordering::Relaxed);

@@ -444,7 +444,7 @@ fn bind_until_probe(l: &Limiter, ticks: u32, most: usize) -> usize {
 /// dependency recovers under load that binds the limit and leaves no
 /// queue-free sample (closed-loop clients): only a probe can show the
 /// recovery, and it comes within `CHECK_AFTER` successes of the last
-/// queue-free one (a quarter of the rise's age, but at least that), not
+/// queue-free one (`1 / RISE_SHARE` of the rise's age, but at least that), not
 /// the `PROBE_AFTER` of a baseline that did not rise.
 #[test]
 #[cfg_attr(miri, ignore = "thousands of sequential successes; minutes under Miri")]
@@ -467,9 +467,9 @@ fn a_recovery_after_a_confirmed_rise_is_probed_soon() {
 }
 
 /// A slower level that stays, under load that binds: the probes after the
-/// rise come every `CHECK_AFTER` successes, then a quarter of the rise's
-/// age apart, and from `4 · PROBE_AFTER` successes on every `PROBE_AFTER`,
-/// as for a baseline that never rose: about twenty probes per rise.
+/// held rise come every `CHECK_AFTER` successes, then `1 / RISE_SHARE` of
+/// the rise's age apart, and from `RISE_OLD` successes on every
+/// `PROBE_AFTER`, as for a baseline that never rose.
 #[test]
 #[cfg_attr(miri, ignore = "a million sequential successes")]
 fn probes_after_a_rise_thin_out_as_it_ages() {
@@ -480,13 +480,13 @@ fn probes_after_a_rise_thin_out_as_it_ages() {
     assert_eq!(l.baseline(), Some(90));
     let mut age = rise - SHIFT_RUN;
     let mut gaps = Vec::new();
-    while age < 6 * PROBE_AFTER {
+    while age < RISE_OLD + 2 * PROBE_AFTER {
         let gap = bind_until_probe(&l, 90, PROBE_AFTER + 64);
-        // Due a quarter of the rise's age after the last queue-free sample
-        // (the previous probe's), which came before the `restored`
+        // Due `1 / RISE_SHARE` of the rise's age after the last queue-free
+        // sample (the previous probe's), which came before the `restored`
         // samples; within a window, and the `FRESH_EVERY` to which the
         // last queue-free sample is kept.
-        let due = ((age + gap) / 4).clamp(CHECK_AFTER, PROBE_AFTER);
+        let due = ((age + gap).min(RISE_OLD) / RISE_SHARE).clamp(CHECK_AFTER, PROBE_AFTER);
         let restored = probe_until_restored(&l, 90, 6);
         assert!(
             gap + FRESH_EVERY + 16 > due && gap <= due + 16,
@@ -497,8 +497,11 @@ fn probes_after_a_rise_thin_out_as_it_ages() {
         gaps.push(gap);
     }
     assert_eq!(l.baseline(), Some(90));
+    // About six at `CHECK_AFTER` (to an age of `RISE_SHARE · CHECK_AFTER`),
+    // then each `RISE_SHARE / (RISE_SHARE − 1)` times the last up to
+    // `RISE_OLD` (26 more), then `PROBE_AFTER` apart: 35 to this age.
     assert!(
-        (16..=26).contains(&gaps.len()),
+        (32..=38).contains(&gaps.len()),
         "{} probes: {gaps:?}",
         gaps.len()
     );
@@ -588,6 +591,56 @@ fn a_rise_that_queue_free_samples_confirm_is_not_probed() {
             c.law
         );
     }
+}
+
+/// A stall's rise outside a probe, then load that binds the limit and
+/// leaves no queue-free sample. The check's samples decide: at the risen
+/// level (the dependency did slow down) the rise is held and the next
+/// probe comes `CHECK_AFTER` successes after the check; back at the old
+/// level (it was a stall) the rise is undone and the next one waits the
+/// `PROBE_AFTER` of a baseline that never rose.
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "2^16 sequential successes per case; minutes under Miri"
+)]
+fn the_check_decides_whether_a_rise_shortens_the_wait() {
+    for (check, next) in [(90, CHECK_AFTER), (10, PROBE_AFTER)] {
+        let l = Limiter::try_new(config(2, 6, 6)).unwrap();
+        mature(&l, 10);
+        succeed_beside(&l, 0, SHIFT_RUN, 90);
+        assert_eq!(l.baseline(), Some(90));
+        bind_until_probe(&l, check, CHECK_AFTER + 64);
+        probe_until_restored(&l, check, 6);
+        assert_eq!(l.baseline(), Some(check));
+        let n = bind_until_probe(&l, check, PROBE_AFTER + 64);
+        assert!(
+            n + FRESH_EVERY + 16 > next && n <= next + 16,
+            "checked at {check}: next probe after {n}, due after {next}"
+        );
+    }
+}
+
+/// A rise that a probe's own samples show (a heavy-tailed service's eight
+/// samples often make one) is checked, binding or not, but even when the
+/// check finds the baseline still there it never shortens the wait of the
+/// probes after it.
+#[test]
+#[cfg_attr(miri, ignore = "2^17 sequential successes; minutes under Miri")]
+fn a_rise_a_probe_shows_does_not_shorten_the_wait() {
+    let l = Limiter::try_new(config(2, 6, 6)).unwrap();
+    mature(&l, 10);
+    bind_until_probe(&l, 10, PROBE_AFTER + 64);
+    probe_until_restored(&l, 90, 6);
+    assert_eq!(l.baseline(), Some(90));
+    assert_eq!(l.track.risen.load(Ordering::Relaxed), RISEN);
+    // The check, at the level the probe found.
+    let n = bind_until_probe(&l, 90, CHECK_AFTER + 64);
+    assert!(n > CHECK_AFTER - FRESH_EVERY, "checked after {n}");
+    probe_until_restored(&l, 90, 6);
+    assert_eq!(l.baseline(), Some(90));
+    let n = bind_until_probe(&l, 90, PROBE_AFTER + 64);
+    assert!(n + FRESH_EVERY + 16 > PROBE_AFTER, "next probe after {n}");
 }
 
 /// Under load from the first request (three permits always out, more than

@@ -153,7 +153,7 @@ impl Limiter {
             return;
         }
         if resume > limit {
-            self.resume::<Gradient>(epoch, resume);
+            self.resume::<Gradient>(epoch, resume, true);
             return;
         }
         let avg = ((w & (COUNT_ONE - 1)) / count).max(1) as u64;

@@ -495,7 +495,7 @@ fn loom_limit_rise_racing_a_probe() {
         let limiter = leak(config(1, 4, 8));
         let t = &*limiter.track;
         let epoch = epoch_of(limiter.hot.state.load(Ordering::Relaxed));
-        let riser = thread::spawn(move || limiter.rose(7));
+        let riser = thread::spawn(move || limiter.rose(7, 160));
         let prober = thread::spawn(move || limiter.probe::<Aimd>(epoch, 0, 4));
         riser.join().unwrap();
         let took = prober.join().unwrap();
