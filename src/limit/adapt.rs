@@ -6,7 +6,7 @@
 use super::word::*;
 use super::{
     Limiter, Priority, CHECK_AFTER, FRESH_EVERY, ONE, PROBE_AFTER, PROBE_SAMPLES, RISEN, RISE_OLD,
-    RISE_SHARE, SHIFT_RUN, TICK, YOUNG, YOUNG_PROBE_AFTER,
+    RISE_SHARE, SHIFT_RUN, TICK, WALK, YOUNG, YOUNG_PROBE_AFTER,
 };
 use crate::sync::{pause, pause_point, Ordering};
 
@@ -99,6 +99,7 @@ impl Limiter {
             let m = ((old_m as u64 * k + x as u64) / (k + 1)) as usize;
             t.free_seen.store(seen + 1, Ordering::Relaxed);
             if seen + 1 == YOUNG {
+                t.settled.store(m.max(TICK), Ordering::Relaxed);
                 if t.resume.load(Ordering::Relaxed) != 0 {
                     // A young baseline's probe lasts until it has grown up
                     // (`probe_samples`): this success ends its window.
@@ -188,6 +189,10 @@ impl Limiter {
             t.baseline.store(m, Ordering::Relaxed);
             t.mean.store(mean, Ordering::Relaxed);
             self.adapt(Event::Learnt { median: m, mean });
+            let s = t.settled.load(Ordering::Relaxed);
+            if seen >= YOUNG && (m < s || m - s > s / WALK) {
+                self.walked(n, m, s);
+            }
         }
         if seen < YOUNG {
             t.last_free.store(n, Ordering::Relaxed);
@@ -204,36 +209,66 @@ impl Limiter {
     /// racing swap, tokio-rs/loom#254, and its loom model would report
     /// that.)
     ///
-    /// A level shift outside a probe is also a candidate level, to be
-    /// judged held or undone (`judge_rise`); `to` 0 is none (a young
-    /// baseline grown up). A shift that a probe's own samples show is not a
-    /// candidate: with a heavy-tailed service a probe's eight samples often
-    /// make such a run.
+    /// A rise outside a probe is also a candidate level, to be judged held
+    /// or undone (`judge_rise`): it starts from the settled level, and
+    /// further rises before the judgement raise its level. `to` 0 is none
+    /// (a young baseline grown up). A rise that a probe's own samples show
+    /// is not a candidate: with a heavy-tailed service a probe's eight
+    /// samples often make such a run.
     #[cold]
     pub(super) fn rose(&self, n: usize, to: usize) {
         let t = &*self.track;
         t.risen_at.store(n, Ordering::Relaxed);
-        if t.resume.load(Ordering::Relaxed) == 0 {
-            t.risen_to.store(to, Ordering::Relaxed);
+        if to != 0 && t.resume.load(Ordering::Relaxed) == 0 {
+            if t.risen_from.load(Ordering::Relaxed) == 0 {
+                let from = t.settled.load(Ordering::Relaxed).max(TICK);
+                t.risen_from.store(from, Ordering::Relaxed);
+            }
+            let top = t.risen_to.load(Ordering::Relaxed).max(to);
+            t.risen_to.store(top, Ordering::Relaxed);
+            t.settled.store(to, Ordering::Relaxed);
         }
         let _ = t
             .risen
             .compare_exchange(0, RISEN, Ordering::Relaxed, Ordering::Relaxed);
     }
 
-    /// The latest candidate rise is judged: held if the baseline is still
-    /// within a sixteenth of the level it rose to (then `stale` counts its
-    /// age from it), undone otherwise. Called where fresh samples have
-    /// judged it: queue-free samples kept coming after it (`confirm`), or
-    /// the probe that checked it ended.
+    /// The grown-up baseline moved to `m` at the `n`th success, outside
+    /// its settled level `s` by more than `1 / WALK` above or anywhere
+    /// below. Below, `m` is the new settled level. Above, outside a probe,
+    /// it rose (`rose`): a dependency that slows while queue-free samples
+    /// keep coming (the limit cut low under load) moves the baseline up in
+    /// steps of a thirty-second, never in the jump a level shift takes to
+    /// count as a rise. A probe's eight samples walk no rise: with a
+    /// heavy-tailed service they swing the baseline by more than a quarter.
+    #[cold]
+    fn walked(&self, n: usize, m: usize, s: usize) {
+        let t = &*self.track;
+        if m < s {
+            t.settled.store(m, Ordering::Relaxed);
+        } else if t.resume.load(Ordering::Relaxed) == 0 {
+            self.rose(n, m);
+        }
+    }
+
+    /// The candidate rise is judged: held if the baseline is still at
+    /// least halfway from the level it rose from to the highest it brought
+    /// (then `stale` counts its age from it), undone otherwise. Called
+    /// where fresh samples have judged it: queue-free samples kept coming
+    /// after it (`confirm`), or the probe that checked it ended. (The
+    /// settled level needs no reset: `walked` lowers it with the
+    /// baseline.)
     #[cold]
     fn judge_rise(&self) {
         let t = &*self.track;
+        let from = t.risen_from.swap(0, Ordering::Relaxed);
         let to = t.risen_to.swap(0, Ordering::Relaxed);
-        if to != 0 && t.baseline.load(Ordering::Relaxed) >= to - (to >> 4) {
+        let m = t.baseline.load(Ordering::Relaxed);
+        if from != 0 && m >= from / 2 + to / 2 {
             t.held_at
                 .store(t.risen_at.load(Ordering::Relaxed), Ordering::Relaxed);
         }
+        t.settled.store(m, Ordering::Relaxed);
     }
 
     /// Records that the `n`th success was queue-free, for a grown-up
@@ -296,11 +331,11 @@ impl Limiter {
     /// held (the dependency did slow down) may be undone later (it
     /// recovered), and when load leaves no queue-free sample only a probe
     /// shows that: the end of a slowdown is seen within about an eighth of
-    /// its length (in successes), and a level kept for `RISE_OLD` successes
-    /// costs about twenty-six probes more than one that never rose. (The age wraps
-    /// after 2^32 successes on 32-bit targets: a rise that old is then
-    /// taken for a young one for a while, which costs probes, never a
-    /// wrong limit.)
+    /// its length (in successes), and a level kept for `RISE_OLD`
+    /// successes costs about twenty-six probes more than one that never
+    /// rose. (The age wraps after 2^32 successes on 32-bit targets: a rise
+    /// that old is then taken for a young one for a while, which costs
+    /// probes, never a wrong limit.)
     #[inline]
     pub(super) fn stale(&self, n: usize) -> bool {
         let t = &*self.track;
@@ -315,10 +350,11 @@ impl Limiter {
 
     /// Whether a window closed by the `n`th success probes: when no
     /// queue-free success came in the last `PROBE_AFTER` successes (fewer
-    /// after a rise: `stale`) and the limit binds (otherwise queue-free samples will come by themselves,
-    /// unless the clients keep every permit taken), or in the last
-    /// `CHECK_AFTER` after the baseline rose, binding or not: the rise may
-    /// have been a stall, and then only fresh samples undo it.
+    /// after a held rise: `stale`) and the limit binds (otherwise
+    /// queue-free samples will come by themselves, unless the clients keep
+    /// every permit taken), or in the last `CHECK_AFTER` after the baseline
+    /// rose, binding or not: the rise may have been a stall, and then only
+    /// fresh samples undo it.
     #[inline]
     pub(super) fn probe_due(&self, n: usize) -> bool {
         let t = &*self.track;

@@ -1,0 +1,406 @@
+//! Unit tests of the rises of the baseline: the check that follows a rise
+//! (a stall, a cold start), how a rise is found held or undone, and the
+//! probes that come sooner after a held rise, single-threaded.
+
+use super::tests::{config, gradient, mature, succeed_beside};
+use super::*;
+use std::vec::Vec;
+
+/// Load that never leaves a queue-free sample (3 in flight with
+/// `min_limit` 2) and never finds the limit full, as closed-loop clients
+/// fewer than the limit make it, at `ticks`, until a probe: returns the
+/// successes it took. Fails past `most`.
+fn load_until_probe(l: &Limiter, ticks: u32, most: usize) -> usize {
+    let held: Vec<_> = (0..2).map(|_| l.try_acquire().unwrap()).collect();
+    let mut n = 0;
+    while l.stats().probes == 0 {
+        l.try_acquire().unwrap().success(ticks);
+        n += 1;
+        assert!(n <= most, "no probe in {most} successes");
+    }
+    drop(held);
+    n
+}
+
+/// The probe's queue-free samples at `ticks` until the limit is back at
+/// `limit`: returns how many.
+fn probe_until_restored(l: &Limiter, ticks: u32, limit: u32) -> usize {
+    let mut more = 0;
+    while l.limit() != limit {
+        succeed_beside(l, 0, 1, ticks);
+        more += 1;
+        assert!(more <= YOUNG + 4, "not restored");
+    }
+    more
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "thousands of sequential successes; minutes under Miri")]
+fn a_stalled_rise_is_checked_whether_or_not_the_limit_binds() {
+    // A stall: five queue-free samples 9× slower shift a grown-up baseline
+    // up. Then load that leaves no queue-free sample and never fills the
+    // limit: the rise is checked within `CHECK_AFTER` successes (less the
+    // `FRESH_EVERY` to which the last queue-free one is kept, plus a
+    // window), the check's queue-free samples bring the baseline back, the
+    // limit is restored, and no other probe follows.
+    for c in [config(2, 6, 6), gradient(2, 6, 6)] {
+        let l = Limiter::try_new(c).unwrap();
+        mature(&l, 10);
+        // Twice the run: the mean follows the stall most of the way.
+        succeed_beside(&l, 0, 2 * SHIFT_RUN, 90);
+        assert_eq!(l.baseline(), Some(90), "{:?}", c.law);
+        assert!(l.stats().mean.unwrap() >= 60, "{:?}", l.stats());
+        let n = load_until_probe(&l, 10, CHECK_AFTER + 64);
+        assert!(
+            n > CHECK_AFTER - FRESH_EVERY,
+            "{:?}: checked after {n}",
+            c.law
+        );
+        let s = l.stats();
+        assert_eq!((s.probes, s.limit), (1, 2), "{:?}", c.law);
+        // A check lasts `PROBE_SAMPLES` successes: a level shift down
+        // brings both estimates back.
+        let more = probe_until_restored(&l, 10, 6);
+        assert!(more >= PROBE_SAMPLES - 2, "{:?}: ended after {more}", c.law);
+        assert!(l.baseline().unwrap() <= 11, "{:?}: {:?}", c.law, l.stats());
+        assert!(
+            l.stats().mean.unwrap() <= 12,
+            "{:?}: {:?}",
+            c.law,
+            l.stats()
+        );
+        // Checked: the same load no longer probes.
+        succeed_beside(&l, 2, 4 * CHECK_AFTER, 10);
+        assert_eq!(l.stats().probes, 1, "{:?}", c.law);
+    }
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "thousands of sequential successes; minutes under Miri")]
+fn a_cold_start_is_checked() {
+    // A cold cache: the young baseline's 32 samples are 6× slow, then the
+    // service is warm and the load leaves no queue-free sample. The grown-up
+    // baseline is checked after `CHECK_AFTER` successes (the young one keeps
+    // its last queue-free sample exactly).
+    for c in [config(2, 6, 6), gradient(2, 6, 6)] {
+        let l = Limiter::try_new(c).unwrap();
+        succeed_beside(&l, 0, YOUNG, 60);
+        assert_eq!(l.baseline(), Some(60));
+        let n = load_until_probe(&l, 10, CHECK_AFTER + 64);
+        assert!(n > CHECK_AFTER, "{:?}: checked after {n}", c.law);
+        probe_until_restored(&l, 10, 6);
+        assert!(l.baseline().unwrap() <= 11, "{:?}: {:?}", c.law, l.stats());
+    }
+}
+
+/// Successes at `ticks` with the limit binding (a request refused at the
+/// limit before each), none of them queue-free, until the limiter probes:
+/// returns how many.
+fn bind_until_probe(l: &Limiter, ticks: u32, most: usize) -> usize {
+    let probes = l.stats().probes;
+    let mut n = 0;
+    while l.stats().probes == probes {
+        // Fill the limit (the last request is refused) and give all but
+        // the last permit back as ignored: the last one, admitted with the
+        // rest of the limit in flight, ends the success.
+        let mut taken: Vec<_> = core::iter::from_fn(|| l.try_acquire()).collect();
+        let last = taken.pop().unwrap();
+        assert!(taken.len() > 2, "{:?}", l.stats());
+        drop(taken);
+        last.success(ticks);
+        n += 1;
+        assert!(n <= most, "no probe in {most} successes");
+    }
+    n
+}
+
+/// A rise that queue-free samples confirmed (a real slowdown), then the
+/// dependency recovers under load that binds the limit and leaves no
+/// queue-free sample (closed-loop clients): only a probe can show the
+/// recovery, and it comes within `CHECK_AFTER` successes of the last
+/// queue-free one (`1 / RISE_SHARE` of the rise's age, but at least that), not
+/// the `PROBE_AFTER` of a baseline that did not rise.
+#[test]
+#[cfg_attr(miri, ignore = "thousands of sequential successes; minutes under Miri")]
+fn a_recovery_after_a_confirmed_rise_is_probed_soon() {
+    for c in [config(2, 6, 6), gradient(2, 6, 6)] {
+        let l = Limiter::try_new(c).unwrap();
+        mature(&l, 10);
+        succeed_beside(&l, 0, SHIFT_RUN + CHECK_AFTER + FRESH_EVERY + 1, 90);
+        assert_eq!(l.baseline(), Some(90));
+        assert_eq!(l.track.risen.load(Ordering::Relaxed), 0, "confirmed");
+        let n = bind_until_probe(&l, 10, CHECK_AFTER + 64);
+        assert!(
+            n > CHECK_AFTER - FRESH_EVERY,
+            "{:?}: probed after {n}",
+            c.law
+        );
+        probe_until_restored(&l, 10, 6);
+        assert!(l.baseline().unwrap() <= 11, "{:?}: {:?}", c.law, l.stats());
+    }
+}
+
+/// A slower level that stays, under load that binds: the probes after the
+/// held rise come every `CHECK_AFTER` successes, then `1 / RISE_SHARE` of
+/// the rise's age apart, and from `RISE_OLD` successes on every
+/// `PROBE_AFTER`, as for a baseline that never rose.
+#[test]
+#[cfg_attr(miri, ignore = "a million sequential successes")]
+fn probes_after_a_rise_thin_out_as_it_ages() {
+    let l = Limiter::try_new(config(2, 6, 6)).unwrap();
+    mature(&l, 10);
+    let rise = SHIFT_RUN + CHECK_AFTER + FRESH_EVERY + 1;
+    succeed_beside(&l, 0, rise, 90);
+    assert_eq!(l.baseline(), Some(90));
+    let mut age = rise - SHIFT_RUN;
+    let mut gaps = Vec::new();
+    while age < RISE_OLD + 2 * PROBE_AFTER {
+        let gap = bind_until_probe(&l, 90, PROBE_AFTER + 64);
+        // Due `1 / RISE_SHARE` of the rise's age after the last queue-free
+        // sample (the previous probe's), which came before the `restored`
+        // samples; within a window, and the `FRESH_EVERY` to which the
+        // last queue-free sample is kept.
+        let due = ((age + gap).min(RISE_OLD) / RISE_SHARE).clamp(CHECK_AFTER, PROBE_AFTER);
+        let restored = probe_until_restored(&l, 90, 6);
+        assert!(
+            gap + FRESH_EVERY + 16 > due && gap <= due + 16,
+            "probe {} after {gap}, due after {due} (age {age})",
+            gaps.len() + 1
+        );
+        age += gap + restored;
+        gaps.push(gap);
+    }
+    assert_eq!(l.baseline(), Some(90));
+    // About six at `CHECK_AFTER` (to an age of `RISE_SHARE · CHECK_AFTER`),
+    // then each `RISE_SHARE / (RISE_SHARE − 1)` times the last up to
+    // `RISE_OLD` (26 more), then `PROBE_AFTER` apart: 35 to this age.
+    assert!(
+        (32..=38).contains(&gaps.len()),
+        "{} probes: {gaps:?}",
+        gaps.len()
+    );
+    assert!(
+        gaps.windows(2).all(|w| w[1] + FRESH_EVERY + 16 >= w[0]),
+        "{gaps:?}"
+    );
+    assert!(
+        *gaps.last().unwrap() > PROBE_AFTER - FRESH_EVERY,
+        "{gaps:?}"
+    );
+}
+
+/// Load of one lower class only, refused at its share of the limit and
+/// never finding the whole limit in use (all-`Normal` clients): the limit
+/// binds all the same, so a stale baseline is probed.
+#[test]
+#[cfg_attr(miri, ignore = "a third of a million sequential successes")]
+fn a_limit_that_binds_a_lower_class_only_is_probed() {
+    for c in [config(2, 8, 8), gradient(2, 8, 8)] {
+        let l = Limiter::try_new(c).unwrap();
+        mature(&l, 10);
+        succeed_beside(&l, 0, RISE_OLD, 10);
+        let normal = || l.try_acquire_with(Priority::Normal);
+        // Normal's share of 8 is 6: hold 5, take the 6th (not queue-free),
+        // be refused beside it with 2 units free.
+        let held: Vec<_> = (0..5).map(|_| normal().unwrap()).collect();
+        let mut n = 0;
+        while l.stats().probes == 0 {
+            let p = normal().unwrap();
+            assert!(normal().is_none());
+            assert_eq!(l.in_flight(), 6);
+            p.success(10);
+            n += 1;
+            assert!(n <= PROBE_AFTER + 64, "{:?}: no probe", c.law);
+        }
+        assert!(
+            n > PROBE_AFTER - FRESH_EVERY,
+            "{:?}: probed after {n}",
+            c.law
+        );
+        drop(held);
+    }
+}
+
+/// A run of noise above the baseline (a probe's own eight samples make
+/// such runs) is stepped nearly all the way before it is five long: its
+/// level shift jumps little, and it is neither checked nor taken for a
+/// young rise. A jump of more than a sixteenth past the steps is a rise.
+#[test]
+#[cfg_attr(miri, ignore = "thousands of sequential successes; minutes under Miri")]
+fn a_level_shift_within_the_steps_is_not_a_rise() {
+    let l = Limiter::try_new(config(2, 6, 6)).unwrap();
+    mature(&l, 100);
+    let risen_at = l.track.risen_at.load(Ordering::Relaxed);
+    // Steps of 1/32 to 103, 106, 110, 113: the shift jumps from there to
+    // the run's 116.
+    succeed_beside(&l, 0, SHIFT_RUN, 116);
+    assert_eq!(l.baseline(), Some(116));
+    assert_eq!(l.track.risen.load(Ordering::Relaxed), 0);
+    assert_eq!(l.track.risen_at.load(Ordering::Relaxed), risen_at);
+    // Steps to about 131, then a jump to 160.
+    succeed_beside(&l, 0, SHIFT_RUN, 160);
+    assert_eq!(l.baseline(), Some(160));
+    assert_eq!(l.track.risen.load(Ordering::Relaxed), RISEN);
+    assert_ne!(l.track.risen_at.load(Ordering::Relaxed), risen_at);
+}
+
+#[test]
+#[cfg_attr(miri, ignore = "thousands of sequential successes; minutes under Miri")]
+fn a_rise_that_queue_free_samples_confirm_is_not_probed() {
+    // A dependency that got slower for good while queue-free samples kept
+    // coming for `CHECK_AFTER` successes: confirmed, so load that leaves
+    // none and never fills the limit does not probe (as before the rise).
+    for c in [config(2, 6, 6), gradient(2, 6, 6)] {
+        let l = Limiter::try_new(c).unwrap();
+        mature(&l, 10);
+        succeed_beside(&l, 0, SHIFT_RUN + CHECK_AFTER + FRESH_EVERY + 1, 90);
+        assert_eq!(l.baseline(), Some(90));
+        let before = l.stats();
+        succeed_beside(&l, 2, 4 * CHECK_AFTER, 90);
+        let s = l.stats();
+        assert_eq!(
+            (s.probes, s.decreases, s.limit),
+            (0, before.decreases, 6),
+            "{:?}",
+            c.law
+        );
+    }
+}
+
+/// A stall's rise outside a probe (from 10 to 90), then load that binds
+/// the limit and leaves no queue-free sample. The check's samples decide:
+/// at least halfway up (the dependency did slow down, maybe less than the
+/// stall showed) the rise is held and the next probe comes `CHECK_AFTER`
+/// successes after the check; below (it was a stall) the rise is undone
+/// and the next one waits the `PROBE_AFTER` of a baseline that never rose.
+#[test]
+#[cfg_attr(
+    miri,
+    ignore = "2^16 sequential successes per case; minutes under Miri"
+)]
+fn the_check_decides_whether_a_rise_shortens_the_wait() {
+    for (check, next) in [
+        (90, CHECK_AFTER),
+        (60, CHECK_AFTER),
+        (40, PROBE_AFTER),
+        (10, PROBE_AFTER),
+    ] {
+        let l = Limiter::try_new(config(2, 6, 6)).unwrap();
+        mature(&l, 10);
+        succeed_beside(&l, 0, SHIFT_RUN, 90);
+        assert_eq!(l.baseline(), Some(90));
+        bind_until_probe(&l, check, CHECK_AFTER + 64);
+        probe_until_restored(&l, check, 6);
+        assert_eq!(l.baseline(), Some(check));
+        let n = bind_until_probe(&l, check, PROBE_AFTER + 64);
+        assert!(
+            n + FRESH_EVERY + 16 > next && n <= next + 16,
+            "checked at {check}: next probe after {n}, due after {next}"
+        );
+    }
+}
+
+/// A dependency that slows while queue-free samples keep coming, noisily
+/// enough that no run of `SHIFT_RUN` forms: the baseline walks up in steps
+/// and never jumps, yet past a quarter above its settled level it rose.
+/// Queue-free samples at the new level then confirm it held, and the probe
+/// after it comes soon.
+#[test]
+#[cfg_attr(miri, ignore = "thousands of sequential successes; minutes under Miri")]
+fn a_walk_up_is_a_rise() {
+    let l = Limiter::try_new(config(2, 6, 6)).unwrap();
+    mature(&l, 10);
+    let mut walk = 0;
+    while l.baseline().unwrap() < 13 {
+        for ticks in [40, 40, 40, 40, 9] {
+            succeed_beside(&l, 0, 1, ticks);
+        }
+        walk += 5;
+        assert!(walk < 200, "{:?}", l.stats());
+    }
+    assert!(l.baseline().unwrap() <= 14, "jumped: {:?}", l.stats());
+    assert_eq!(l.track.risen.load(Ordering::Relaxed), RISEN);
+    succeed_beside(&l, 0, CHECK_AFTER + FRESH_EVERY + 1, 13);
+    assert_eq!(l.track.risen.load(Ordering::Relaxed), 0, "confirmed");
+    let n = bind_until_probe(&l, 13, CHECK_AFTER + 64);
+    assert!(n > CHECK_AFTER - FRESH_EVERY, "probed after {n}");
+}
+
+/// Steps of queue-free samples, four at `toward` and one at `back`, until
+/// the baseline reaches `to` (from either side).
+fn walk_to(l: &Limiter, toward: u32, back: u32, to: u32) {
+    for (n, ticks) in [toward, toward, toward, toward, back]
+        .into_iter()
+        .cycle()
+        .enumerate()
+    {
+        if (l.baseline().unwrap() < to) != (toward > to) {
+            return;
+        }
+        succeed_beside(l, 0, 1, ticks);
+        assert!(n < 400, "{:?}", l.stats());
+    }
+}
+
+/// The level a walk is measured from is where the last judgement left the
+/// baseline, not the lowest it went before: a baseline that dipped (noise)
+/// and came back, then was judged by a probe, does not rise when it moves
+/// a little above where it came back to.
+#[test]
+#[cfg_attr(miri, ignore = "2^16 sequential successes; minutes under Miri")]
+fn a_walk_is_measured_from_the_last_judgement() {
+    let l = Limiter::try_new(config(2, 6, 6)).unwrap();
+    mature(&l, 100);
+    walk_to(&l, 70, 100, 84);
+    walk_to(&l, 120, 99, 100);
+    assert_eq!(l.track.risen.load(Ordering::Relaxed), 0, "{:?}", l.stats());
+    bind_until_probe(&l, 100, PROBE_AFTER + 64);
+    probe_until_restored(&l, 100, 6);
+    walk_to(&l, 130, 110, 112);
+    assert!(l.baseline().unwrap() <= 116, "jumped: {:?}", l.stats());
+    assert_eq!(l.track.risen.load(Ordering::Relaxed), 0, "{:?}", l.stats());
+}
+
+/// A level shift up is the level later walks are measured from: noise
+/// around the new level (which moves the baseline a step at a time) is no
+/// rise again, and queue-free samples confirm the one rise there was.
+#[test]
+#[cfg_attr(miri, ignore = "thousands of sequential successes; minutes under Miri")]
+fn noise_after_a_rise_is_no_new_rise() {
+    let l = Limiter::try_new(config(2, 6, 6)).unwrap();
+    mature(&l, 10);
+    succeed_beside(&l, 0, SHIFT_RUN, 90);
+    assert_eq!(l.baseline(), Some(90));
+    let risen_at = l.track.risen_at.load(Ordering::Relaxed);
+    for ticks in [85, 95]
+        .into_iter()
+        .cycle()
+        .take(CHECK_AFTER + FRESH_EVERY + 2)
+    {
+        succeed_beside(&l, 0, 1, ticks);
+    }
+    assert_eq!(l.track.risen_at.load(Ordering::Relaxed), risen_at);
+    assert_eq!(l.track.risen.load(Ordering::Relaxed), 0, "confirmed");
+}
+
+/// A rise that a probe's own samples show (a heavy-tailed service's eight
+/// samples often make one) is checked, binding or not, but even when the
+/// check finds the baseline still there it never shortens the wait of the
+/// probes after it.
+#[test]
+#[cfg_attr(miri, ignore = "2^17 sequential successes; minutes under Miri")]
+fn a_rise_a_probe_shows_does_not_shorten_the_wait() {
+    let l = Limiter::try_new(config(2, 6, 6)).unwrap();
+    mature(&l, 10);
+    bind_until_probe(&l, 10, PROBE_AFTER + 64);
+    probe_until_restored(&l, 90, 6);
+    assert_eq!(l.baseline(), Some(90));
+    assert_eq!(l.track.risen.load(Ordering::Relaxed), RISEN);
+    // The check, at the level the probe found.
+    let n = bind_until_probe(&l, 90, CHECK_AFTER + 64);
+    assert!(n > CHECK_AFTER - FRESH_EVERY, "checked after {n}");
+    probe_until_restored(&l, 90, 6);
+    assert_eq!(l.baseline(), Some(90));
+    let n = bind_until_probe(&l, 90, PROBE_AFTER + 64);
+    assert!(n + FRESH_EVERY + 16 > PROBE_AFTER, "next probe after {n}");
+}
