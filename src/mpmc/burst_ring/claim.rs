@@ -49,8 +49,7 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
         // SeqCst: as in `try_claim_push`.
         let h = self.prod.load(Ordering::SeqCst);
         let bit = Bit::of::<N>(h >> SHIFT);
-        // The mark before the parity bit (see `free_run`).
-        if h & FLAGS != 0 || bit.marked(&self.room.void) || !bit.is(&self.room.consumed, 0) {
+        if h & FLAGS != 0 || !bit.free(&self.room) {
             return None;
         }
         pause_point(pause::BURST_PUSH_CHECKED);
