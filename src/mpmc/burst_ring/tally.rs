@@ -77,7 +77,11 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     #[inline(always)]
     pub(super) fn sample_peak_one(&self, to: usize) {
         if to & (Self::PEAK_SAMPLE_EVERY * ONE - 1) == 0 {
-            self.raise_peak(to.wrapping_sub(ONE));
+            // The length seen from `to - 1`, counted from `to`: the pop's
+            // word before its claim need not stay in a register past the
+            // CAS (one move less on x86-64). Relaxed: a statistic.
+            let p = self.prod.load(Ordering::Relaxed) & !FLAGS;
+            self.raise_peak_seen((gap(p, to) + 1).min(N));
         }
     }
 
@@ -87,7 +91,12 @@ impl<T: Copy, const N: usize, const W: usize, M: Marks> BurstRing<T, N, W, M> {
     pub(super) fn raise_peak(&self, c: usize) {
         // Relaxed: a statistic.
         let p = self.prod.load(Ordering::Relaxed) & !FLAGS;
-        let seen = gap(p, c).min(N);
+        self.raise_peak_seen(gap(p, c).min(N));
+    }
+
+    /// Raises `peak` to `seen`.
+    #[inline(always)]
+    fn raise_peak_seen(&self, seen: usize) {
         if seen > self.tally.peak.load(Ordering::Relaxed) {
             self.tally.peak.fetch_max(seen, Ordering::Relaxed);
         }
