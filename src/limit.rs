@@ -75,19 +75,22 @@
 //! sample only a probe shows it. A rise outside a probe is *held* if the
 //! baseline is still at least halfway from where it rose from to where it
 //! rose to once queue-free samples have confirmed it for 2048 successes,
-//! or when the probe that checks it ends. For 2^19 successes after a held
-//! rise, the probe that waits for a binding limit comes sooner than 2^16:
-//! an eighth of the successes since the rise after the last queue-free
-//! sample, at least 2048. The end of a slowdown is then seen within about
-//! an eighth of its length in successes (the `slowdown-*-under-64`
-//! scenarios: a 10 s ×3 and a 20 s ×1.6 slowdown under 64 closed-loop
-//! clients, where the 2^16 wait alone took 40 s), and a slower level that
-//! stays pays about twenty-six probes more than one that never rose. A
-//! rise that a probe's own samples show is checked but never shortens the
-//! wait: with a heavy-tailed service a probe's eight samples often make
-//! one. Such a service's noise also makes rises outside probes that the
-//! next probe's noise finds held; what those probes cost is in
-//! `BENCHMARKS.md`, "What the probes after a rise cost".
+//! or when the probe that checks it ends. A baseline left high by a
+//! slowdown that ended makes nothing look slow, so the limit grows: for
+//! 2^19 successes after a held rise, while the limit is more than a
+//! quarter above the limit in force when the rise was found held, the
+//! probe that waits for a binding limit comes sooner than 2^16: an eighth
+//! of the successes since the rise after the last queue-free sample, at
+//! least 2048. The end of a slowdown is then seen within about an eighth
+//! of its length in successes (the `slowdown-*-under-64` scenarios: a 10 s
+//! ×3 and a 20 s ×1.6 slowdown under 64 closed-loop clients, where the
+//! 2^16 wait alone took 40 s). A slower level that stays, with the limit
+//! where the slowdown left it, is probed as one that never rose. A rise
+//! that a probe's own samples show is checked but never held: with a
+//! heavy-tailed service a probe's eight samples often make one. Such a
+//! service's noise also makes rises outside probes that the next probe's
+//! noise finds held; what the probes cost there is in `BENCHMARKS.md`,
+//! "What the probes after a rise cost".
 //!
 //! A success is *slow* when its latency exceeds all of `baseline +
 //! (tolerance − 1) × mean` (the queueing accepted scales with the mean
@@ -126,11 +129,12 @@
 //! `admitted | limit | epoch`; each release is one `fetch_add` on the counter
 //! of its outcome, on the same cache line (`src/limit/word.rs` has the
 //! layout, the transitions and why one step keeps in flight under the
-//! limit). A [`Limiter`] is 41 words: 164 bytes on 32-bit Arm, where nothing
+//! limit). A [`Limiter`] is 45 words: 180 bytes on 32-bit Arm, where nothing
 //! is padded, and 512 on x86-64, where the admission word and the release
 //! counters, the adaptation words every success reads, and the words
-//! written off the success path each take a 128-byte line. The `async`
-//! feature adds the waiting acquires' backlog: 200 and 640 bytes.
+//! written off the success path each take a 128-byte line, and the
+//! configuration and the words only a rise uses share the last. The
+//! `async` feature adds the waiting acquires' backlog: 216 and 768 bytes.
 //!
 //! # Progress
 //!
@@ -296,6 +300,9 @@ const CHECK_AFTER: usize = 2048;
 const RISE_OLD: usize = 8 * PROBE_AFTER;
 /// The share of a held rise's age that a probe waits for (`stale`).
 const RISE_SHARE: usize = 8;
+/// After a held rise, a probe comes sooner only while the limit is more
+/// than `1 / GREW` above the limit then in force (`limit_grew`).
+const GREW: usize = 4;
 /// A baseline that walks up by more than `1 / WALK` of its settled level
 /// in small steps, outside a probe, rose as a level shift does (`walked`).
 const WALK: usize = 4;
@@ -327,18 +334,6 @@ struct Track {
     risen: AtomicUsize,
     /// The success count of the latest rise.
     risen_at: AtomicUsize,
-    /// The level a candidate rise (a rise outside a probe) started from,
-    /// until it is found held or undone (1/16 tick); 0 if none.
-    risen_from: AtomicUsize,
-    /// The highest level the candidate rise brought (1/16 tick).
-    risen_to: AtomicUsize,
-    /// The success count of the latest rise found held (`RISE_OLD` before
-    /// the first success when there was none): the age `stale` counts.
-    held_at: AtomicUsize,
-    /// The level a walk up is measured from (1/16 tick): where the baseline
-    /// grew up or the latest rise outside a probe took it, or lower if it
-    /// went lower since; 0 while young.
-    settled: AtomicUsize,
     /// Queue-free successes seen, up to `YOUNG` (then no longer written).
     free_seen: AtomicUsize,
     /// The run of grown-up queue-free samples on one side of the baseline:
@@ -377,7 +372,32 @@ struct Cold {
     holding: [AtomicUsize; 2],
 }
 
+/// Where the baseline rose and whether the rise held: read and written
+/// only when the baseline moves up past its settled level, when a rise is
+/// judged and when a window closes (last in the limiter, so that no word
+/// the admissions or releases use moves further from its base).
+struct Rise {
+    /// The highest level a candidate rise (a rise outside a probe) brought
+    /// (1/16 tick), until it is found held or undone; 0 if none.
+    risen_to: AtomicUsize,
+    /// The success count of the latest rise found held (`RISE_OLD` before
+    /// the first success when there was none): the age `stale` counts.
+    held_at: AtomicUsize,
+    /// The limit in force when that rise was found held (`usize::MAX >>
+    /// 1` when there was none).
+    held_limit: AtomicUsize,
+    /// The level a rise is measured from (1/16 tick): where the baseline
+    /// grew up or the latest judgement left it, or lower if it went lower
+    /// since; 0 while young.
+    settled: AtomicUsize,
+}
+
 /// A lock-free adaptive concurrency limiter. See the [module docs](self).
+// In declaration order: a Thumb-1 load reaches 124 bytes past its base, so
+// the words admissions and releases use come first and `rise` comes last
+// (left to the compiler, it went before the configuration, and a shed
+// cost 4 instructions more on the Cortex-M0).
+#[repr(C)]
 pub struct Limiter {
     /// The admission word and the release counters.
     hot: Padded<Hot>,
@@ -406,6 +426,7 @@ pub struct Limiter {
     shares: [usize; CLASSES],
     /// Per-class reserves in 1/256; `reserves[0] == 0`.
     reserves: [usize; CLASSES],
+    rise: Rise,
 }
 
 impl Limiter {
@@ -513,13 +534,7 @@ impl Limiter {
                     slow_above: AtomicUsize::new(0),
                     last_free: AtomicUsize::new(success),
                     risen: AtomicUsize::new(0),
-                    // No rise yet: as old as a rise that no longer shortens the
-                    // probe's wait.
                     risen_at: AtomicUsize::new(0),
-                    risen_from: AtomicUsize::new(0),
-                    risen_to: AtomicUsize::new(0),
-                    held_at: AtomicUsize::new(success.wrapping_sub(RISE_OLD)),
-                    settled: AtomicUsize::new(0),
                     free_seen: AtomicUsize::new(0),
                     run: AtomicUsize::new(0),
                     run_near: AtomicUsize::new(0),
@@ -563,6 +578,14 @@ impl Limiter {
                 enforce: c.enforce,
                 shares: [ALL, c.normal_share as usize, c.background_share as usize],
                 reserves: [0, c.normal_reserve as usize, c.background_reserve as usize],
+                rise: Rise {
+                    risen_to: AtomicUsize::new(0),
+                    // No rise yet: as old as a rise that no longer shortens
+                    // the probe's wait.
+                    held_at: AtomicUsize::new(success.wrapping_sub(RISE_OLD)),
+                    held_limit: AtomicUsize::new(usize::MAX >> 1),
+                    settled: AtomicUsize::new(0),
+                },
             }
         }
     }

@@ -5,8 +5,8 @@
 
 use super::word::*;
 use super::{
-    Limiter, Priority, CHECK_AFTER, FRESH_EVERY, ONE, PROBE_AFTER, PROBE_SAMPLES, RISEN, RISE_OLD,
-    RISE_SHARE, SHIFT_RUN, TICK, WALK, YOUNG, YOUNG_PROBE_AFTER,
+    Limiter, Priority, CHECK_AFTER, FRESH_EVERY, GREW, ONE, PROBE_AFTER, PROBE_SAMPLES, RISEN,
+    RISE_OLD, RISE_SHARE, SHIFT_RUN, TICK, WALK, YOUNG, YOUNG_PROBE_AFTER,
 };
 use crate::sync::{pause, pause_point, Ordering};
 
@@ -99,7 +99,7 @@ impl Limiter {
             let m = ((old_m as u64 * k + x as u64) / (k + 1)) as usize;
             t.free_seen.store(seen + 1, Ordering::Relaxed);
             if seen + 1 == YOUNG {
-                t.settled.store(m.max(TICK), Ordering::Relaxed);
+                self.rise.settled.store(m.max(TICK), Ordering::Relaxed);
                 if t.resume.load(Ordering::Relaxed) != 0 {
                     // A young baseline's probe lasts until it has grown up
                     // (`probe_samples`): this success ends its window.
@@ -189,7 +189,7 @@ impl Limiter {
             t.baseline.store(m, Ordering::Relaxed);
             t.mean.store(mean, Ordering::Relaxed);
             self.adapt(Event::Learnt { median: m, mean });
-            let s = t.settled.load(Ordering::Relaxed);
+            let s = self.rise.settled.load(Ordering::Relaxed);
             if seen >= YOUNG && (m < s || m - s > s / WALK) {
                 self.walked(n, m, s);
             }
@@ -210,65 +210,73 @@ impl Limiter {
     /// that.)
     ///
     /// A rise outside a probe is also a candidate level, to be judged held
-    /// or undone (`judge_rise`): it starts from the settled level, and
-    /// further rises before the judgement raise its level. `to` 0 is none
-    /// (a young baseline grown up). A rise that a probe's own samples show
-    /// is not a candidate: with a heavy-tailed service a probe's eight
-    /// samples often make such a run.
+    /// or undone (`judge_rise`): it rose from the settled level, which
+    /// stays until the judgement, to the highest level it brought before
+    /// then. `to` 0 is none (a young baseline grown up). A rise that a
+    /// probe's own samples show is not a candidate: with a heavy-tailed
+    /// service a probe's eight samples often make such a run.
     #[cold]
     pub(super) fn rose(&self, n: usize, to: usize) {
         let t = &*self.track;
         t.risen_at.store(n, Ordering::Relaxed);
         if to != 0 && t.resume.load(Ordering::Relaxed) == 0 {
-            if t.risen_from.load(Ordering::Relaxed) == 0 {
-                let from = t.settled.load(Ordering::Relaxed).max(TICK);
-                t.risen_from.store(from, Ordering::Relaxed);
-            }
-            let top = t.risen_to.load(Ordering::Relaxed).max(to);
-            t.risen_to.store(top, Ordering::Relaxed);
-            t.settled.store(to, Ordering::Relaxed);
+            self.raise_candidate(to);
         }
         let _ = t
             .risen
             .compare_exchange(0, RISEN, Ordering::Relaxed, Ordering::Relaxed);
     }
 
+    /// The candidate rise reaches `to`.
+    #[inline]
+    fn raise_candidate(&self, to: usize) {
+        let top = self.rise.risen_to.load(Ordering::Relaxed).max(to);
+        self.rise.risen_to.store(top, Ordering::Relaxed);
+    }
+
     /// The grown-up baseline moved to `m` at the `n`th success, outside
     /// its settled level `s` by more than `1 / WALK` above or anywhere
     /// below. Below, `m` is the new settled level. Above, outside a probe,
-    /// it rose (`rose`): a dependency that slows while queue-free samples
-    /// keep coming (the limit cut low under load) moves the baseline up in
-    /// steps of a thirty-second, never in the jump a level shift takes to
-    /// count as a rise. A probe's eight samples walk no rise: with a
-    /// heavy-tailed service they swing the baseline by more than a quarter.
+    /// it rose (`rose`), or the candidate rise already made goes on to `m`:
+    /// a dependency that slows while queue-free samples keep coming (the
+    /// limit cut low under load) moves the baseline up in steps of a
+    /// thirty-second, never in the jump a level shift takes to count as a
+    /// rise. A probe's eight samples walk no rise: with a heavy-tailed
+    /// service they swing the baseline by more than a quarter.
     #[cold]
     fn walked(&self, n: usize, m: usize, s: usize) {
-        let t = &*self.track;
         if m < s {
-            t.settled.store(m, Ordering::Relaxed);
-        } else if t.resume.load(Ordering::Relaxed) == 0 {
-            self.rose(n, m);
+            self.rise.settled.store(m, Ordering::Relaxed);
+        } else if self.track.resume.load(Ordering::Relaxed) == 0 {
+            if self.rise.risen_to.load(Ordering::Relaxed) == 0 {
+                self.rose(n, m);
+            } else {
+                self.raise_candidate(m);
+            }
         }
     }
 
     /// The candidate rise is judged: held if the baseline is still at
-    /// least halfway from the level it rose from to the highest it brought
-    /// (then `stale` counts its age from it), undone otherwise. Called
-    /// where fresh samples have judged it: queue-free samples kept coming
-    /// after it (`confirm`), or the probe that checked it ended. (The
-    /// settled level needs no reset: `walked` lowers it with the
-    /// baseline.)
+    /// least halfway from the settled level it rose from to the highest it
+    /// brought, undone otherwise; either way the baseline is the settled
+    /// level from then on. A held rise's success count and the limit then
+    /// in force are kept (`stale`). Called where fresh samples have judged
+    /// it: queue-free samples kept coming after it (`confirm`), or the
+    /// probe that checked it ended.
     #[cold]
     fn judge_rise(&self) {
         let t = &*self.track;
-        let from = t.risen_from.swap(0, Ordering::Relaxed);
-        let to = t.risen_to.swap(0, Ordering::Relaxed);
+        let from = self.rise.settled.load(Ordering::Relaxed);
+        let to = self.rise.risen_to.swap(0, Ordering::Relaxed);
         let m = t.baseline.load(Ordering::Relaxed);
-        if from != 0 && m >= from / 2 + to / 2 {
-            t.held_at
+        if to != 0 && m >= from / 2 + to / 2 {
+            let r = &self.rise;
+            r.held_at
                 .store(t.risen_at.load(Ordering::Relaxed), Ordering::Relaxed);
+            let limit = limit_of(self.hot.state.load(Ordering::Relaxed));
+            r.held_limit.store(limit, Ordering::Relaxed);
         }
-        t.settled.store(m, Ordering::Relaxed);
+        self.rise.settled.store(m, Ordering::Relaxed);
     }
 
     /// Records that the `n`th success was queue-free, for a grown-up
@@ -326,26 +334,37 @@ impl Limiter {
 
     /// Whether no queue-free success came in the last `PROBE_AFTER`
     /// successes (up to the `n`th), or in fewer after a held rise
-    /// (`judge_rise`): `1 / RISE_SHARE` of the successes since that rise,
-    /// at least `CHECK_AFTER`, until the rise is `RISE_OLD`. A rise that
-    /// held (the dependency did slow down) may be undone later (it
-    /// recovered), and when load leaves no queue-free sample only a probe
-    /// shows that: the end of a slowdown is seen within about an eighth of
-    /// its length (in successes), and a level kept for `RISE_OLD`
-    /// successes costs about twenty-six probes more than one that never
-    /// rose. (The age wraps after 2^32 successes on 32-bit targets: a rise
-    /// that old is then taken for a young one for a while, which costs
-    /// probes, never a wrong limit.)
+    /// (`judge_rise`) while the limit grew past where it was then
+    /// (`limit_grew`): `1 / RISE_SHARE` of the successes since that rise, at
+    /// least `CHECK_AFTER`, until the rise is `RISE_OLD`. A rise that held
+    /// (the dependency did slow down) may be undone later (it recovered),
+    /// and when load leaves no queue-free sample only a probe shows that:
+    /// the end of a slowdown is seen within about an eighth of its length
+    /// (in successes). (The age wraps after 2^32 successes on 32-bit
+    /// targets: a rise that old is then taken for a young one for a while,
+    /// which costs probes, never a wrong limit.)
     #[inline]
     pub(super) fn stale(&self, n: usize) -> bool {
         let t = &*self.track;
         let after = if t.free_seen.load(Ordering::Relaxed) < YOUNG {
             YOUNG_PROBE_AFTER
-        } else {
-            let age = n.wrapping_sub(t.held_at.load(Ordering::Relaxed));
+        } else if self.limit_grew() {
+            let age = n.wrapping_sub(self.rise.held_at.load(Ordering::Relaxed));
             (age.min(RISE_OLD) / RISE_SHARE).clamp(CHECK_AFTER, PROBE_AFTER)
+        } else {
+            PROBE_AFTER
         };
         n.wrapping_sub(t.last_free.load(Ordering::Relaxed)) > after
+    }
+
+    /// Whether the limit is more than `1 / GREW` above the limit in force
+    /// when the latest rise was found held: what a baseline left high by a
+    /// slowdown that ended shows (nothing looks slow, so the limit grows),
+    /// and what a slower level that stays does not.
+    #[inline]
+    fn limit_grew(&self) -> bool {
+        let held = self.rise.held_limit.load(Ordering::Relaxed);
+        limit_of(self.hot.state.load(Ordering::Relaxed)) > held + held / GREW
     }
 
     /// Whether a window closed by the `n`th success probes: when no
