@@ -52,6 +52,13 @@ pub struct CrateLimiter<'a, G> {
     priority: fn(usize) -> Priority,
 }
 
+impl<'a, G> CrateLimiter<'a, G> {
+    /// `gate`, asked with the default class priorities ([`priority`]).
+    pub fn new(gate: &'a G) -> Self {
+        CrateLimiter { gate, priority }
+    }
+}
+
 /// Class 0, 1, 2: `Critical`, `Normal`, `Background`.
 pub fn priority(class: usize) -> Priority {
     match class {
