@@ -66,7 +66,9 @@ impl Limiter {
                 w,
             } => C::success(self, at_admission, priority, x, n, w),
             Event::Dropped { at_admission, w } => {
-                if !self.probe_failed::<C>(at_admission) {
+                // `resume` is 0 but during a probe: no call otherwise.
+                let probing = self.track.resume.load(Ordering::Relaxed) != 0;
+                if !(probing && self.probe_failed::<C>(at_admission)) {
                     C::dropped(self, at_admission, w);
                 }
             }
@@ -265,18 +267,17 @@ impl Limiter {
     /// probe that checked it ended.
     #[cold]
     fn judge_rise(&self) {
-        let t = &*self.track;
-        let from = self.rise.settled.load(Ordering::Relaxed);
-        let to = self.rise.risen_to.swap(0, Ordering::Relaxed);
+        let (t, r) = (&*self.track, &self.rise);
+        let from = r.settled.load(Ordering::Relaxed);
+        let to = r.risen_to.swap(0, Ordering::Relaxed);
         let m = t.baseline.load(Ordering::Relaxed);
         if to != 0 && m >= from / 2 + to / 2 {
-            let r = &self.rise;
             r.held_at
                 .store(t.risen_at.load(Ordering::Relaxed), Ordering::Relaxed);
             let limit = limit_of(self.hot.state.load(Ordering::Relaxed));
             r.held_limit.store(limit, Ordering::Relaxed);
         }
-        self.rise.settled.store(m, Ordering::Relaxed);
+        r.settled.store(m, Ordering::Relaxed);
     }
 
     /// Records that the `n`th success was queue-free, for a grown-up
@@ -348,11 +349,15 @@ impl Limiter {
         let t = &*self.track;
         let after = if t.free_seen.load(Ordering::Relaxed) < YOUNG {
             YOUNG_PROBE_AFTER
-        } else if self.limit_grew() {
-            let age = n.wrapping_sub(self.rise.held_at.load(Ordering::Relaxed));
-            (age.min(RISE_OLD) / RISE_SHARE).clamp(CHECK_AFTER, PROBE_AFTER)
         } else {
-            PROBE_AFTER
+            // The age first: it is old but for a while after a held rise,
+            // and the admission word `limit_grew` loads is contended.
+            let age = n.wrapping_sub(self.rise.held_at.load(Ordering::Relaxed));
+            if age < RISE_OLD && self.limit_grew() {
+                (age / RISE_SHARE).clamp(CHECK_AFTER, PROBE_AFTER)
+            } else {
+                PROBE_AFTER
+            }
         };
         n.wrapping_sub(t.last_free.load(Ordering::Relaxed)) > after
     }
@@ -488,9 +493,12 @@ impl Limiter {
     /// never end, with every answer late and the limit at its floor.
     #[cold]
     fn probe_failed<C: Control>(&self, at_admission: usize) -> bool {
+        // Relaxed, both: `resume` (through `raise`) ends the probe with a CAS
+        // on the admission word that fails unless the epoch is still the
+        // probe's, so a stale read here costs nothing but that CAS.
+        let resume = self.track.resume.load(Ordering::Relaxed);
         let now = self.hot.state.load(Ordering::Relaxed);
         let epoch = epoch_of(at_admission);
-        let resume = self.track.resume.load(Ordering::Relaxed);
         if epoch_of(now) != epoch || resume <= limit_of(now) {
             return false;
         }

@@ -44,9 +44,9 @@ pub struct LimiterStats {
     pub increases: usize,
     /// Of the decreases, the probes: cuts to `min_limit` after 2^16
     /// successes without a queue-free sample (1024 while the baseline has
-    /// seen fewer than 32, from 2048 for a while after it rose) while the
-    /// limit binds, or after 2048 once the baseline rose, binding or not
-    /// (see the [module docs](super)).
+    /// seen fewer than 32; from 2048 for a while after a rise that held, if
+    /// the limit grew since) while the limit binds, or after 2048 once the
+    /// baseline rose, binding or not (see the [module docs](super)).
     pub probes: usize,
     /// The queue-free median latency in ticks, once a queue-free success was
     /// seen.
