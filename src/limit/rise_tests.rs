@@ -34,6 +34,17 @@ fn probe_until_restored(l: &Limiter, ticks: u32) -> usize {
     more
 }
 
+/// Queue-free successes after a grown-up baseline at 10 ticks: a level
+/// shift up to 90, then enough at 90 for queue-free samples to confirm
+/// it. Returns how many successes that took.
+fn confirmed_rise(l: &Limiter) -> usize {
+    mature(l, 10);
+    let n = SHIFT_RUN + CHECK_AFTER + FRESH_EVERY + 1;
+    succeed_beside(l, 0, n, 90);
+    assert_eq!(l.baseline(), Some(90));
+    n
+}
+
 #[test]
 #[cfg_attr(miri, ignore = "thousands of sequential successes; minutes under Miri")]
 fn a_stalled_rise_is_checked_whether_or_not_the_limit_binds() {
@@ -126,9 +137,7 @@ fn bind_until_probe(l: &Limiter, ticks: u32, most: usize) -> usize {
 fn a_recovery_after_a_confirmed_rise_is_probed_soon() {
     for c in [config(2, 6, 12), gradient(2, 6, 12)] {
         let l = Limiter::try_new(c).unwrap();
-        mature(&l, 10);
-        succeed_beside(&l, 0, SHIFT_RUN + CHECK_AFTER + FRESH_EVERY + 1, 90);
-        assert_eq!(l.baseline(), Some(90));
+        confirmed_rise(&l);
         assert_eq!(l.track.risen.load(Ordering::Relaxed), 0, "confirmed");
         let n = bind_until_probe(&l, 10, CHECK_AFTER + 64);
         assert!(
@@ -150,10 +159,7 @@ fn a_recovery_after_a_confirmed_rise_is_probed_soon() {
 #[cfg_attr(miri, ignore = "a million sequential successes")]
 fn probes_after_a_rise_thin_out_as_it_ages() {
     let l = Limiter::try_new(config(2, 6, 12)).unwrap();
-    mature(&l, 10);
-    let rise = SHIFT_RUN + CHECK_AFTER + FRESH_EVERY + 1;
-    succeed_beside(&l, 0, rise, 90);
-    assert_eq!(l.baseline(), Some(90));
+    let rise = confirmed_rise(&l);
     let mut age = rise - SHIFT_RUN;
     let mut gaps = Vec::new();
     while age < RISE_OLD + 2 * PROBE_AFTER {
@@ -254,9 +260,7 @@ fn a_rise_that_queue_free_samples_confirm_is_not_probed() {
     // none and never fills the limit does not probe (as before the rise).
     for c in [config(2, 6, 6), gradient(2, 6, 6)] {
         let l = Limiter::try_new(c).unwrap();
-        mature(&l, 10);
-        succeed_beside(&l, 0, SHIFT_RUN + CHECK_AFTER + FRESH_EVERY + 1, 90);
-        assert_eq!(l.baseline(), Some(90));
+        confirmed_rise(&l);
         let before = l.stats();
         succeed_beside(&l, 2, 4 * CHECK_AFTER, 90);
         let s = l.stats();
@@ -302,8 +306,7 @@ fn the_check_decides_whether_a_rise_held() {
 #[cfg_attr(miri, ignore = "2^16 sequential successes; minutes under Miri")]
 fn a_held_rise_under_a_limit_that_does_not_grow_waits_the_full_time() {
     let l = Limiter::try_new(config(2, 6, 6)).unwrap();
-    mature(&l, 10);
-    succeed_beside(&l, 0, SHIFT_RUN + CHECK_AFTER + FRESH_EVERY + 1, 90);
+    confirmed_rise(&l);
     let risen_at = l.track.risen_at.load(Ordering::Relaxed);
     assert_eq!(l.rise.held_at.load(Ordering::Relaxed), risen_at, "held");
     let n = bind_until_probe(&l, 10, PROBE_AFTER + 64);
