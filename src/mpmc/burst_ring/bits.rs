@@ -85,9 +85,8 @@ impl Bit {
     pub(super) fn is<const W: usize>(self, map: &[AtomicU32; W], plus: u32) -> bool {
         // Acquire: the slot hand-off (module docs).
         let word = map[self.word].load(Ordering::Acquire);
-        // The bit, made 0 if it equals the lap's parity; then compared
-        // with `plus`, which the callers pass as a constant.
-        let off = (word ^ 0u32.wrapping_sub(self.lap & 1)) & self.mask;
+        // Compared with `plus`, which the callers pass as a constant.
+        let off = self.off_parity(word) & self.mask;
         if plus == 0 {
             off == 0
         } else {
@@ -102,14 +101,20 @@ impl Bit {
     /// is shorter there (`ci/qemu.sh`).
     #[inline(always)]
     pub(super) fn free<const W: usize>(self, room: &Room<W>) -> bool {
-        // Acquire: a pass clears the mark after its flips (see `pass_voids`).
-        let marked = room.void[self.word].load(Ordering::Acquire);
+        let marked = self.marks(&room.void);
         if cfg!(target_arch = "arm") {
             return !self.set_in(marked) && self.is(&room.consumed, 0);
         }
         // Acquire: the slot hand-off (module docs).
         let word = room.consumed[self.word].load(Ordering::Acquire);
-        ((word ^ 0u32.wrapping_sub(self.lap & 1)) | marked) & self.mask == 0
+        (self.off_parity(word) | marked) & self.mask == 0
+    }
+
+    /// `word` XOR its lap's parity in every bit: this position's bit is 0
+    /// exactly when it equals the parity.
+    #[inline(always)]
+    fn off_parity(self, word: u32) -> u32 {
+        word ^ 0u32.wrapping_sub(self.lap & 1)
     }
 
     /// Whether the bit is set in the void marks `map`: one acquire load.
