@@ -263,6 +263,11 @@ fn a_lower_class_alone_is_served_again_after_a_cut_to_one() {
             if l.limit() == 1 {
                 break;
             }
+            // A success between drops: the gradient law's drops cut once
+            // per success.
+            if let Some(p) = l.try_acquire_with(class) {
+                p.success(10);
+            }
             if let Some(p) = l.try_acquire_with(class) {
                 p.dropped();
             }

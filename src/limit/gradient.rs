@@ -10,7 +10,12 @@
 //! least 1, unless the success closing it is application-limited (then it
 //! holds). Every change starts a new epoch, so the next window counts only
 //! permits admitted under the new limit. A `dropped` outcome cuts by
-//! `backoff` at once, as in [AIMD](super::aimd). Each success adds `min(64 ·
+//! `backoff` at once, once per epoch, if a success was counted since the
+//! last change or window (or no queue-free mean exists yet): drops with no
+//! success between them cut once, not down to `min_limit`. (When a backlog
+//! in front of the limiter has gone stale, every answer is late for a
+//! while; cutting at each would slow the drain that ends it, and the limit
+//! would stay at the floor with every answer late.) Each success adds `min(64 ·
 //! latency / mean, 1023)` (the latency in 1/64 of the baseline, capped at
 //! 16×, which also caps an outlier's weight) to a window word that packs
 //! the count and the sum, so a success costs one read-modify-write more
@@ -27,7 +32,7 @@
 //! | add | a success of the current epoch, once a queue-free mean exists (before, each such success asks whether a probe is due) | `counted += (1, ratio)` (Relaxed `fetch_add`) |
 //! | close | a success that saw the count reach the window size and wins the CAS of that value to 0 | computes `g`; a probe if stale |
 //! | scale | the closer | word: limit → `limit · g / 256` (clamped, ≥ limit + 1 when `g ≥ 1` unless application-limited; unchanged if application-limited), epoch + 1 (CAS) |
-//! | cut | a drop of the current epoch | word: limit ×backoff, epoch + 1 (CAS); then `counted = 0` |
+//! | cut | a drop of the current epoch, with `counted ≠ 0` (or no mean yet) | word: limit ×backoff, epoch + 1 (CAS); then `counted = 0` |
 //!
 //! Exactly one success closes each window (the one whose CAS moves the
 //! counted word to 0); a success that adds between another's `fetch_add` and
@@ -89,7 +94,11 @@ impl Control for Gradient {
     }
 
     fn dropped(l: &Limiter, at_admission: usize, _w: usize) {
-        l.cut::<Gradient>(epoch_of(at_admission), None);
+        // Relaxed: a stale `counted` costs or saves one cut, which the
+        // epoch's CAS still keeps to one per epoch.
+        if counted(l).load(Ordering::Relaxed) != 0 || l.track.mean.load(Ordering::Relaxed) == 0 {
+            l.cut::<Gradient>(epoch_of(at_admission), None);
+        }
     }
 
     fn restart(l: &Limiter, _start: usize, _limit: usize, _cut: bool) {

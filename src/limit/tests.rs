@@ -455,6 +455,27 @@ fn gradient_cuts_at_once_on_a_drop_once_per_epoch() {
     assert_eq!(l.limit(), 79);
 }
 
+/// Once a queue-free mean exists, a drop cuts only if a success was counted
+/// since the last change: when every answer is a drop (a backlog in front
+/// of the limiter gone stale), the limit is cut once, not to the floor.
+#[test]
+fn gradient_drops_cut_once_per_counted_success() {
+    let l = Limiter::try_new(gradient(1, 100, 200)).unwrap();
+    succeed_beside(&l, 0, 2, 10);
+    let burst: Vec<_> = (0..10).map(|_| l.try_acquire().unwrap()).collect();
+    for p in burst {
+        p.dropped();
+    }
+    assert_eq!(l.limit(), 89);
+    for _ in 0..10 {
+        l.try_acquire().unwrap().dropped();
+    }
+    assert_eq!((l.limit(), l.stats().decreases), (89, 1));
+    l.try_acquire().unwrap().success(10);
+    l.try_acquire().unwrap().dropped();
+    assert_eq!((l.limit(), l.stats().decreases), (79, 2));
+}
+
 #[test]
 fn permits_from_before_the_cut_cannot_cut_or_grow() {
     for c in [config(1, 20, 40), gradient(1, 20, 40)] {
