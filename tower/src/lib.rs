@@ -1,22 +1,27 @@
 //! A [`tower`](https://docs.rs/tower) layer that sheds load with
 //! [`sluicegate`]'s adaptive concurrency limiter.
 //!
-//! [`LimitLayer`] wraps a service in a [`LimitService`]. Once the inner
-//! service is ready, `poll_ready` takes an
-//! [`OwnedPermit`] from the shared
-//! [`Limiter`]; `call` runs the request under it, and when the response
-//! arrives a [`Classify`] decides its outcome (by default `Ok` is a success
-//! with the measured latency, `Err` an overload drop), which steers the
-//! limit. When the limiter refuses, `call` answers at once with
+//! [`LimitLayer`] wraps a service in a [`LimitService`]. `poll_ready`
+//! waits for the inner service alone; `call` takes an [`OwnedPermit`] from
+//! the shared [`Limiter`] and runs the request under it, and when the
+//! response arrives a [`Classify`] decides its outcome (by default `Ok` is a
+//! success with the measured latency, `Err` an overload drop), which steers
+//! the limit. When the limiter refuses, `call` answers at once with
 //! [`LimitError::Shed`], carrying how long to wait before retrying
 //! ([`Shed::retry_after`]); the inner service is not called.
 //!
+//! The admission is decided when the request is sent, not when readiness
+//! is polled: a service that is ready but not called yet (in a balancer's
+//! ready set, or between `ServiceExt::ready` and `call`) holds no permit,
+//! so the limiter counts only requests that run, and a `call` is admitted
+//! or refused on the limiter's state at that moment. Each refused `call`
+//! counts one shed in [`LimiterStats::shed`](sluicegate::limit::LimiterStats::shed).
+//!
 //! A refusal is a `call` that fails, not a `poll_ready` that does: tower
 //! takes an error from `poll_ready` as the service having failed for good,
-//! so, as tower's own `LoadShed` does, `poll_ready` reports ready and the
-//! shed is the response. A response future dropped before it completes
-//! (a cancelled request) releases its permit as *ignored*: it says nothing
-//! about load.
+//! so, as with tower's own `LoadShed`, the shed is the response. A response
+//! future dropped before it completes (a cancelled request) releases its
+//! permit as *ignored*: it says nothing about load.
 //!
 //! Latency is measured with [`Instant`] from `call` to the response and
 //! handed to the limiter in ticks of [`LimitLayer::tick`] (1 µs by default;
@@ -188,8 +193,7 @@ impl LimitLayer {
 
 impl<C> LimitLayer<C> {
     /// The class every request of this layer is admitted in (one layer per
-    /// class of route: `poll_ready` takes the permit before the request is
-    /// known).
+    /// class of route).
     ///
     /// ```
     /// use std::sync::Arc;
@@ -263,30 +267,20 @@ impl<S, C: Clone> Layer<S> for LimitLayer<C> {
             priority: self.priority,
             tick: self.tick,
             classify: self.classify.clone(),
-            ready: Ready::No,
+            ready: false,
         }
     }
 }
 
-/// What `poll_ready` decided for the next `call`.
-#[derive(Debug)]
-enum Ready {
-    /// Nothing yet: `poll_ready` has not reported ready since the last call.
-    No,
-    /// Admitted: the next call runs under this permit.
-    Admitted(OwnedPermit),
-    /// Refused: the next call answers with this.
-    Shed(Shed),
-}
-
 /// A service limited by a [`LimitLayer`]: see the [crate docs](crate).
 ///
-/// A clone shares the limiter, not the permit its original may hold.
+/// A clone shares the limiter; it is not ready until its own `poll_ready`
+/// reports so.
 ///
 /// # Panics
 ///
-/// `call` without a `poll_ready` that reported ready panics, as tower's
-/// contract allows (tower's own limits do the same).
+/// `call` without a `poll_ready` that reported ready since the last `call`
+/// panics, as tower's contract allows (tower's own limits do the same).
 ///
 /// ```
 /// use std::sync::Arc;
@@ -300,12 +294,17 @@ enum Ready {
 /// let echo = service_fn(|x: u32| async move { Ok::<_, ()>(x) });
 /// let mut a = LimitLayer::new(limiter.clone()).layer(echo);
 /// let mut b = a.clone();
-/// // `a` holds the only permit between its poll_ready and its call.
+/// // Ready, not called: no permit is held.
 /// a.ready().await.unwrap();
 /// b.ready().await.unwrap();
+/// assert_eq!(limiter.in_flight(), 0);
+/// // `a`'s request holds the only permit until it completes.
+/// let first = a.call(1);
 /// let refused = b.call(2).await;
 /// assert!(matches!(refused, Err(LimitError::Shed(_))));
-/// assert_eq!(a.call(1).await.unwrap(), 1);
+/// assert_eq!(first.await.unwrap(), 1);
+/// // Admitted now: the limiter is idle again.
+/// assert_eq!(b.ready().await.unwrap().call(3).await.unwrap(), 3);
 /// assert_eq!(limiter.stats().shed[0], 1);
 /// # }
 /// ```
@@ -316,7 +315,8 @@ pub struct LimitService<S, C = DefaultClassifier> {
     priority: Priority,
     tick: Duration,
     classify: C,
-    ready: Ready,
+    /// `poll_ready` reported ready since the last `call`.
+    ready: bool,
 }
 
 impl<S: Clone, C: Clone> Clone for LimitService<S, C> {
@@ -327,7 +327,7 @@ impl<S: Clone, C: Clone> Clone for LimitService<S, C> {
             priority: self.priority,
             tick: self.tick,
             classify: self.classify.clone(),
-            ready: Ready::No,
+            ready: false,
         }
     }
 }
@@ -342,29 +342,22 @@ where
     type Future = ResponseFuture<S::Future, C>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
-        if !matches!(self.ready, Ready::No) {
-            // Decided already; the inner service stays ready until called.
-            return Poll::Ready(Ok(()));
-        }
-        // The inner service first: a permit is not held while waiting for
-        // it, so the limiter counts only requests that can run.
+        // The inner service only: the permit is taken in `call`, so none is
+        // held by a service that is ready and not called.
+        self.ready = false;
         ready!(self.inner.poll_ready(cx)).map_err(LimitError::Inner)?;
-        self.ready = match self.limiter.try_acquire_owned_with(self.priority) {
-            Some(permit) => Ready::Admitted(permit),
-            None => Ready::Shed(Shed {
-                retry_after: self
-                    .limiter
-                    .retry_after(self.priority)
-                    .map(|ticks| self.tick.saturating_mul(ticks)),
-                priority: self.priority,
-            }),
-        };
+        self.ready = true;
         Poll::Ready(Ok(()))
     }
 
     fn call(&mut self, req: Req) -> Self::Future {
-        match std::mem::replace(&mut self.ready, Ready::No) {
-            Ready::Admitted(permit) => ResponseFuture {
+        // Readiness is for one call.
+        assert!(
+            std::mem::replace(&mut self.ready, false),
+            "LimitService::call before poll_ready reported ready"
+        );
+        match self.limiter.try_acquire_owned_with(self.priority) {
+            Some(permit) => ResponseFuture {
                 state: State::Running {
                     inner: self.inner.call(req),
                     permit: Some(permit),
@@ -373,10 +366,17 @@ where
                     classify: self.classify.clone(),
                 },
             },
-            Ready::Shed(shed) => ResponseFuture {
-                state: State::Shed { shed },
+            None => ResponseFuture {
+                state: State::Shed {
+                    shed: Shed {
+                        retry_after: self
+                            .limiter
+                            .retry_after(self.priority)
+                            .map(|ticks| self.tick.saturating_mul(ticks)),
+                        priority: self.priority,
+                    },
+                },
             },
-            Ready::No => panic!("LimitService::call before poll_ready reported ready"),
         }
     }
 }
