@@ -51,9 +51,11 @@
 //! finds the waiter, or an earlier one that is still waiting (a waiter
 //! leaves the list only when it completes, or is dropped and then passes on
 //! a wake it received; one that is woken and finds nothing links itself
-//! again, at the head, and tries again). If the notifier's fence comes
-//! first, the waiter's second try (after its fence) sees the notifier's
-//! write: the item, the free slot, the close flag or the dropped handle.
+//! again, at the head, and tries again, also when the wake came while it
+//! was polled for another reason, so it keeps its place). If the
+//! notifier's fence comes first, the waiter's second try (after its fence)
+//! sees the notifier's write: the item, the free slot, the close flag or
+//! the dropped handle.
 //! Acquire/release alone would not do: each side stores, then loads what
 //! the other stores (Dekker's pattern), which needs the store-load order
 //! only `SeqCst` fences give. A wake-one that reaches a waiter whose own
@@ -153,6 +155,8 @@ use crate::sync::{fence, rmw_view, AtomicUsize, LoadStoreUsize, Ordering, Unsafe
 
 #[cfg(all(test, sluicegate_loom))]
 mod loom_tests;
+#[cfg(all(test, feature = "async", sluicegate_cas, not(sluicegate_loom)))]
+mod pause_tests;
 
 /// The cell's states (see the module table).
 const IDLE: usize = 0;

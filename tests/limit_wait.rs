@@ -1,7 +1,8 @@
 //! The limiter's waiting acquires (`Limiter::acquire`,
 //! `Limiter::acquire_blocking`): who a release wakes (class first, then
-//! LIFO or FIFO), the backlog's bound, cancellation passing a wake on, the
-//! counters, and a threaded run with exact accounting.
+//! LIFO or FIFO, a waiter polled again keeping its place), the backlog's
+//! bound, cancellation passing a wake on, the counters, and a threaded run
+//! with exact accounting.
 #![cfg(feature = "std")]
 
 use sluicegate::limit::{Acquire, BacklogOrder, Limiter, LimiterConfig, Priority};
@@ -104,6 +105,122 @@ fn lifo_serves_the_newest_waiter_first() {
 #[test]
 fn fifo_serves_the_oldest_waiter_first() {
     assert_eq!(wake_order(BacklogOrder::Fifo), [0, 1, 2]);
+}
+
+/// FIFO: a waiter polled again while it waits (a spurious wake, a
+/// `select!` or a `join!` sibling's wake), with its own waker or with a new
+/// one, keeps its place: A, B and C wait in that order, A is polled again,
+/// and the releases still serve A, then B.
+#[test]
+fn fifo_a_waiter_polled_again_keeps_its_place() {
+    for new_waker in [false, true] {
+        let g = gate(1, 10, BacklogOrder::Fifo);
+        let held = g.try_acquire().unwrap();
+        let (mut futs, mut wakers) = waiting(&g, 3);
+        if new_waker {
+            wakers[0] = counter();
+        }
+        assert!(poll_once(&mut futs[0], &wakers[0].1).is_pending());
+        assert!(poll_once(&mut futs[0], &wakers[0].1).is_pending());
+        let wakes = |w: &[(Arc<Count>, Waker)]| w.iter().map(|(c, _)| woken(c)).collect::<Vec<_>>();
+        held.success(5);
+        assert_eq!(wakes(&wakers), [1, 0, 0], "new waker {new_waker}: A first");
+        let Poll::Ready(Some(a)) = poll_once(&mut futs[0], &wakers[0].1) else {
+            panic!("new waker {new_waker}: A not admitted");
+        };
+        a.success(5);
+        assert_eq!(wakes(&wakers), [1, 1, 0], "new waker {new_waker}: B next");
+        let Poll::Ready(Some(b)) = poll_once(&mut futs[1], &wakers[1].1) else {
+            panic!("new waker {new_waker}: B not admitted");
+        };
+        b.ignore();
+        assert_eq!(wakes(&wakers), [1, 1, 1], "new waker {new_waker}: C last");
+    }
+}
+
+/// A waker that counts its wakes and runs `hook` at its first clone: the
+/// list clones a new waker outside its lock, between the poll's first try
+/// and the link, so the hook plays another context acting there.
+struct Hooked<'a> {
+    hook: std::sync::Mutex<Option<Box<dyn FnOnce() + Send + 'a>>>,
+    wakes: AtomicUsize,
+}
+
+impl<'a> Hooked<'a> {
+    fn new(hook: impl FnOnce() + Send + 'a) -> Self {
+        Hooked {
+            hook: std::sync::Mutex::new(Some(Box::new(hook))),
+            wakes: AtomicUsize::new(0),
+        }
+    }
+
+    /// # Safety
+    /// `self` outlives every clone of the waker that is cloned or woken.
+    unsafe fn waker(&self) -> Waker {
+        use std::task::{RawWaker, RawWakerVTable};
+        static VTABLE: RawWakerVTable = RawWakerVTable::new(clone, wake, wake, drop);
+        unsafe fn clone(p: *const ()) -> RawWaker {
+            // SAFETY: `p` is a live `Hooked` (the contract of `waker`).
+            let h = unsafe { &*(p as *const Hooked<'_>) };
+            let hook = h.hook.lock().unwrap().take();
+            if let Some(f) = hook {
+                f();
+            }
+            RawWaker::new(p, &VTABLE)
+        }
+        unsafe fn wake(p: *const ()) {
+            // SAFETY: as in `clone`.
+            let h = unsafe { &*(p as *const Hooked<'_>) };
+            h.wakes.fetch_add(1, Ordering::SeqCst);
+        }
+        unsafe fn drop(_: *const ()) {}
+        let raw = RawWaker::new(self as *const Hooked<'_> as *const (), &VTABLE);
+        // SAFETY: the vtable keeps `RawWaker`'s contract: the data is a
+        // `Hooked` the caller keeps alive and shares (`Sync`), so a clone
+        // is the same pointer and a drop does nothing.
+        unsafe { Waker::from_raw(raw) }
+    }
+}
+
+/// FIFO: a release whose wake lands on a waiter while that waiter is
+/// polled again, after its first try, and whose permit a request that does
+/// not wait takes before the waiter's second try: that poll serves the
+/// wake and finds nothing, and the waiter keeps its place (first of its
+/// class), as a woken waiter that finds nothing does. A, B and C wait; A
+/// is polled again with a new waker, whose clone (between A's tries) is
+/// where the release and the other request come.
+#[test]
+fn fifo_a_wake_during_a_poll_keeps_the_place() {
+    let g = gate(1, 10, BacklogOrder::Fifo);
+    let held = g.try_acquire().unwrap();
+    let taken = std::sync::Mutex::new(None);
+    let a = Hooked::new(|| {
+        held.success(5);
+        *taken.lock().unwrap() = g.try_acquire();
+    });
+    let (mut futs, wakers) = waiting(&g, 3);
+    // SAFETY: `a` outlives the futures, the only holders of clones.
+    let wa = unsafe { a.waker() };
+    assert!(poll_once(&mut futs[0], &wa).is_pending());
+    assert_eq!(woken(&wakers[0].0), 1, "the release woke A during its poll");
+    let other = taken
+        .lock()
+        .unwrap()
+        .take()
+        .expect("the request took the permit");
+    other.success(5);
+    let woken_now = (
+        a.wakes.load(Ordering::SeqCst),
+        woken(&wakers[1].0),
+        woken(&wakers[2].0),
+    );
+    assert_eq!(woken_now, (1, 0, 0), "FIFO: the release wakes A, not B");
+    let Poll::Ready(Some(p)) = poll_once(&mut futs[0], &wa) else {
+        panic!("A not admitted");
+    };
+    p.success(5);
+    assert_eq!((woken(&wakers[1].0), woken(&wakers[2].0)), (1, 0), "then B");
+    drop(futs);
 }
 
 #[test]

@@ -160,3 +160,81 @@ fn growth_racing_a_cut_gives_up() {
     drop(anchor);
     assert_eq!(l.in_flight(), 0);
 }
+
+/// A release that wakes a waiter while that waiter is polled again (its
+/// first try failed, and it is stopped before it takes the list's lock),
+/// whose permit a request that does not wait then takes: the poll serves
+/// the wake, finds nothing and waits again in its place, first of its
+/// class, so the next release wakes it again. A and B wait, in that order;
+/// the one polled again is the one a release wakes first (A under FIFO,
+/// B under LIFO).
+#[cfg(feature = "async")]
+#[test]
+fn a_wake_during_a_poll_keeps_the_waiters_place() {
+    use super::BacklogOrder;
+    use core::future::Future;
+    use core::sync::atomic::{AtomicUsize, Ordering};
+    use core::task::{Context, Waker};
+    use std::boxed::Box;
+    use std::sync::Arc;
+
+    struct Count(AtomicUsize);
+    impl std::task::Wake for Count {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+    let counter = || {
+        let c = Arc::new(Count(AtomicUsize::new(0)));
+        (c.clone(), Waker::from(c))
+    };
+    let wakes = |c: &Count| c.0.load(Ordering::SeqCst);
+
+    for order in [BacklogOrder::Fifo, BacklogOrder::Lifo] {
+        let l = &Limiter::try_new(LimiterConfig {
+            backlog_order: order,
+            ..config(1, 1, 1)
+        })
+        .unwrap();
+        let held = l.try_acquire().unwrap();
+        let (ca, wa) = counter();
+        let (cb, wb) = counter();
+        let mut a = Box::pin(l.acquire(Priority::Critical));
+        let mut b = Box::pin(l.acquire(Priority::Critical));
+        assert!(a.as_mut().poll(&mut Context::from_waker(&wa)).is_pending());
+        assert!(b.as_mut().poll(&mut Context::from_waker(&wb)).is_pending());
+        // The first to be woken, and the other.
+        let (first, next) = match order {
+            BacklogOrder::Fifo => ((&mut a, &ca, &wa), (&mut b, &cb)),
+            BacklogOrder::Lifo => ((&mut b, &cb, &wb), (&mut a, &ca)),
+        };
+        let (fut, count, waker) = first;
+        let mut taken = None;
+        let pending = stop_at(
+            pause::WAIT_POLL_TRIED,
+            || {
+                fut.as_mut()
+                    .poll(&mut Context::from_waker(waker))
+                    .is_pending()
+            },
+            || {
+                held.ignore();
+                taken = l.try_acquire();
+            },
+        );
+        assert!(pending, "{order:?}: admitted past the other request");
+        assert_eq!(wakes(count), 1, "{order:?}: the release woke it");
+        taken.expect("the other request took the permit").ignore();
+        assert_eq!(
+            (wakes(count), wakes(next.1)),
+            (2, 0),
+            "{order:?}: the next release wakes it again, not the other"
+        );
+        let got = fut.as_mut().poll(&mut Context::from_waker(waker));
+        let core::task::Poll::Ready(Some(p)) = got else {
+            panic!("{order:?}: not admitted");
+        };
+        p.ignore();
+        assert_eq!(wakes(next.1), 1, "{order:?}: then the other");
+    }
+}

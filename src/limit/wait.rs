@@ -33,8 +33,11 @@
 //! The waiters are the intrusive list of `src/wait/queue.rs` (a node in
 //! each future or blocking call's frame, nothing allocated), kept in class
 //! order: a node is linked at the front of its class's nodes (LIFO, or
-//! after a wake that found nothing) or at their back (FIFO), which walks
-//! the nodes ahead of it, at most `backlog` of them, under the list's lock.
+//! after a wake that found nothing, also one that came while the waiter
+//! was polled for another reason: the wake took the node from there) or
+//! at their back (FIFO), which walks the nodes ahead of it, at most
+//! `backlog` of them, under the list's lock. A node polled again while it
+//! is linked stays where it is.
 //! A waiter that leaves (its future dropped, its timeout reached) with a
 //! wake it did not use passes it on to the next node, whatever its class.
 //!

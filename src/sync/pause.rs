@@ -144,6 +144,12 @@ pub(crate) const LIMIT_GROW: Point = Point("limit.grow.cas");
 /// Limiter decrease, before its CAS.
 pub(crate) const LIMIT_CUT: Point = Point("limit.cut.cas");
 
+/// A waiter of an MPMC ring or of the limiter (`wait::queue`'s poll): its
+/// first try failed, before it takes the list's lock to link its node (or
+/// to keep it linked).
+#[cfg(all(feature = "async", sluicegate_cas))]
+pub(crate) const WAIT_POLL_TRIED: Point = Point("wait.poll.tried");
+
 /// A test's own code, between two operations (holding a peek guard,
 /// say): where a schedule may suspend it as at any other point.
 #[cfg(all(test, not(sluicegate_loom)))]

@@ -37,7 +37,7 @@ use super::list::{
     Linked, Node, RawList, Target, Wake, LINKED, NOTIFIED_ALL, NOTIFIED_ONE, UNLINKED,
 };
 use super::{each, OnDrop};
-use crate::sync::{fence, AtomicUsize, LoadStoreUsize, Ordering, UnsafeCell};
+use crate::sync::{fence, pause, pause_point, AtomicUsize, LoadStoreUsize, Ordering, UnsafeCell};
 use core::task::Poll;
 
 /// The lock bit of [`WaitList::lock`].
@@ -318,8 +318,8 @@ impl WaitList {
 
     /// One poll of a waiter whose node is `node`: `op` tries the operation
     /// (`None`: it must wait). The protocol of `src/wait.rs`: try; link the
-    /// node (at the head if a wake brought us here and found nothing);
-    /// fence; try again.
+    /// node (at the head if this poll serves a wake and found nothing: the
+    /// wake took it from there); fence; try again.
     pub(crate) fn poll<O>(
         &self,
         node: &Node,
@@ -331,11 +331,11 @@ impl WaitList {
 
     /// [`poll`](Self::poll) for a ranked list (every waiter of this list
     /// polls this way): links the node by `rank` (lower ranks are woken
-    /// first), at the front of its rank's nodes if `lifo` (or if a wake
-    /// brought it here and found nothing), else at their back. Also
-    /// returns whether this poll served a wake: one that came before it,
-    /// or one that took the node out of the list while it ran (its tries
-    /// then judged what the wake announced).
+    /// first), at the front of its rank's nodes if `lifo` (or if this poll
+    /// serves a wake and found nothing), else at their back. Also returns
+    /// whether this poll served a wake: one that came before it, or one
+    /// that took the node out of the list while it ran (its tries then
+    /// judged what the wake announced).
     pub(crate) fn poll_ranked<O>(
         &self,
         node: &Node,
@@ -348,7 +348,7 @@ impl WaitList {
     }
 
     /// [`poll_ranked`](Self::poll_ranked), linking as `ranked` says
-    /// (`None`: at the back, or at the head after a wake).
+    /// (`None`: at the back, or at the head if the poll serves a wake).
     fn poll_at<O>(
         &self,
         node: &Node,
@@ -369,6 +369,7 @@ impl WaitList {
             }
             return (Poll::Ready(out), served);
         }
+        pause_point(pause::WAIT_POLL_TRIED);
         // A fresh target unless the node is linked with one (a repeated
         // poll): cloned outside the lock.
         let mut fresh = (state != LINKED).then(|| wake.target());
@@ -377,13 +378,24 @@ impl WaitList {
             // future or frame and in no other list.
             let linked = self.locked(|list| unsafe {
                 // Linked at our start and out now: a wake took it out
-                // after our try (Relaxed: under the lock).
+                // after we read its state (Relaxed: under the lock), and
+                // this poll serves it as one that came before.
                 served |= state == LINKED && node.state() != LINKED;
+                // A node whose wake this poll serves goes back where the
+                // wake took it from: every wake takes the first node of a
+                // rank (the list's first, or the first past a rank), so at
+                // the front of its rank's nodes. A repeated poll without a
+                // wake leaves a linked node where it is.
                 match ranked {
-                    None => list.link(&self.waiting, node, woken, wake, &mut fresh),
-                    Some((rank, lifo)) => {
-                        list.link_ranked(&self.waiting, node, rank, woken || lifo, wake, &mut fresh)
-                    }
+                    None => list.link(&self.waiting, node, served, wake, &mut fresh),
+                    Some((rank, lifo)) => list.link_ranked(
+                        &self.waiting,
+                        node,
+                        rank,
+                        served || lifo,
+                        wake,
+                        &mut fresh,
+                    ),
                 }
             });
             match linked {

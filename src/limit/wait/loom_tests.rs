@@ -3,7 +3,8 @@
 //! that gives up while a release races it must not swallow the wake
 //! another waiter needs (a timeout); a woken waiter dropped before it polls
 //! must pass its wake on (cancel); a wake its class cannot use must go down
-//! the classes, also when it comes while the waiter is being polled.
+//! the classes, also when it comes while the waiter is being polled; and
+//! such a wake must leave a FIFO waiter in its place.
 //! `loom::future::block_on` parks the waiting thread between polls, so a
 //! lost wake-up shows up as a deadlock that loom reports.
 //!
@@ -249,6 +250,75 @@ fn loom_limit_wait_a_wake_during_a_poll_is_passed_down() {
         };
         got.ignore();
         drop(held);
+    });
+}
+
+/// FIFO: a release that wakes the first waiter while that waiter is polled
+/// again (a spurious wake, a `select!` sibling's), then a request that
+/// does not wait takes the permit: whatever the interleaving, the first
+/// waiter keeps its place, so the next release wakes it and never the
+/// second. A and B wait (A first) on a limit of one; another thread
+/// releases the permit and takes it back with `try_acquire` while A is
+/// polled again (and again for each wake it got, as an executor would).
+///
+/// Caught: a poll whose node a wake took out while it ran linking the
+/// node again at the back of its class (`link_ranked` given `woken ||
+/// lifo` for `served || lifo` in `poll_at`): the next release woke B.
+#[test]
+fn loom_limit_wait_fifo_a_wake_during_a_poll_keeps_the_place() {
+    use crate::limit::BacklogOrder;
+    use crate::sync::explores::Count;
+    explores::model(|| {
+        let g: &'static Limiter = Box::leak(Box::new(
+            Limiter::try_new(LimiterConfig {
+                min_limit: 1,
+                initial_limit: 1,
+                max_limit: 1,
+                backlog_order: BacklogOrder::Fifo,
+                ..LimiterConfig::DEFAULT
+            })
+            .unwrap(),
+        ));
+        let held = g.try_acquire().unwrap();
+        let ((a, wa), (b, wb)) = (Count::waker(), Count::waker());
+        let (mut ca, mut cb) = (Context::from_waker(&wa), Context::from_waker(&wb));
+        let mut first = Box::pin(g.acquire(Priority::Critical));
+        assert!(first.as_mut().poll(&mut ca).is_pending());
+        let mut second = Box::pin(g.acquire(Priority::Critical));
+        assert!(second.as_mut().poll(&mut cb).is_pending());
+        let other = thread::spawn(move || {
+            held.ignore();
+            g.try_acquire()
+        });
+        let mut seen = a.wakes();
+        let polled = first.as_mut().poll(&mut ca);
+        let taken = other.join().unwrap();
+        if let Poll::Ready(got) = polled {
+            // A took the permit before the other request.
+            assert!(taken.is_none(), "two permits at a limit of 1");
+            got.expect("admitted").ignore();
+            assert_eq!(b.wakes(), 1, "then B");
+            return;
+        }
+        let taken = taken.expect("A waits: the other request holds the permit");
+        while a.wakes() != seen {
+            seen = a.wakes();
+            assert!(first.as_mut().poll(&mut ca).is_pending());
+        }
+        assert_eq!(b.wakes(), 0, "B woken while A waits first");
+        taken.ignore();
+        assert_eq!(
+            (a.wakes(), b.wakes()),
+            (seen + 1, 0),
+            "FIFO: the release wakes A, not B"
+        );
+        let got = match first.as_mut().poll(&mut ca) {
+            Poll::Ready(Some(p)) => p,
+            other => panic!("A: {:?}", other.map(|p| p.is_some())),
+        };
+        got.ignore();
+        assert_eq!(b.wakes(), 1, "then B");
+        drop(second);
     });
 }
 

@@ -12,6 +12,10 @@
 //! `SLUICEGATE_LOOM_DEEP=1 ci/loom.sh wait::loom_tests::list` runs them at
 //! the environment's bound.
 //!
+//! The model of a wake that lands while a waiter is polled again has two
+//! waiters and runs at the environment's bound (under a hundred
+//! executions).
+//!
 //! Each model's doc says which break of the list's code it caught (made by
 //! hand, the model run, the failure seen, the code restored).
 
@@ -290,5 +294,54 @@ fn loom_list_two_wake_alls_posted_to_one_holder() {
                 Poll::Ready(false)
             );
         }
+    });
+}
+
+/// A and B wait in `pop` (linked, A first); A is polled again (a spurious
+/// wake, a `select!` sibling's) while another thread pushes an item, which
+/// wakes A, and pops it back without waiting. Whatever the interleaving, A
+/// keeps its place at the head: once A has been polled for each wake it
+/// got (as an executor would), the next push wakes A, never B.
+///
+/// Caught: a poll whose node a wake took out while it ran linking the
+/// node again at the back (`link` given `woken` for `served` in
+/// `poll_at`): the next push woke B.
+#[test]
+fn loom_list_a_wake_during_a_poll_keeps_the_place() {
+    use crate::sync::explores::Count;
+    explores::model(|| {
+        let toy = Toy::new(1, 0);
+        let ((a, wa), (b, wb)) = (Count::waker(), Count::waker());
+        let (mut ca, mut cb) = (Context::from_waker(&wa), Context::from_waker(&wb));
+        let mut first = Box::pin(toy.pop());
+        assert!(first.as_mut().poll(&mut ca).is_pending());
+        let mut second = Box::pin(toy.pop());
+        assert!(second.as_mut().poll(&mut cb).is_pending());
+        let other = thread::spawn(move || {
+            assert_eq!(toy.try_push(), Some(true));
+            toy.try_pop() == Some(true)
+        });
+        let mut seen = a.wakes();
+        let polled = first.as_mut().poll(&mut ca);
+        let popped = other.join().unwrap();
+        if polled == Poll::Ready(true) {
+            // A took the item before the other pop.
+            assert!(!popped, "one item popped twice");
+            return;
+        }
+        assert!(popped, "A waits: the other pop took the item");
+        while a.wakes() != seen {
+            seen = a.wakes();
+            assert!(first.as_mut().poll(&mut ca).is_pending());
+        }
+        assert_eq!(b.wakes(), 0, "B woken while A waits first");
+        assert_eq!(toy.try_push(), Some(true));
+        assert_eq!(
+            (a.wakes(), b.wakes()),
+            (seen + 1, 0),
+            "the push wakes A, not B"
+        );
+        assert_eq!(first.as_mut().poll(&mut ca), Poll::Ready(true));
+        drop(second);
     });
 }
