@@ -46,7 +46,8 @@
 //! queue-free sample has arrived for 2^16 successes (1024 while the
 //! baseline has seen fewer than 32) and the limit binds (work was refused
 //! for want of room, its class's share or the whole limit, since the last
-//! window closed), the limiter
+//! window closed, a refusal during a probe, at its floor, excepted), the
+//! limiter
 //! *probes*: it cuts the limit to `min_limit` once, so that fresh
 //! queue-free samples can correct a baseline that is too high (a dependency
 //! that got faster under load), and after 8 successes of that epoch (32 for

@@ -387,8 +387,9 @@ impl Limiter {
         risen || (self.stale(n) && self.binds())
     }
 
-    /// Whether the limit refused work since this was last asked: a probe
-    /// is worth its sheds only then. For a grown-up baseline any refusal
+    /// Whether the limit refused work since this was last asked or since the
+    /// last probe ended (refusals at a probe's floor say nothing of the limit
+    /// it restores): a probe is worth its sheds only then. For a grown-up baseline any refusal
     /// for want of room counts, a lower class's at its share included (with
     /// the clients all `Normal`, the whole limit is never in use); for a
     /// young one, whose probe comes after only `YOUNG_PROBE_AFTER`
@@ -512,6 +513,13 @@ impl Limiter {
     pub(super) fn resume<C: Control>(&self, epoch: usize, to: usize, judged: bool) {
         if self.raise(epoch, to, true) {
             self.track.resume.store(0, Ordering::Relaxed);
+            // Refusals at the probe's floor say nothing of whether the limit
+            // it ends with binds.
+            let cold = &*self.cold;
+            cold.at_limit_seen
+                .store(cold.at_limit.get(), Ordering::Relaxed);
+            cold.at_share_seen
+                .store(cold.at_share.get(), Ordering::Relaxed);
             if judged {
                 self.judge_rise();
             }

@@ -303,6 +303,37 @@ fn a_young_baseline_is_probed_early_once() {
     assert_eq!(l.stats().probes, 1);
 }
 
+/// Refusals during a probe, at its floor, say nothing of the limit it
+/// restores: they bring no probe after it (a young baseline's probe that a
+/// drop ends would otherwise come again after every `YOUNG_PROBE_AFTER`
+/// successes, each time with requests queued in front of the limiter).
+#[test]
+#[cfg_attr(miri, ignore = "thousands of sequential successes; minutes under Miri")]
+fn refusals_at_a_probes_floor_bring_no_probe() {
+    for c in [config(2, 6, 6), gradient(2, 6, 6)] {
+        let l = Limiter::try_new(c).unwrap();
+        succeed_beside(&l, 0, 1, 10);
+        refuse_at_the_limit(&l);
+        // Two permits always out: no sample is queue-free.
+        let beside = || -> Vec<_> { (0..2).map(|_| l.try_acquire().unwrap()).collect() };
+        let held = beside();
+        while l.stats().probes == 0 {
+            l.try_acquire().unwrap().success(10);
+        }
+        drop(held);
+        assert_eq!(l.limit(), 2, "{:?}", c.law);
+        refuse_at_the_limit(&l);
+        l.try_acquire().unwrap().dropped();
+        assert_eq!(l.limit(), 6, "{:?}: the drop ended the probe", c.law);
+        let held = beside();
+        for _ in 0..4 * YOUNG_PROBE_AFTER {
+            l.try_acquire().unwrap().success(10);
+            assert_eq!(l.stats().probes, 1, "{:?}: probed again", c.law);
+        }
+        drop(held);
+    }
+}
+
 /// A drop of a permit admitted during a probe ends the probe: the limit
 /// goes back to where it was. (Requests queued in front of the limiter
 /// answer late while the limit is down; a probe that waited for successes
