@@ -536,6 +536,27 @@ pub fn slowdown_under_load(factor: f64, len_s: u64, secs: u64) -> Scenario {
     sc
 }
 
+/// 128 clients on 32 workers × 5 ms ± 20 % with the default `min_limit`
+/// of 2 (a queue-free sample needs at most 2 in flight, so the baseline
+/// stays young under load); the dependency 3× slower from 5 s for 10 s.
+pub fn slowdown_min2(secs: u64) -> Scenario {
+    let mut sc = closed_base(
+        "slowdown-x3-10s-under-128-min2",
+        "128 clients, the dependency 3× slower from 5 s for 10 s; 32 × 5 ms, min 2",
+        vec![(0, 128)],
+        15,
+        secs,
+    );
+    sc.workers = vec![(0, 32)];
+    sc.limits = Limits {
+        min: 2,
+        initial: 8,
+        max: 1000,
+    };
+    sc.slow = vec![(5 * S, 15 * S, 3.0)];
+    sc
+}
+
 /// The closed-loop, stall and slowdown scenarios at full length.
 pub fn settling() -> Vec<Scenario> {
     let mut v: Vec<Scenario> = [16, 64, 256].map(|c| closed_loop(c, 60)).into();
@@ -544,6 +565,7 @@ pub fn settling() -> Vec<Scenario> {
     v.push(cold_start(60));
     v.push(slowdown_under_load(3.0, 10, 60));
     v.push(slowdown_under_load(1.6, 20, 60));
+    v.push(slowdown_min2(60));
     v
 }
 
