@@ -156,7 +156,7 @@ use crate::sync::{fence, rmw_view, AtomicUsize, LoadStoreUsize, Ordering, Unsafe
 #[cfg(all(test, sluicegate_loom))]
 mod loom_tests;
 #[cfg(all(test, feature = "async", sluicegate_cas, not(sluicegate_loom)))]
-mod pause_tests;
+pub(crate) mod pause_tests;
 
 /// The cell's states (see the module table).
 const IDLE: usize = 0;

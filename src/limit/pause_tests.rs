@@ -172,23 +172,10 @@ fn growth_racing_a_cut_gives_up() {
 #[test]
 fn a_wake_during_a_poll_keeps_the_waiters_place() {
     use super::BacklogOrder;
+    use crate::wait::pause_tests::Count;
     use core::future::Future;
-    use core::sync::atomic::{AtomicUsize, Ordering};
-    use core::task::{Context, Waker};
+    use core::task::Context;
     use std::boxed::Box;
-    use std::sync::Arc;
-
-    struct Count(AtomicUsize);
-    impl std::task::Wake for Count {
-        fn wake(self: Arc<Self>) {
-            self.0.fetch_add(1, Ordering::SeqCst);
-        }
-    }
-    let counter = || {
-        let c = Arc::new(Count(AtomicUsize::new(0)));
-        (c.clone(), Waker::from(c))
-    };
-    let wakes = |c: &Count| c.0.load(Ordering::SeqCst);
 
     for order in [BacklogOrder::Fifo, BacklogOrder::Lifo] {
         let l = &Limiter::try_new(LimiterConfig {
@@ -197,8 +184,8 @@ fn a_wake_during_a_poll_keeps_the_waiters_place() {
         })
         .unwrap();
         let held = l.try_acquire().unwrap();
-        let (ca, wa) = counter();
-        let (cb, wb) = counter();
+        let (ca, wa) = Count::waker();
+        let (cb, wb) = Count::waker();
         let mut a = Box::pin(l.acquire(Priority::Critical));
         let mut b = Box::pin(l.acquire(Priority::Critical));
         assert!(a.as_mut().poll(&mut Context::from_waker(&wa)).is_pending());
@@ -223,10 +210,10 @@ fn a_wake_during_a_poll_keeps_the_waiters_place() {
             },
         );
         assert!(pending, "{order:?}: admitted past the other request");
-        assert_eq!(wakes(count), 1, "{order:?}: the release woke it");
+        assert_eq!(count.wakes(), 1, "{order:?}: the release woke it");
         taken.expect("the other request took the permit").ignore();
         assert_eq!(
-            (wakes(count), wakes(next.1)),
+            (count.wakes(), next.1.wakes()),
             (2, 0),
             "{order:?}: the next release wakes it again, not the other"
         );
@@ -235,6 +222,6 @@ fn a_wake_during_a_poll_keeps_the_waiters_place() {
             panic!("{order:?}: not admitted");
         };
         p.ignore();
-        assert_eq!(wakes(next.1), 1, "{order:?}: then the other");
+        assert_eq!(next.1.wakes(), 1, "{order:?}: then the other");
     }
 }

@@ -14,23 +14,14 @@ extern crate std;
 use super::Ring;
 use crate::sync::pause::{self, interleave_at, TEST_BETWEEN};
 use crate::sync::{pause_point, Point};
+use crate::wait::pause_tests::Count;
 use core::future::Future;
-use core::sync::atomic::{AtomicUsize, Ordering};
-use core::task::{Context, Poll, Waker};
+use core::task::{Context, Poll};
 use std::boxed::Box;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::vec::Vec;
 
 type R = Ring<u32, 1>;
-
-/// A waker that counts its wakes.
-struct Count(AtomicUsize);
-
-impl std::task::Wake for Count {
-    fn wake(self: Arc<Self>) {
-        self.0.fetch_add(1, Ordering::SeqCst);
-    }
-}
 
 /// One step of a script for [`interleave_at`].
 #[derive(Clone, Copy)]
@@ -87,15 +78,14 @@ fn run<F: Future>(
 where
     F::Output: Send,
 {
-    let count = Arc::new(Count(AtomicUsize::new(0)));
-    let waker = Waker::from(count.clone());
+    let (count, waker) = Count::waker();
     let seen = Mutex::new(None);
     let waiter = || {
         let mut fut = core::pin::pin!(wait());
         let mut cx = Context::from_waker(&waker);
         assert!(fut.as_mut().poll(&mut cx).is_pending(), "told to wait");
         pause_point(TEST_BETWEEN);
-        let woken = count.0.load(Ordering::SeqCst);
+        let woken = count.wakes();
         *seen.lock().unwrap() = Some((woken, fut.as_mut().poll(&mut cx)));
     };
     let workers: Vec<Box<dyn FnOnce() + Send + '_>> = std::vec![

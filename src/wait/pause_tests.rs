@@ -15,22 +15,27 @@ use core::task::{Context, Poll, Waker};
 use std::boxed::Box;
 use std::sync::Arc;
 
-/// A waker that counts its wakes.
-struct Count(AtomicUsize);
+/// A waker that counts its wakes, for the crate's pause tests that poll
+/// futures by hand.
+pub(crate) struct Count(AtomicUsize);
+
+impl Count {
+    /// A fresh count and the waker that adds to it.
+    pub(crate) fn waker() -> (Arc<Count>, Waker) {
+        let c = Arc::new(Count(AtomicUsize::new(0)));
+        (c.clone(), Waker::from(c))
+    }
+
+    /// The wakes so far.
+    pub(crate) fn wakes(&self) -> usize {
+        self.0.load(Ordering::SeqCst)
+    }
+}
 
 impl std::task::Wake for Count {
     fn wake(self: Arc<Self>) {
         self.0.fetch_add(1, Ordering::SeqCst);
     }
-}
-
-fn counter() -> (Arc<Count>, Waker) {
-    let c = Arc::new(Count(AtomicUsize::new(0)));
-    (c.clone(), Waker::from(c))
-}
-
-fn wakes(c: &Count) -> usize {
-    c.0.load(Ordering::SeqCst)
 }
 
 /// Tasks A and B wait in `pop` on an empty ring, A first. A is polled
@@ -46,8 +51,8 @@ fn a_wake_during_a_poll_keeps_the_place<F>(
 ) where
     F: Future<Output = Option<u32>> + Send,
 {
-    let (ca, wa) = counter();
-    let (cb, wb) = counter();
+    let (ca, wa) = Count::waker();
+    let (cb, wb) = Count::waker();
     let poll = |f: &mut Pin<Box<F>>, w: &Waker| f.as_mut().poll(&mut Context::from_waker(w));
     let mut a = Box::pin(pop());
     let mut b = Box::pin(pop());
@@ -62,16 +67,16 @@ fn a_wake_during_a_poll_keeps_the_place<F>(
         },
     );
     assert!(pending, "A's second try found an item no one pushed");
-    assert_eq!((wakes(&ca), wakes(&cb)), (1, 0), "the push woke A");
+    assert_eq!((ca.wakes(), cb.wakes()), (1, 0), "the push woke A");
     push(2);
     assert_eq!(
-        (wakes(&ca), wakes(&cb)),
+        (ca.wakes(), cb.wakes()),
         (2, 0),
         "the next push wakes A again, not B"
     );
     assert_eq!(poll(&mut a, &wa), Poll::Ready(Some(2)));
     push(3);
-    assert_eq!(wakes(&cb), 1, "then B");
+    assert_eq!(cb.wakes(), 1, "then B");
     assert_eq!(poll(&mut b, &wb), Poll::Ready(Some(3)));
 }
 

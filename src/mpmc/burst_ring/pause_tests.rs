@@ -579,18 +579,10 @@ fn a_stopped_lowering_reads_again_after_a_push() {
 #[cfg(feature = "async")]
 #[test]
 fn a_pop_waiting_behind_a_pass_of_voids_is_woken() {
+    use crate::wait::pause_tests::Count;
     use core::future::Future;
-    use core::sync::atomic::{AtomicUsize, Ordering};
-    use core::task::{Context, Poll, Waker};
+    use core::task::{Context, Poll};
     use std::boxed::Box;
-    use std::sync::Arc;
-
-    struct Count(AtomicUsize);
-    impl std::task::Wake for Count {
-        fn wake(self: Arc<Self>) {
-            self.0.fetch_add(1, Ordering::SeqCst);
-        }
-    }
 
     let ring: BurstRing<u32, 8, 1> = BurstRing::new();
     // A void at the front: behind an item, the item popped.
@@ -599,8 +591,7 @@ fn a_pop_waiting_behind_a_pass_of_voids_is_woken() {
     assert_eq!(ring.try_pop(), Ok(0));
     ring.try_push(7).unwrap();
     ring.try_push(8).unwrap();
-    let count = Arc::new(Count(AtomicUsize::new(0)));
-    let waker = Waker::from(count.clone());
+    let (count, waker) = Count::waker();
     let mut waiter = Box::pin(ring.pop());
     let passer = stop_at(
         pause::BURST_VOID_CLAIMED,
@@ -615,11 +606,7 @@ fn a_pop_waiting_behind_a_pass_of_voids_is_woken() {
     );
     assert_eq!(passer, Ok(7));
     assert_eq!(ring.len(), 1, "8 is still in the ring");
-    assert_eq!(
-        count.0.load(Ordering::SeqCst),
-        1,
-        "the end of the pass wakes the waiter"
-    );
+    assert_eq!(count.wakes(), 1, "the end of the pass wakes the waiter");
     let mut cx = Context::from_waker(&waker);
     assert_eq!(waiter.as_mut().poll(&mut cx), Poll::Ready(Some(8)));
 }
