@@ -3,7 +3,9 @@
 //! tests are in `tests.rs`, a rise's check and the probes after it in
 //! `rise_tests.rs`, the races in `pause_tests.rs`).
 
-use super::tests::{config, epoch, gradient, mature, refuse_at_the_limit, succeed_beside};
+use super::tests::{
+    config, epoch, gradient, load_until_probe, mature, refuse_at_the_limit, succeed_beside,
+};
 use super::*;
 use std::vec::Vec;
 
@@ -279,16 +281,9 @@ fn a_young_baseline_is_probed_early_once() {
     let l = Limiter::try_new(config(2, 6, 6)).unwrap();
     succeed_beside(&l, 0, 1, 10);
     refuse_at_the_limit(&l);
-    let held: Vec<_> = (0..2).map(|_| l.try_acquire().unwrap()).collect();
-    let mut n = 0;
-    while l.stats().probes == 0 {
-        l.try_acquire().unwrap().success(10);
-        n += 1;
-        assert!(n <= YOUNG_PROBE_AFTER + 20, "no early probe");
-    }
+    let n = load_until_probe(&l, 10, YOUNG_PROBE_AFTER + 20);
     assert!(n > YOUNG_PROBE_AFTER - 20, "probed after {n}");
     assert_eq!(l.limit(), 2);
-    drop(held);
     // It ends once the baseline has its 32 queue-free samples (31 more).
     let mut more = 0;
     while l.limit() == 2 {
@@ -314,18 +309,13 @@ fn refusals_at_a_probes_floor_bring_no_probe() {
         let l = Limiter::try_new(c).unwrap();
         succeed_beside(&l, 0, 1, 10);
         refuse_at_the_limit(&l);
-        // Two permits always out: no sample is queue-free.
-        let beside = || -> Vec<_> { (0..2).map(|_| l.try_acquire().unwrap()).collect() };
-        let held = beside();
-        while l.stats().probes == 0 {
-            l.try_acquire().unwrap().success(10);
-        }
-        drop(held);
+        load_until_probe(&l, 10, YOUNG_PROBE_AFTER + 20);
         assert_eq!(l.limit(), 2, "{:?}", c.law);
         refuse_at_the_limit(&l);
         l.try_acquire().unwrap().dropped();
         assert_eq!(l.limit(), 6, "{:?}: the drop ended the probe", c.law);
-        let held = beside();
+        // Two permits always out: no sample is queue-free.
+        let held: Vec<_> = (0..2).map(|_| l.try_acquire().unwrap()).collect();
         for _ in 0..4 * YOUNG_PROBE_AFTER {
             l.try_acquire().unwrap().success(10);
             assert_eq!(l.stats().probes, 1, "{:?}: probed again", c.law);
@@ -345,11 +335,7 @@ fn a_drop_during_a_probe_ends_it() {
         let l = Limiter::try_new(c).unwrap();
         succeed_beside(&l, 0, 1, 10);
         refuse_at_the_limit(&l);
-        let held: Vec<_> = (0..2).map(|_| l.try_acquire().unwrap()).collect();
-        while l.stats().probes == 0 {
-            l.try_acquire().unwrap().success(10);
-        }
-        drop(held);
+        load_until_probe(&l, 10, YOUNG_PROBE_AFTER + 20);
         assert_eq!(l.limit(), 2, "{:?}", c.law);
         let e = epoch(&l);
         l.try_acquire().unwrap().dropped();

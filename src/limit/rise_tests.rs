@@ -2,25 +2,9 @@
 //! (a stall, a cold start), how a rise is found held or undone, and the
 //! probes that come sooner after a held rise, single-threaded.
 
-use super::tests::{config, gradient, mature, succeed_beside};
+use super::tests::{config, gradient, load_until_probe, mature, succeed_beside};
 use super::*;
 use std::vec::Vec;
-
-/// Load that never leaves a queue-free sample (3 in flight with
-/// `min_limit` 2) and never finds the limit full, as closed-loop clients
-/// fewer than the limit make it, at `ticks`, until a probe: returns the
-/// successes it took. Fails past `most`.
-fn load_until_probe(l: &Limiter, ticks: u32, most: usize) -> usize {
-    let held: Vec<_> = (0..2).map(|_| l.try_acquire().unwrap()).collect();
-    let mut n = 0;
-    while l.stats().probes == 0 {
-        l.try_acquire().unwrap().success(ticks);
-        n += 1;
-        assert!(n <= most, "no probe in {most} successes");
-    }
-    drop(held);
-    n
-}
 
 /// The probe's queue-free samples at `ticks` until it ends: returns how
 /// many.

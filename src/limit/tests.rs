@@ -54,6 +54,22 @@ pub(super) fn succeed_beside(l: &Limiter, beside: usize, n: usize, ticks: u32) {
     drop(held);
 }
 
+/// Load that never leaves a queue-free sample (3 in flight with
+/// `min_limit` 2) and never finds the limit full, as closed-loop clients
+/// fewer than the limit make it, at `ticks`, until a probe: returns the
+/// successes it took. Fails past `most`.
+pub(super) fn load_until_probe(l: &Limiter, ticks: u32, most: usize) -> usize {
+    let held: Vec<_> = (0..2).map(|_| l.try_acquire().unwrap()).collect();
+    let mut n = 0;
+    while l.stats().probes == 0 {
+        l.try_acquire().unwrap().success(ticks);
+        n += 1;
+        assert!(n <= most, "no probe in {most} successes");
+    }
+    drop(held);
+    n
+}
+
 /// Fills the limit and asks once more: a request refused at the limit.
 pub(super) fn refuse_at_the_limit(l: &Limiter) {
     let held: Vec<_> = (0..l.limit()).map(|_| l.try_acquire().unwrap()).collect();
