@@ -374,12 +374,12 @@ struct Cold {
 }
 
 /// Where the baseline rose and whether the rise held: read when the
-/// baseline or the mean moves and when a window closes, written when it moves past
-/// its settled level and when a rise is judged (last in the limiter, so
-/// that no word the admissions or releases use moves further from its
-/// base). Relaxed, every access, as the other adaptation words: a racing
-/// update can only move when a probe comes, and the limit itself changes
-/// only by a CAS on the admission word.
+/// baseline or the mean moves and when a window closes, written when it
+/// moves past its settled level and when a rise is judged (last in the
+/// limiter, so that no word the admissions or releases use moves further
+/// from its base). Relaxed, every access, as the other adaptation words: a
+/// racing update can only move when a probe comes, and the limit itself
+/// changes only by a CAS on the admission word.
 struct Rise {
     /// The highest level a candidate rise (a rise outside a probe) brought
     /// (1/16 tick), until it is found held or undone; 0 if none.

@@ -387,18 +387,22 @@ impl Limiter {
         risen || (self.stale(n) && self.binds())
     }
 
-    /// Whether the limit refused work since this was last asked or since the
-    /// last probe ended (refusals at a probe's floor say nothing of the limit
-    /// it restores): a probe is worth its sheds only then. For a grown-up baseline any refusal
-    /// for want of room counts, a lower class's at its share included (with
-    /// the clients all `Normal`, the whole limit is never in use); for a
-    /// young one, whose probe comes after only `YOUNG_PROBE_AFTER`
-    /// successes, only one with the whole limit in use (a refusal at a
-    /// share is the classes at work, and an early probe at each costs more
-    /// than a young baseline is worth: requests queued in front of the
-    /// limiter answer late while the limit is down).
+    /// Whether the limit refused work since this was last asked or since
+    /// the last probe ended (refusals at a probe's floor say nothing of the
+    /// limit it restores): a probe is worth its sheds only then. For a
+    /// grown-up baseline any refusal for want of room counts, a lower
+    /// class's at its share included (with the clients all `Normal`, the
+    /// whole limit is never in use); for a young one, whose probe comes
+    /// after only `YOUNG_PROBE_AFTER` successes, only one with the whole
+    /// limit in use (a refusal at a share is the classes at work, and an
+    /// early probe at each costs more than a young baseline is worth:
+    /// requests queued in front of the limiter answer late while the limit
+    /// is down).
     #[cold]
     pub(super) fn binds(&self) -> bool {
+        // Relaxed: a refusal seen late or early brings or spares one probe,
+        // never a wrong limit (that changes only by a CAS on the admission
+        // word).
         let cold = &*self.cold;
         let now = cold.at_limit.get();
         let whole = now != cold.at_limit_seen.swap(now, Ordering::Relaxed);
@@ -514,7 +518,7 @@ impl Limiter {
         if self.raise(epoch, to, true) {
             self.track.resume.store(0, Ordering::Relaxed);
             // Refusals at the probe's floor say nothing of whether the limit
-            // it ends with binds.
+            // it ends with binds. Relaxed: as in `binds`.
             let cold = &*self.cold;
             cold.at_limit_seen
                 .store(cold.at_limit.get(), Ordering::Relaxed);

@@ -15,11 +15,11 @@
 //! success between them cut once, not down to `min_limit`. (When a backlog
 //! in front of the limiter has gone stale, every answer is late for a
 //! while; cutting at each would slow the drain that ends it, and the limit
-//! would stay at the floor with every answer late.) Each success adds `min(64 ·
-//! latency / mean, 1023)` (the latency in 1/64 of the baseline, capped at
-//! 16×, which also caps an outlier's weight) to a window word that packs
-//! the count and the sum, so a success costs one read-modify-write more
-//! than under AIMD, and one integer division.
+//! would stay at the floor with every answer late.) Each success adds
+//! `min(64 · latency / mean, 1023)` (the latency in 1/64 of the baseline,
+//! capped at 16×, which also caps an outlier's weight) to a window word
+//! that packs the count and the sum, so a success costs one
+//! read-modify-write more than under AIMD, and one integer division.
 //!
 //! # The window
 //!
