@@ -41,3 +41,5 @@ RUSTFLAGS="--cfg sluicegate_loom" cargo clippy --target-dir target/loom --lib --
   -- -D warnings
 RUSTFLAGS="--cfg sluicegate_loom" cargo clippy --target-dir target/loom --features async --lib \
   --profile test -- -D warnings
+RUSTFLAGS="--cfg sluicegate_loom" cargo clippy --target-dir target/loom --features std --lib \
+  --profile test -- -D warnings

@@ -53,6 +53,8 @@ pub(crate) fn briefly<S, R>(
             Err(back) => state = back,
         }
     }
+    // An empty range under the loom models.
+    #[allow(clippy::reversed_empty_ranges)]
     for _ in 0..YIELDS {
         if !crowded() {
             break;
