@@ -57,11 +57,16 @@
 //! than a sixteenth past the steps its run made (which a 1.2× slower
 //! dependency does and a steady service's noise does not), a walk up in
 //! small steps to more than a quarter above the level it last settled at
-//! (a dependency that slows while samples of both sides keep coming), or a
-//! young baseline grown up from its first samples outside a probe. If 2048
-//! successes pass without a queue-free sample after it, the limiter probes
-//! whether or not the limit binds, and the check's queue-free samples
-//! bring the estimates back down as any run of five does (a level shift).
+//! (a dependency that slows while samples of both sides keep coming), a
+//! young baseline grown up from its first samples outside a probe, or a
+//! run of five young samples each more than half above the running mean
+//! (of two samples or more) where the run started (a slowdown that cut the
+//! limit to its floor before the baseline grew up: the mean takes it in,
+//! and with the clients all `Normal` the young baseline is never probed
+//! for binding). If 2048 successes pass without a queue-free sample after
+//! it, the limiter probes whether or not the limit binds, and the check's
+//! queue-free samples bring the estimates back down as any run of five
+//! does (a level shift).
 //! A stall (a garbage collection, a paused host) makes a run of slow
 //! queue-free samples that moves the baseline up, and a cold cache teaches
 //! a young baseline slow ones; with closed-loop clients, which take every
@@ -87,8 +92,11 @@
 //! ×3 and a 20 s ×1.6 slowdown under 64 closed-loop clients, where the
 //! 2^16 wait alone took 40 s). A slower level that stays, with the limit
 //! where the slowdown left it, is probed as one that never rose. A rise
-//! that a probe's own samples show is checked but never held: with a
-//! heavy-tailed service a probe's eight samples often make one. Such a
+//! that a grown-up baseline's probe's own samples show is checked but
+//! never held: with a heavy-tailed service a probe's eight samples often
+//! make one. A young baseline's probe lasts until it has grown up, and a
+//! young run its samples make is judged when it ends, held or undone: a
+//! slowdown that fills the limit brings that probe. A heavy-tailed
 //! service's noise also makes rises outside probes that the next probe's
 //! noise finds held; what the probes cost there is in `BENCHMARKS.md`,
 //! "What the probes after a rise cost".
@@ -285,14 +293,15 @@ const PROBE_SAMPLES: usize = 8;
 /// successes without one and lasts until it has `YOUNG` of them.
 const YOUNG: usize = 32;
 /// Queue-free samples in a row on one side of a grown-up baseline that are
-/// taken as a level shift (`learn`).
+/// taken as a level shift (`learn`), and above a young one's start that are
+/// taken as a rise (`young_run`).
 const SHIFT_RUN: usize = 5;
 /// Successes without a queue-free sample after which a young baseline is
 /// probed.
 const YOUNG_PROBE_AFTER: usize = 1024;
 /// Successes without a queue-free sample after which a baseline that rose
-/// (a level shift or a walk up, or a young baseline grown up) and was not
-/// checked since is probed, whether or not the limit binds.
+/// (a level shift, a walk or a young run up, or a young baseline grown up)
+/// and was not checked since is probed, whether or not the limit binds.
 const CHECK_AFTER: usize = 2048;
 /// Successes after a held rise from which a baseline that no queue-free
 /// sample has reached waits the full `PROBE_AFTER` for a probe: until then
@@ -327,8 +336,8 @@ struct Track {
     /// Success count of the last queue-free success (to `FRESH_EVERY`
     /// successes once the baseline is grown up).
     last_free: AtomicUsize,
-    /// `RISEN` once the baseline has risen (a level shift up, or a young
-    /// baseline grown up outside a probe) and neither a probe nor
+    /// `RISEN` once the baseline has risen (a level shift up, a young
+    /// baseline grown up outside a probe, or a young run up) and neither a probe nor
     /// `CHECK_AFTER` successes of queue-free samples have followed: it is
     /// probed once `CHECK_AFTER` successes pass without a queue-free
     /// sample; 0 otherwise.
@@ -338,9 +347,12 @@ struct Track {
     /// Queue-free successes seen, up to `YOUNG` (then no longer written).
     free_seen: AtomicUsize,
     /// The run of grown-up queue-free samples on one side of the baseline:
-    /// `k` above, `-k` below (as `isize`), 0 after a level shift.
+    /// `k` above, `-k` below (as `isize`), 0 after a level shift; while
+    /// young, the run of samples half above where it started
+    /// (`young_run`).
     run: AtomicUsize,
-    /// The sample of the run nearest to the baseline (1/16 tick).
+    /// The sample of the run nearest to the baseline (1/16 tick); while
+    /// young, the running mean where the run started.
     run_near: AtomicUsize,
     /// The limit before the probe in progress, 0 if none.
     resume: AtomicUsize,
@@ -392,7 +404,7 @@ struct Rise {
     held_limit: AtomicUsize,
     /// The level a rise is measured from (1/16 tick): where the baseline
     /// grew up or the latest judgement left it, or lower if it went lower
-    /// since; 0 while young.
+    /// since; while young, 0, or where a young run up started.
     settled: AtomicUsize,
 }
 

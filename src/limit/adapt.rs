@@ -100,8 +100,14 @@ impl Limiter {
             let k = seen as u64;
             let m = ((old_m as u64 * k + x as u64) / (k + 1)) as usize;
             t.free_seen.store(seen + 1, Ordering::Relaxed);
+            if seen >= 2 {
+                self.young_run(n, x, old_m, m.max(TICK));
+            }
             if seen + 1 == YOUNG {
-                self.rise.settled.store(m.max(TICK), Ordering::Relaxed);
+                // A rise found while young keeps the level it rose from.
+                if self.rise.risen_to.load(Ordering::Relaxed) == 0 {
+                    self.rise.settled.store(m.max(TICK), Ordering::Relaxed);
+                }
                 if t.resume.load(Ordering::Relaxed) != 0 {
                     // A young baseline's probe lasts until it has grown up
                     // (`probe_samples`): this success ends its window.
@@ -200,6 +206,62 @@ impl Limiter {
             t.last_free.store(n, Ordering::Relaxed);
         } else {
             self.fresh(n);
+        }
+    }
+
+    /// A young baseline's queue-free sample `x`, the `n`th success, which
+    /// moved its running mean from `m` (of two samples or more: with a
+    /// heavy-tailed service one short first sample is no level to rise
+    /// from) to `to`. A run of `SHIFT_RUN` samples in a row, each more than
+    /// half above the mean where the run started, is a level shift learnt
+    /// while young: a slowdown that cut
+    /// the limit to its floor before the baseline had grown up. (A young
+    /// estimate has few samples, so only a clear step counts: a quarter
+    /// made false rises with exponential service times. And its mean soon
+    /// takes the run in, so the run is measured from where it started.)
+    /// Once such a slowdown ends nothing looks slow; so the baseline rose,
+    /// from the mean where the run started to the mean it reached, to be
+    /// checked and judged as a grown-up baseline's rise is, and the probes
+    /// that watch for a held rise's end watch for this one. Unlike a
+    /// grown-up baseline's, a rise a young probe's own samples show is a
+    /// candidate, judged when that probe ends: a slowdown that makes the
+    /// limit bind can bring the young probe, which then lasts until the
+    /// baseline has grown up at the slower level. Nothing else moves: a
+    /// young baseline too high is checked when it grows up. While the
+    /// baseline is young `run` counts only such runs and `run_near` keeps
+    /// where the run started (a run left when it grows up counts toward
+    /// the grown-up estimate's first: a shift a few samples early at most,
+    /// and the nearest sample that shift reads is held to the estimate's
+    /// side).
+    #[cold]
+    #[inline(never)]
+    fn young_run(&self, n: usize, x: usize, m: usize, to: usize) {
+        let t = &*self.track;
+        let run = t.run.load(Ordering::Relaxed);
+        let from = if run == 0 {
+            m
+        } else {
+            t.run_near.load(Ordering::Relaxed)
+        };
+        // Saturating: a latency near `MAX_TICKS` fills a 32-bit word.
+        if x <= from.saturating_add(from / 2) {
+            t.run.store(0, Ordering::Relaxed);
+        } else if run + 1 < SHIFT_RUN {
+            t.run.store(run + 1, Ordering::Relaxed);
+            t.run_near.store(from, Ordering::Relaxed);
+        } else {
+            t.run.store(0, Ordering::Relaxed);
+            if self.rise.risen_to.load(Ordering::Relaxed) == 0 {
+                self.rise.settled.store(from, Ordering::Relaxed);
+            }
+            if t.resume.load(Ordering::Relaxed) == 0 {
+                self.rose(n, to);
+            } else {
+                // In a probe, which lasts until the baseline has grown up
+                // and whose end judges the rise: a candidate, not a check.
+                t.risen_at.store(n, Ordering::Relaxed);
+                self.raise_candidate(to);
+            }
         }
     }
 

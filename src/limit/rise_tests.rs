@@ -134,6 +134,118 @@ fn a_recovery_after_a_confirmed_rise_is_probed_soon() {
     }
 }
 
+/// A slowdown learnt while young: the limit cut to its floor leaves
+/// queue-free samples 2× slower before the baseline has grown up, and its
+/// running mean takes them in (a rise from 10 to 17 ticks, after load long
+/// enough that a rise before it would be old; from the fourth sample on
+/// the run is less than a quarter above the running mean, but more than a
+/// quarter above the mean where it started). Then load that leaves no
+/// queue-free sample and never fills the limit, under which a young
+/// baseline is otherwise never probed, until the rise's check, which lasts
+/// until the baseline has grown up, at `check` ticks. Returns how many
+/// successes the check came after.
+fn young_rise_checked(l: &Limiter, check: u32) -> usize {
+    succeed_beside(l, 0, 2, 10);
+    succeed_beside(l, 2, RISE_OLD, 10);
+    assert_eq!(l.stats().probes, 0);
+    succeed_beside(l, 0, SHIFT_RUN, 20);
+    // (2 × 10 + 5 × 20) / 7
+    assert_eq!(l.baseline(), Some(17));
+    let n = load_until_probe(l, 20, CHECK_AFTER + 64);
+    let more = probe_until_restored(l, check);
+    assert_eq!(more, YOUNG - 2 - SHIFT_RUN);
+    n
+}
+
+/// A rise learnt while young is checked after `CHECK_AFTER` successes.
+/// Found held (the dependency still 1.5× slower), it makes the probes after
+/// it come sooner: once the dependency recovers under load that binds,
+/// within `CHECK_AFTER` successes, not the `PROBE_AFTER` of a baseline
+/// that never rose.
+#[test]
+#[cfg_attr(miri, ignore = "half a million sequential successes")]
+fn a_rise_learnt_while_young_is_checked_and_watched() {
+    for c in [config(2, 6, 12), gradient(2, 6, 12)] {
+        let l = Limiter::try_new(c).unwrap();
+        let n = young_rise_checked(&l, 15);
+        assert!(n > CHECK_AFTER, "{:?}: checked after {n}", c.law);
+        // (2 × 10 + 5 × 20 + 25 × 15) / 32 = 15.5: more than halfway from
+        // 10 to 17.1, below 17.1.
+        assert_eq!(l.baseline(), Some(15), "{:?}", c.law);
+        // Checked: the same load no longer probes.
+        succeed_beside(&l, 2, 4 * CHECK_AFTER, 15);
+        assert_eq!(l.stats().probes, 1, "{:?}", c.law);
+        // Due `CHECK_AFTER` after the last queue-free sample: at once.
+        let n = bind_until_probe(&l, 10, CHECK_AFTER + 64);
+        assert!(n <= 64, "{:?}: probed after {n}", c.law);
+        probe_until_restored(&l, 10);
+        assert!(l.baseline().unwrap() <= 11, "{:?}: {:?}", c.law, l.stats());
+    }
+}
+
+/// A young rise whose check finds the baseline back below halfway from
+/// where the run started to where it took the mean is undone: the probes
+/// after it come as for a baseline that never rose.
+#[test]
+#[cfg_attr(miri, ignore = "half a million sequential successes")]
+fn a_young_rise_the_check_finds_undone_is_not_held() {
+    for c in [config(2, 6, 12), gradient(2, 6, 12)] {
+        let l = Limiter::try_new(c).unwrap();
+        young_rise_checked(&l, 10);
+        // (2 × 10 + 5 × 20 + 25 × 10) / 32 = 11.6, below 13.6
+        assert_eq!(l.baseline(), Some(11), "{:?}", c.law);
+        let n = bind_until_probe(&l, 10, PROBE_AFTER + 64);
+        assert!(
+            n > PROBE_AFTER - FRESH_EVERY,
+            "{:?}: probed after {n}",
+            c.law
+        );
+    }
+}
+
+/// A young run is measured from a mean of two samples or more: with a
+/// heavy-tailed service one short first sample is no level to rise from.
+#[test]
+fn a_young_run_from_a_single_sample_is_no_rise() {
+    for c in [config(2, 6, 12), gradient(2, 6, 12)] {
+        let l = Limiter::try_new(c).unwrap();
+        succeed_beside(&l, 0, 1, 10);
+        succeed_beside(&l, 0, SHIFT_RUN, 20);
+        succeed_beside(&l, 2, 2 * CHECK_AFTER, 20);
+        assert_eq!(l.stats().probes, 0, "{:?}", c.law);
+    }
+}
+
+/// Load that fills the limit brings a young baseline's probe, and the
+/// dependency slows as it starts: the probe's samples show the slowdown (a
+/// rise from 10 ticks to a mean of 17). The probe's end judges that rise
+/// and finds it held, so once the dependency recovers under load that
+/// binds, the probe comes within `CHECK_AFTER` successes, not
+/// `PROBE_AFTER`.
+#[test]
+#[cfg_attr(miri, ignore = "half a million sequential successes")]
+fn a_rise_a_young_probe_shows_is_judged_when_it_ends() {
+    for c in [config(2, 6, 12), gradient(2, 6, 12)] {
+        let l = Limiter::try_new(c).unwrap();
+        succeed_beside(&l, 0, 2, 10);
+        succeed_beside(&l, 2, RISE_OLD, 10);
+        assert_eq!(l.stats().probes, 0, "{:?}", c.law);
+        bind_until_probe(&l, 10, 64);
+        let more = probe_until_restored(&l, 20);
+        assert_eq!(more, YOUNG - 2, "{:?}", c.law);
+        // (2 × 10 + 30 × 20) / 32
+        assert_eq!(l.baseline(), Some(19), "{:?}", c.law);
+        // Judged: no check is due.
+        succeed_beside(&l, 2, 4 * CHECK_AFTER, 20);
+        assert_eq!(l.stats().probes, 1, "{:?}", c.law);
+        // Due `CHECK_AFTER` after the last queue-free sample: at once.
+        let n = bind_until_probe(&l, 10, CHECK_AFTER + 64);
+        assert!(n <= 64, "{:?}: probed after {n}", c.law);
+        probe_until_restored(&l, 10);
+        assert!(l.baseline().unwrap() <= 11, "{:?}: {:?}", c.law, l.stats());
+    }
+}
+
 /// A held rise, then load that binds and grows the limit past where it
 /// was when the rise held (nothing looks slow at the new level): the
 /// probes come every `CHECK_AFTER` successes, then `1 / RISE_SHARE` of the
