@@ -520,12 +520,11 @@ impl<L: SimLimiter> Engine<'_, '_, L> {
 
     /// Each release since the last call offers its permit to one waiter:
     /// the highest class, then the newest (LIFO) or the oldest. A waiter
-    /// the limiter still refuses (a request took the permit first, or its
-    /// class may not have it) waits on, and the offer is spent. A limiter
-    /// that [wakes on a rise](SimLimiter::wakes_on_rise) also offers one
-    /// permit per unit the limit rose by since the last call. (The crate's
-    /// pass of a refused offer to a lower class is not modelled: no
-    /// scenario with a backlog has classes.)
+    /// the limiter still refuses waits on; if the limit is full (a request
+    /// took the permit first) the offer is spent, otherwise (its class may
+    /// not have the unit) it passes to the next class down, as the crate's
+    /// waiting acquire passes its wake. A limiter that [wakes on a rise](SimLimiter::wakes_on_rise) also
+    /// offers one permit per unit the limit rose by since the last call.
     fn serve_backlog(&mut self) {
         let limit = self.lim.limit();
         let rose = limit.saturating_sub(self.served_limit) as usize;
@@ -534,19 +533,25 @@ impl<L: SimLimiter> Engine<'_, '_, L> {
         if self.lim.wakes_on_rise() && !self.waiting.is_empty() {
             self.offers += rose;
         }
+        let free = |e: &Self| e.held.iter().sum::<u64>() < u64::from(e.lim.limit());
         while self.offers > 0 && !self.waiting.is_empty() {
             self.offers -= 1;
-            let class = self.waiting.iter().map(|w| w.req.class).min().unwrap();
-            let of_class = |w: &Waiter| w.req.class == class;
-            let i = if b.lifo {
-                self.waiting.iter().rposition(of_class)
-            } else {
-                self.waiting.iter().position(of_class)
-            }
-            .unwrap();
-            if let Some(token) = self.lim.acquire(self.now, class) {
-                let w = self.waiting.remove(i);
-                self.admit(w.req, None, w.burst, token, w.sent);
+            for class in 0..self.held.len() {
+                let of_class = |w: &Waiter| w.req.class == class;
+                let i = if b.lifo {
+                    self.waiting.iter().rposition(of_class)
+                } else {
+                    self.waiting.iter().position(of_class)
+                };
+                let Some(i) = i else { continue };
+                if let Some(token) = self.lim.acquire(self.now, class) {
+                    let w = self.waiting.remove(i);
+                    self.admit(w.req, None, w.burst, token, w.sent);
+                    break;
+                }
+                if !free(self) {
+                    break;
+                }
             }
         }
         self.offers = 0;
