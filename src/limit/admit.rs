@@ -185,7 +185,7 @@ impl Limiter {
         pause_point(pause::LIMIT_BETWEEN_LOADS);
         // Acquire, each: pairs with the Release of each release.
         let released = total(self.hot.released.load());
-        let in_flight = admitted_of(cur).wrapping_sub(released) & ADMITTED_MASK;
+        let in_flight = in_flight_by(cur, released);
         // `in_flight + n ≤ threshold`, written so that `n = 1` adds nothing.
         // (A count above `max_limit` means the counters saw a permit admitted
         // after `cur` was read: the slow path reads again.)
@@ -267,7 +267,7 @@ impl Limiter {
                     let cur = self.hot.state.load(Ordering::Acquire);
                     pause_point(pause::LIMIT_BETWEEN_LOADS);
                     let released = total(self.hot.released.load());
-                    (cur, admitted_of(cur).wrapping_sub(released) & ADMITTED_MASK)
+                    (cur, in_flight_by(cur, released))
                 }
             };
             if in_flight > self.max_limit {

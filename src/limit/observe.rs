@@ -108,7 +108,7 @@ impl Limiter {
             // Orderings as in `try_acquire_with`.
             let word = self.hot.state.load(Ordering::Acquire);
             let released = self.hot.released.load();
-            let in_flight = admitted_of(word).wrapping_sub(total(released)) & ADMITTED_MASK;
+            let in_flight = in_flight_by(word, total(released));
             if in_flight <= self.max_limit && self.hot.state.load(Ordering::Relaxed) == word {
                 return (word, released, in_flight);
             }

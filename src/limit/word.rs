@@ -136,11 +136,17 @@ pub(super) const EPOCH_MASK: usize = usize::MAX >> EPOCH_SHIFT;
 /// `usize` has 32 bits, 2^20 − 1 (1 048 575) where it has 64.
 pub const MAX_LIMIT: u32 = LIMIT_MASK as u32;
 
-/// The admitted count (mod 2^ADMITTED_BITS) of an admission word, or the
-/// in-flight count of the word a permit keeps.
+/// The admitted count (mod 2^ADMITTED_BITS) of an admission word.
 #[inline(always)]
 pub(super) const fn admitted_of(word: usize) -> usize {
     word & ADMITTED_MASK
+}
+
+/// In flight by the admission word `word` and `released`, the wrapping sum
+/// of the release counters: the admitted count less it, inside the field.
+#[inline(always)]
+pub(super) const fn in_flight_by(word: usize, released: usize) -> usize {
+    admitted_of(word).wrapping_sub(released) & ADMITTED_MASK
 }
 
 /// A permit's word keeps its in-flight count where the admission word keeps
