@@ -214,25 +214,25 @@ impl Limiter {
     /// heavy-tailed service one short first sample is no level to rise
     /// from) to `to`. A run of `SHIFT_RUN` samples in a row, each more than
     /// half above the mean where the run started, is a level shift learnt
-    /// while young: a slowdown that cut
-    /// the limit to its floor before the baseline had grown up. (A young
-    /// estimate has few samples, so only a clear step counts: a quarter
-    /// made false rises with exponential service times. And its mean soon
-    /// takes the run in, so the run is measured from where it started.)
-    /// Once such a slowdown ends nothing looks slow; so the baseline rose,
-    /// from the mean where the run started to the mean it reached, to be
-    /// checked and judged as a grown-up baseline's rise is, and the probes
-    /// that watch for a held rise's end watch for this one. Unlike a
-    /// grown-up baseline's, a rise a young probe's own samples show is a
-    /// candidate, judged when that probe ends: a slowdown that makes the
-    /// limit bind can bring the young probe, which then lasts until the
-    /// baseline has grown up at the slower level. Nothing else moves: a
-    /// young baseline too high is checked when it grows up. While the
-    /// baseline is young `run` counts only such runs and `run_near` keeps
-    /// where the run started (a run left when it grows up counts toward
-    /// the grown-up estimate's first: a shift a few samples early at most,
-    /// and the nearest sample that shift reads is held to the estimate's
-    /// side).
+    /// while young: a slowdown that cut the limit to its floor before the
+    /// baseline had grown up. (A young estimate has few samples, so only a
+    /// clear step counts: a quarter made false rises with exponential
+    /// service times. And its mean soon takes the run in, so the run is
+    /// measured from where it started.) Once such a slowdown ends nothing
+    /// looks slow; so the baseline rose, from the mean where the run
+    /// started to the mean it reached, to be checked and judged as a
+    /// grown-up baseline's rise is, and the probes that watch for a held
+    /// rise's end watch for this one. Unlike a grown-up baseline's, a rise
+    /// a young probe's own samples show is a candidate, judged when that
+    /// probe ends: a slowdown that makes the limit bind can bring the young
+    /// probe, which then lasts until the baseline has grown up at the
+    /// slower level. Nothing else moves: a young baseline too high is
+    /// checked when it grows up. While the baseline is young `run` counts
+    /// only such runs and `run_near` keeps where the run started (a run
+    /// left when it grows up counts toward the grown-up estimate's first: a
+    /// shift a few samples early at most, and the nearest sample that shift
+    /// reads is held to the estimate's side). Relaxed, as the rest of
+    /// `learn`: a racing sample is a lost step of the run.
     #[cold]
     #[inline(never)]
     fn young_run(&self, n: usize, x: usize, m: usize, to: usize) {
