@@ -157,6 +157,20 @@ fn young_rise_checked(l: &Limiter, check: u32) -> usize {
     n
 }
 
+/// After a young rise its check or probe found held, at `ticks`: the same
+/// load (no queue-free sample, the limit never full) probes no more; once
+/// the dependency is back at 10 ticks under load that binds, the probe
+/// comes at once (`CHECK_AFTER` after the last queue-free sample, long
+/// past; `PROBE_AFTER` had the rise not held) and brings the baseline back.
+fn watched_after_a_held_rise(l: &Limiter, ticks: u32, law: Law) {
+    succeed_beside(l, 2, 4 * CHECK_AFTER, ticks);
+    assert_eq!(l.stats().probes, 1, "{law:?}: no check is due");
+    let n = bind_until_probe(l, 10, CHECK_AFTER + 64);
+    assert!(n <= 64, "{law:?}: probed after {n}");
+    probe_until_restored(l, 10);
+    assert!(l.baseline().unwrap() <= 11, "{law:?}: {:?}", l.stats());
+}
+
 /// A rise learnt while young is checked after `CHECK_AFTER` successes.
 /// Found held (the dependency still 1.5× slower), it makes the probes after
 /// it come sooner: once the dependency recovers under load that binds,
@@ -172,14 +186,7 @@ fn a_rise_learnt_while_young_is_checked_and_watched() {
         // (2 × 10 + 5 × 20 + 25 × 15) / 32 = 15.5: more than halfway from
         // 10 to 17.1, below 17.1.
         assert_eq!(l.baseline(), Some(15), "{:?}", c.law);
-        // Checked: the same load no longer probes.
-        succeed_beside(&l, 2, 4 * CHECK_AFTER, 15);
-        assert_eq!(l.stats().probes, 1, "{:?}", c.law);
-        // Due `CHECK_AFTER` after the last queue-free sample: at once.
-        let n = bind_until_probe(&l, 10, CHECK_AFTER + 64);
-        assert!(n <= 64, "{:?}: probed after {n}", c.law);
-        probe_until_restored(&l, 10);
-        assert!(l.baseline().unwrap() <= 11, "{:?}: {:?}", c.law, l.stats());
+        watched_after_a_held_rise(&l, 15, c.law);
     }
 }
 
@@ -235,14 +242,7 @@ fn a_rise_a_young_probe_shows_is_judged_when_it_ends() {
         assert_eq!(more, YOUNG - 2, "{:?}", c.law);
         // (2 × 10 + 30 × 20) / 32
         assert_eq!(l.baseline(), Some(19), "{:?}", c.law);
-        // Judged: no check is due.
-        succeed_beside(&l, 2, 4 * CHECK_AFTER, 20);
-        assert_eq!(l.stats().probes, 1, "{:?}", c.law);
-        // Due `CHECK_AFTER` after the last queue-free sample: at once.
-        let n = bind_until_probe(&l, 10, CHECK_AFTER + 64);
-        assert!(n <= 64, "{:?}: probed after {n}", c.law);
-        probe_until_restored(&l, 10);
-        assert!(l.baseline().unwrap() <= 11, "{:?}: {:?}", c.law, l.stats());
+        watched_after_a_held_rise(&l, 20, c.law);
     }
 }
 
