@@ -523,8 +523,9 @@ impl<L: SimLimiter> Engine<'_, '_, L> {
     /// the limiter still refuses waits on; if the limit is full (a request
     /// took the permit first) the offer is spent, otherwise (its class may
     /// not have the unit) it passes to the next class down, as the crate's
-    /// waiting acquire passes its wake. A limiter that [wakes on a rise](SimLimiter::wakes_on_rise) also
-    /// offers one permit per unit the limit rose by since the last call.
+    /// waiting acquire passes its wake. A limiter that
+    /// [wakes on a rise](SimLimiter::wakes_on_rise) also offers one permit
+    /// per unit the limit rose by since the last call.
     fn serve_backlog(&mut self) {
         let limit = self.lim.limit();
         let rose = limit.saturating_sub(self.served_limit) as usize;
@@ -533,7 +534,6 @@ impl<L: SimLimiter> Engine<'_, '_, L> {
         if self.lim.wakes_on_rise() && !self.waiting.is_empty() {
             self.offers += rose;
         }
-        let free = |e: &Self| e.held.iter().sum::<u64>() < u64::from(e.lim.limit());
         while self.offers > 0 && !self.waiting.is_empty() {
             self.offers -= 1;
             for class in 0..self.held.len() {
@@ -549,8 +549,8 @@ impl<L: SimLimiter> Engine<'_, '_, L> {
                     self.admit(w.req, None, w.burst, token, w.sent);
                     break;
                 }
-                if !free(self) {
-                    break;
+                if self.held.iter().sum::<u64>() >= u64::from(self.lim.limit()) {
+                    break; // the limit is full: the offer is spent
                 }
             }
         }
