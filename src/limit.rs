@@ -358,8 +358,9 @@ struct Track {
     resume: AtomicUsize,
     /// The window of the law in use, in words that only that law reads and
     /// writes, and names: `aimd::Window` (where the window ends, its
-    /// overload signals, the growth step), `gradient::counted` (the second
-    /// word). Laid out as AIMD's first window (`aimd::first_window`).
+    /// overload signals, the growth step; laid out as its first window,
+    /// `aimd::first_window`), or `gradient::drops` and `gradient::counted`
+    /// (the first two words, from 0).
     law: [AtomicUsize; 3],
 }
 
@@ -556,7 +557,10 @@ impl Limiter {
                     run_near: AtomicUsize::new(0),
                     resume: AtomicUsize::new(0),
                     law: {
-                        let words = aimd::first_window(success, c.initial_limit as usize);
+                        let words = match c.law {
+                            Law::Aimd => aimd::first_window(success, c.initial_limit as usize),
+                            Law::Gradient => [0; 3],
+                        };
                         [
                             AtomicUsize::new(words[0]),
                             AtomicUsize::new(words[1]),

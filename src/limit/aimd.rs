@@ -87,8 +87,7 @@ impl<'a> Window<'a> {
 
 /// The words of the first window: `max(limit, 16)` successes from success
 /// count `start`, nothing counted, a step of 1 (what `Track::law` starts
-/// with, whatever the law: the gradient's counted word, the second, starts
-/// at 0).
+/// with under AIMD).
 pub(super) const fn first_window(start: usize, limit: usize) -> [usize; 3] {
     let len = if limit > WINDOW_MIN {
         limit

@@ -205,14 +205,11 @@ pub enum BacklogOrder {
     /// oldest, whose clients may have given up, wait until they time out.
     Lifo,
     /// The oldest waiter first. Under overload a waiter is then served
-    /// near its client's deadline and often answers late; reported as
-    /// drops, those late answers are overload to the limiter. With the
-    /// gradient law (each drop cuts) and priority classes (a lower class
-    /// waits longest) that can hold the limit at `min_limit`: in the
-    /// limiter's scenario engine, 16 workers at 120 % load with a backlog
-    /// of 100, a 100 ms deadline and 20/50/30 % Critical/Normal/Background,
-    /// `LimiterConfig::GRADIENT` served 16 % of capacity with `Fifo`
-    /// against 99.7 % with `Lifo`, and `LimiterConfig::DEFAULT` 88 %.
+    /// near its client's deadline and often answers late, a lower class's
+    /// waiters latest: in the limiter's scenario engine (16 workers at
+    /// 120 % load, a backlog of 100, a 100 ms deadline, 20/50/30 %
+    /// Critical/Normal/Background), both presets served 88 % of capacity
+    /// with `Fifo` against 99.7 % or more with `Lifo`.
     Fifo,
 }
 

@@ -9,34 +9,51 @@
 //! with the queue-free mean as baseline. A window whose `g ≥ 1` grows by at
 //! least 1, unless the success closing it is application-limited (then it
 //! holds). Every change starts a new epoch, so the next window counts only
-//! permits admitted under the new limit. A `dropped` outcome cuts by
-//! `backoff` at once, once per epoch, if a success was counted since the
-//! last change or window (or no queue-free mean exists yet): drops with no
-//! success between them cut once, not down to `min_limit`. (When a backlog
-//! in front of the limiter has gone stale, every answer is late for a
-//! while; cutting at each would slow the drain that ends it, and the limit
-//! would stay at the floor with every answer late.) Each success adds
+//! permits admitted under the new limit. Each success adds
 //! `min(64 · latency / mean, 1023)` (the latency in 1/64 of the baseline,
 //! capped at 16×, which also caps an outlier's weight) to a window word
 //! that packs the count and the sum, so a success costs one
 //! read-modify-write more than under AIMD, and one integer division.
 //!
+//! A `dropped` outcome of the current epoch is counted in the window too,
+//! and cuts by `backoff` at once, once per epoch, when the window's drops
+//! are more than half its successes so far and more than 8 (AIMD's
+//! majority, drops against successes), provided a success was counted
+//! since the last change or window; before the first queue-free mean every
+//! drop cuts. Scattered drops do not cut: in front of a backlog served
+//! oldest first with priority classes, a lower class's waiters are admitted
+//! near their deadline and some answer late whatever the dependency does;
+//! with a cut at each such drop the limit fell to its floor, where the
+//! waits, and so the late answers, only grew. Drops with no success between
+//! them cut once, not down to `min_limit`: when a backlog in front of the
+//! limiter has gone stale, every answer is late for a while; cutting at
+//! each would slow the drain that ends it, and the limit would stay at the
+//! floor with every answer late.
+//!
 //! # The window
 //!
-//! One word: the count of successes above `SUM_BITS`, the sum of their
-//! latency ratios (each `min(64 · latency / mean, 1023)`, so at most
-//! `1023 × 2 × WINDOW_MAX`) below.
+//! Two words: `counted`, the count of successes above `SUM_BITS` and the
+//! sum of their latency ratios (each `min(64 · latency / mean, 1023)`, so
+//! at most `1023 × 2 × WINDOW_MAX`) below; and `drops`.
 //!
 //! | transition | who | effect |
 //! |------------|-----|--------|
 //! | add | a success of the current epoch, once a queue-free mean exists (before, each such success asks whether a probe is due) | `counted += (1, ratio)` (Relaxed `fetch_add`) |
-//! | close | a success that saw the count reach the window size and wins the CAS of that value to 0 | computes `g`; a probe if stale |
+//! | count a drop | a drop of the current epoch, once a queue-free mean exists | `drops += 1` (Relaxed `fetch_add`) |
+//! | close | a success that saw the count reach the window size and wins the CAS of that value to 0 | `drops = 0`; computes `g`; a probe if stale |
 //! | scale | the closer | word: limit → `limit · g / 256` (clamped, ≥ limit + 1 when `g ≥ 1` unless application-limited; unchanged if application-limited), epoch + 1 (CAS) |
-//! | cut | a drop of the current epoch, with `counted ≠ 0` (or no mean yet) | word: limit ×backoff, epoch + 1 (CAS); then `counted = 0` |
+//! | cut | a drop of the current epoch after which `2 · drops > max(count, 16)` with `count ≠ 0` (any drop before the first mean) | word: limit ×backoff, epoch + 1 (CAS); then `counted = 0`, `drops = 0` |
 //!
 //! Exactly one success closes each window (the one whose CAS moves the
 //! counted word to 0); a success that adds between another's `fetch_add` and
-//! its CAS makes that CAS fail and closes the window itself.
+//! its CAS makes that CAS fail and closes the window itself. A drop racing
+//! the close is counted in the window it ends (and may cut from it), or is
+//! of an epoch the close ended and is not counted: at worst a window is
+//! judged with a drop more or less, and the epoch's CAS keeps it to one
+//! change. The resets of `drops` are swaps, not stores: loom 0.7.3 lets a
+//! plain store fall between the read and the write of a racing `fetch_add`
+//! (tokio-rs/loom#254), so a later `fetch_add` reads past the reset, which
+//! no hardware does; a swap costs one read-modify-write per window.
 //!
 //! # References
 //!
@@ -64,7 +81,8 @@ const WINDOW_MAX: usize = if usize::BITS >= 64 { 1 << 20 } else { 511 };
 const _: () = assert!(RATIO_MAX * 2 * WINDOW_MAX < 1 << SUM_BITS);
 const _: () = assert!((2 * WINDOW_MAX as u64) < 1u64 << (usize::BITS - SUM_BITS));
 
-/// The law, for [`Control`]: its code is below, its state the counted word.
+/// The law, for [`Control`]: its code is below, its state the counted word
+/// and the drops word.
 pub(super) struct Gradient;
 
 /// The window's count (above `SUM_BITS`) and sum of latency ratios: the
@@ -72,6 +90,13 @@ pub(super) struct Gradient;
 #[inline(always)]
 fn counted(l: &Limiter) -> &AtomicUsize {
     &l.track.law[1]
+}
+
+/// The window's drops: permits of the current epoch dropped since the last
+/// change or window (the first of `Track::law`'s words).
+#[inline(always)]
+fn drops(l: &Limiter) -> &AtomicUsize {
+    &l.track.law[0]
 }
 
 impl Control for Gradient {
@@ -94,15 +119,27 @@ impl Control for Gradient {
     }
 
     fn dropped(l: &Limiter, at_admission: usize, _w: usize) {
-        // Relaxed: a stale `counted` costs or saves one cut, which the
-        // epoch's CAS still keeps to one per epoch.
-        if counted(l).load(Ordering::Relaxed) != 0 || l.track.mean.load(Ordering::Relaxed) == 0 {
-            l.cut::<Gradient>(epoch_of(at_admission), None);
+        let epoch = epoch_of(at_admission);
+        if l.track.mean.load(Ordering::Relaxed) == 0 {
+            l.cut::<Gradient>(epoch, None);
+            return;
+        }
+        // Relaxed, all three: a stale epoch or count moves a cut by a drop
+        // or a success, and the epoch's CAS keeps cuts to one per epoch.
+        if epoch_of(l.hot.state.load(Ordering::Relaxed)) != epoch {
+            return;
+        }
+        let d = drops(l).fetch_add(1, Ordering::Relaxed).wrapping_add(1);
+        let s = counted(l).load(Ordering::Relaxed) >> SUM_BITS;
+        // More than half the successes so far, and more than 8.
+        if s != 0 && d.saturating_mul(2) > s.max(WINDOW_MIN) {
+            l.cut::<Gradient>(epoch, None);
         }
     }
 
     fn restart(l: &Limiter, _start: usize, _limit: usize, _cut: bool) {
         counted(l).store(0, Ordering::Relaxed);
+        drops(l).swap(0, Ordering::Relaxed);
     }
 
     /// Nothing: the window's length is read on every success, and is
@@ -156,6 +193,7 @@ impl Limiter {
         {
             return;
         }
+        drops(self).swap(0, Ordering::Relaxed);
         let n = self.hot.released.success.load(Ordering::Relaxed);
         if self.probe_due(n) {
             let _ = self.probe::<Gradient>(epoch, n, limit);

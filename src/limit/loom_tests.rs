@@ -225,6 +225,40 @@ fn loom_limit_gradient_one_scale_per_window() {
     });
 }
 
+/// Gradient: a drop races the success that closes a window of 16 (15
+/// successes and 8 drops counted, so one drop more passes half): either
+/// the drop comes first and cuts (4 → 2), and the closer, of an old epoch
+/// by then, scales nothing; or the close comes first, scales (4 → 5) and
+/// starts the next window with no drops, and the drop, of an old epoch by
+/// then, is not counted. Either way, a success and a drop of the new epoch
+/// then do not cut. With the close leaving the drops counted, they do.
+#[test]
+fn loom_limit_gradient_drop_racing_a_window_close() {
+    explores::model(|| {
+        let limiter = leak(gradient(1, 4, 8));
+        limiter.try_acquire().unwrap().success(10);
+        let anchor = limiter.try_acquire().unwrap();
+        for _ in 0..14 {
+            limiter.try_acquire().unwrap().success(10);
+        }
+        for _ in 0..8 {
+            limiter.try_acquire().unwrap().dropped();
+        }
+        let a = limiter.try_acquire().unwrap();
+        let b = limiter.try_acquire().unwrap();
+        let t = thread::spawn(move || a.success(10));
+        b.dropped();
+        t.join().unwrap();
+        limiter.try_acquire().unwrap().success(10);
+        limiter.try_acquire().unwrap().dropped();
+        let s = limiter.stats();
+        let seen = (limiter.limit(), s.increases, s.decreases);
+        assert!(seen == (5, 1, 0) || seen == (2, 0, 1), "{seen:?}");
+        drop(anchor);
+        assert_eq!(limiter.in_flight(), 0);
+    });
+}
+
 /// Background's reserve (one permit of 4) raced by two background
 /// admissions and a release: neither takes the last permit (so the limit
 /// is never exceeded and Critical can still take it), the reserve is

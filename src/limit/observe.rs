@@ -231,13 +231,12 @@ impl Limiter {
     /// ```
     /// use sluicegate::limit::{Limiter, LimiterConfig, LimiterStats};
     ///
-    /// // The gradient law: a drop cuts at once.
     /// let gate = Limiter::new(LimiterConfig { min_limit: 1, initial_limit: 2, ..LimiterConfig::GRADIENT });
     /// let a = gate.try_acquire().unwrap();
     /// let b = gate.try_acquire().unwrap();
     /// assert!(gate.try_acquire().is_none()); // shed
+    /// b.dropped(); // before any queue-free sample: cuts the limit from 2 to 1
     /// a.success(50); // admitted with 1 in flight: queue-free
-    /// b.dropped(); // cuts the limit from 2 to 1
     /// let _held = gate.try_acquire().unwrap();
     /// assert_eq!(
     ///     gate.stats(),

@@ -14,7 +14,7 @@ pub(super) fn config(min: u32, initial: u32, max: u32) -> LimiterConfig {
     }
 }
 
-/// The gradient law, whose drops cut at once.
+/// The gradient law.
 pub(super) fn gradient(min: u32, initial: u32, max: u32) -> LimiterConfig {
     LimiterConfig {
         law: Law::Gradient,
@@ -475,7 +475,7 @@ fn gradient_cuts_at_once_on_a_drop_once_per_epoch() {
 /// since the last change: when every answer is a drop (a backlog in front
 /// of the limiter gone stale), the limit is cut once, not to the floor.
 #[test]
-fn gradient_drops_cut_once_per_counted_success() {
+fn gradient_drops_with_no_success_between_cut_once() {
     let l = Limiter::try_new(gradient(1, 100, 200)).unwrap();
     succeed_beside(&l, 0, 2, 10);
     let burst: Vec<_> = (0..10).map(|_| l.try_acquire().unwrap()).collect();
@@ -483,13 +483,72 @@ fn gradient_drops_cut_once_per_counted_success() {
         p.dropped();
     }
     assert_eq!(l.limit(), 89);
-    for _ in 0..10 {
+    for _ in 0..20 {
         l.try_acquire().unwrap().dropped();
     }
     assert_eq!((l.limit(), l.stats().decreases), (89, 1));
     l.try_acquire().unwrap().success(10);
     l.try_acquire().unwrap().dropped();
     assert_eq!((l.limit(), l.stats().decreases), (79, 2));
+}
+
+/// A window of 100 with 40 successes counted: the 20th drop is half of
+/// them and does not cut, the 21st passes half and cuts; with 2 counted,
+/// it takes 9 drops (more than 8).
+#[test]
+fn gradient_drops_cut_once_they_pass_half_the_windows_successes() {
+    let l = Limiter::try_new(gradient(1, 100, 200)).unwrap();
+    succeed_beside(&l, 0, 40, 10);
+    for _ in 0..20 {
+        l.try_acquire().unwrap().dropped();
+    }
+    assert_eq!(l.stats().decreases, 0);
+    l.try_acquire().unwrap().dropped();
+    assert_eq!((l.limit(), l.stats().decreases), (89, 1));
+    succeed_beside(&l, 0, 2, 10);
+    for _ in 0..8 {
+        l.try_acquire().unwrap().dropped();
+    }
+    assert_eq!(l.stats().decreases, 1);
+    l.try_acquire().unwrap().dropped();
+    assert_eq!((l.limit(), l.stats().decreases), (79, 2));
+}
+
+/// One answer in 15 late (a lower class admitted from a backlog near its
+/// deadline), over ten windows: no cut, and the limit is where the same
+/// successes alone leave it.
+#[test]
+fn gradient_scattered_drops_never_cut() {
+    let run = |drops: bool| {
+        let l = Limiter::try_new(gradient(2, 16, 200)).unwrap();
+        // Two in flight: admitted at or under `min_limit`, queue-free.
+        for i in 0..160 {
+            if drops && i % 15 == 14 {
+                l.try_acquire().unwrap().dropped();
+            }
+            succeed_beside(&l, 1, 1, 10);
+        }
+        (l.limit(), l.stats().decreases)
+    };
+    let (alone, _) = run(false);
+    assert_eq!(run(true), (alone, 0));
+}
+
+/// Drops of permits admitted before a change are not counted in the window
+/// after it.
+#[test]
+fn gradient_drops_from_before_a_change_are_not_counted() {
+    let l = Limiter::try_new(gradient(1, 100, 200)).unwrap();
+    succeed_beside(&l, 0, 2, 10);
+    let old: Vec<_> = (0..10).map(|_| l.try_acquire().unwrap()).collect();
+    overload(&l);
+    assert_eq!(l.limit(), 89);
+    for p in old {
+        p.dropped();
+    }
+    l.try_acquire().unwrap().success(10);
+    l.try_acquire().unwrap().dropped();
+    assert_eq!((l.limit(), l.stats().decreases), (89, 1));
 }
 
 #[test]
