@@ -587,13 +587,29 @@ pub fn blocking(load_pct: u32, lifo: bool, secs: u64) -> Scenario {
     sc
 }
 
-/// The waiting acquires at 1.2×, 2× and 3× load (LIFO), and at 2× FIFO.
+/// [`blocking`] oldest first with the classes 20 / 50 / 30 %
+/// Critical / Normal / Background: a lower class waits longest, so its
+/// waiters are admitted near the deadline and some answer late.
+pub fn blocking_classes(load_pct: u32, secs: u64) -> Scenario {
+    let mut sc = blocking(load_pct, false, secs);
+    sc.name = format!("blocking-fifo-classes-{load_pct}");
+    sc.about = format!(
+        "{load_pct} % load; refused requests wait (backlog of 100, fifo), classes 20/50/30 %"
+    );
+    sc.classes = [200, 500, 300];
+    sc
+}
+
+/// The waiting acquires at 1.2×, 2× and 3× load (LIFO), at 2× FIFO, and
+/// FIFO with classes at 1.2× and 2×.
 pub fn blocking_all(secs: u64) -> Vec<Scenario> {
     vec![
         blocking(120, true, secs),
         blocking(200, true, secs),
         blocking(300, true, secs),
         blocking(200, false, secs),
+        blocking_classes(120, secs),
+        blocking_classes(200, secs),
     ]
 }
 

@@ -330,8 +330,9 @@ pub fn settling(row: &Row, seeds: u64) -> Goal {
 /// The waiting acquires ([`cat::blocking_all`]): the same backlog before
 /// every row (as Netflix's `LifoBlockingLimiter` wraps its limiters), so
 /// the rows differ by their limits alone. Good-put at least the best
-/// adaptive anchor's (means over the draws), and every draw's p99 within
-/// the client's deadline.
+/// adaptive anchor's (means over the draws; within 3 points with priority
+/// classes, whose shares the anchors do not keep), and every draw's p99
+/// within the client's deadline.
 pub fn blocking(row: &Row, seeds: u64) -> Goal {
     let anchors: Vec<Row> = anchor_rows()
         .into_iter()
@@ -357,11 +358,14 @@ pub fn blocking(row: &Row, seeds: u64) -> Goal {
                 .max_by(|a, b| a.1 .0.total_cmp(&b.1 .0))
                 .unwrap();
             let mine = measure(row);
-            let ok = mine.0 >= theirs.0 - 0.5 && mine.1 <= sc.timeout_us;
+            // Below Critical's share the crate keeps headroom that
+            // limiters without classes fill.
+            let slack = if sc.classes == [0, 1000, 0] { 0.5 } else { 3.0 };
+            let ok = mine.0 >= theirs.0 - slack && mine.1 <= sc.timeout_us;
             (
                 ok,
                 format!(
-                    "{}: good-put {:.1} % (≥ {best}'s {:.1} %), p99 {:.1} ms (≤ {:.0} ms; theirs {:.1})",
+                    "{}: good-put {:.1} % (≥ {best}'s {:.1} % − {slack}), p99 {:.1} ms (≤ {:.0} ms; theirs {:.1})",
                     sc.name,
                     mine.0,
                     theirs.0,
@@ -373,7 +377,7 @@ pub fn blocking(row: &Row, seeds: u64) -> Goal {
         })
         .collect();
     goal(
-        "waiting acquires: good-put ≥ the best anchor's behind the same backlog, p99 ≤ the deadline",
+        "waiting acquires: good-put ≥ the best anchor's behind the same backlog (− 3 with classes), p99 ≤ the deadline",
         parts,
     )
 }
