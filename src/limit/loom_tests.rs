@@ -197,6 +197,19 @@ fn loom_limit_one_increase_per_window_under_concurrent_successes() {
     });
 }
 
+/// A gradient limiter at 4 whose window of 16 has 15 successes of 10
+/// ticks counted, the first queue-free (a mean of 10), and the permit held
+/// since, which keeps every later sample queued.
+fn gradient_window_at_15() -> (&'static Limiter, Permit<'static>) {
+    let limiter = leak(gradient(1, 4, 8));
+    limiter.try_acquire().unwrap().success(10);
+    let anchor = limiter.try_acquire().unwrap();
+    for _ in 0..14 {
+        limiter.try_acquire().unwrap().success(10);
+    }
+    (limiter, anchor)
+}
+
 /// Gradient: two successes race past the end of a window of 16 (15 counted
 /// after the first, queue-free one gave a mean): whichever CASes the counted
 /// window word to 0 closes it, once; at the mean, ×1.25 (4 → 5) in a new
@@ -206,12 +219,7 @@ fn loom_limit_one_increase_per_window_under_concurrent_successes() {
 #[test]
 fn loom_limit_gradient_one_scale_per_window() {
     explores::model(|| {
-        let limiter = leak(gradient(1, 4, 8));
-        limiter.try_acquire().unwrap().success(10);
-        let anchor = limiter.try_acquire().unwrap();
-        for _ in 0..14 {
-            limiter.try_acquire().unwrap().success(10);
-        }
+        let (limiter, anchor) = gradient_window_at_15();
         let a = limiter.try_acquire().unwrap();
         let b = limiter.try_acquire().unwrap();
         let t = thread::spawn(move || a.success(10));
@@ -231,16 +239,12 @@ fn loom_limit_gradient_one_scale_per_window() {
 /// by then, scales nothing; or the close comes first, scales (4 → 5) and
 /// starts the next window with no drops, and the drop, of an old epoch by
 /// then, is not counted. Either way, a success and a drop of the new epoch
-/// then do not cut. With the close leaving the drops counted, they do.
+/// then do not cut (327 executions). With the close leaving the drops
+/// counted, they do.
 #[test]
 fn loom_limit_gradient_drop_racing_a_window_close() {
     explores::model(|| {
-        let limiter = leak(gradient(1, 4, 8));
-        limiter.try_acquire().unwrap().success(10);
-        let anchor = limiter.try_acquire().unwrap();
-        for _ in 0..14 {
-            limiter.try_acquire().unwrap().success(10);
-        }
+        let (limiter, anchor) = gradient_window_at_15();
         for _ in 0..8 {
             limiter.try_acquire().unwrap().dropped();
         }
