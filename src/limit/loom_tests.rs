@@ -22,7 +22,8 @@ fn config(min: u32, initial: u32, max: u32) -> LimiterConfig {
     }
 }
 
-/// The gradient law, under which a drop cuts at once.
+/// The gradient law (before the first queue-free sample a drop cuts at
+/// once).
 fn gradient(min: u32, initial: u32, max: u32) -> LimiterConfig {
     LimiterConfig {
         law: Law::Gradient,

@@ -116,8 +116,11 @@ impl<L: Deref<Target = Limiter>> Permit<'_, L> {
     /// The request failed from overload (timeout, rejected downstream, queue
     /// full). Under AIMD it counts like a slow success (the limit is cut
     /// once more than half of a window is overload); under the gradient law
-    /// it cuts at once. Either way at most once per epoch: permits admitted
-    /// before a cut cannot cut again, so a burst of timeouts cuts once.
+    /// it is counted against the window's successes, and cuts once the
+    /// drops are more than half of them and more than 8 (at once before the
+    /// first queue-free sample). Either way at most once per epoch: permits
+    /// admitted before a cut cannot cut again, so a burst of timeouts cuts
+    /// once.
     ///
     /// ```
     /// use sluicegate::limit::{Limiter, LimiterConfig};
