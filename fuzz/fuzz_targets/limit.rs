@@ -7,7 +7,9 @@
 //! `max(min, limit · backoff / 256)` or a probe to `min_limit`; growth by at
 //! most a quarter of the limit under AIMD, at most doubling under the
 //! gradient law; a probe's end, on a success or on a drop of its own permit,
-//! back to the limit before it), no cut from a permit admitted before the
+//! back to the limit before it; under the gradient law, once a mean exists,
+//! no cut from a drop before the epoch has seen 9), no cut from a permit
+//! admitted before the
 //! last cut, every count in units (a weighted permit counts its weight),
 //! ignored outcomes never moving anything, dropped and queued outcomes never
 //! touching the baseline, the baseline and mean (level shifts included) never
@@ -266,7 +268,13 @@ fuzz_target!(|input: Input| {
             && (reserves[class] == 0 || limit < 2)
     };
 
+    // Drops of permits of the current epoch since it started, and the
+    // epoch they count for.
+    let (mut epoch_drops, mut drops_epoch) = (0usize, 0usize);
     for op in &input.ops {
+        if drops_epoch != epochs {
+            (epoch_drops, drops_epoch) = (0, epochs);
+        }
         let baseline_before = (gate.baseline(), gate.stats().mean);
         let mut queue_free = false;
         let mut from_epoch = None;
@@ -489,6 +497,9 @@ fuzz_target!(|input: Input| {
             Op::Dropped(which) if !held.is_empty() => {
                 let (permit, _, epoch) = held.swap_remove(which as usize % held.len());
                 from_epoch = Some(epoch);
+                if epoch == epochs {
+                    epoch_drops += 1;
+                }
                 let w = permit.weight() as usize;
                 dropped += w;
                 permit.dropped();
@@ -538,6 +549,18 @@ fuzz_target!(|input: Input| {
                     probes += 1;
                 } else if matches!(op, Op::Dropped(_)) || config.law == Law::Aimd {
                     assert_eq!(now, cut(limit), "bad cut {limit} -> {now}");
+                    // Once a mean exists, a gradient drop cuts only when the
+                    // window's drops pass 8 (and half its successes); the
+                    // window's drops are some of the epoch's.
+                    if config.law == Law::Gradient
+                        && matches!(op, Op::Dropped(_))
+                        && baseline_before.1.is_some()
+                    {
+                        assert!(
+                            epoch_drops > 8,
+                            "a drop cut with {epoch_drops} in its epoch"
+                        );
+                    }
                     before_probe = None;
                 } else {
                     assert!(
