@@ -52,8 +52,9 @@
 //! judged with a drop more or less, and the epoch's CAS keeps it to one
 //! change. The resets of `drops` are swaps, not stores: loom 0.7.3 lets a
 //! plain store fall between the read and the write of a racing `fetch_add`
-//! (tokio-rs/loom#254), so a later `fetch_add` reads past the reset, which
-//! no hardware does; a swap costs one read-modify-write per window.
+//! (tokio-rs/loom#254), so a later `fetch_add` reads past the reset, an
+//! execution the memory model forbids; a swap costs one read-modify-write
+//! per window.
 //!
 //! # References
 //!
