@@ -600,8 +600,20 @@ pub fn blocking_classes(load_pct: u32, secs: u64) -> Scenario {
     sc
 }
 
+/// [`blocking_classes`] at 1.5× with most of the traffic Background
+/// (10/10/80 %): Background, held to its share, is admitted only from the
+/// stale end of a full backlog.
+pub fn blocking_background(secs: u64) -> Scenario {
+    let mut sc = blocking_classes(150, secs);
+    sc.name = "blocking-fifo-background-150".to_string();
+    sc.about =
+        "150 % load; refused requests wait (backlog of 100, fifo), classes 10/10/80 %".to_string();
+    sc.classes = [100, 100, 800];
+    sc
+}
+
 /// The waiting acquires at 1.2×, 2× and 3× load (LIFO), at 2× FIFO, and
-/// FIFO with classes at 1.2× and 2×.
+/// FIFO with classes at 1.2×, 1.5× (mostly Background) and 2×.
 pub fn blocking_all(secs: u64) -> Vec<Scenario> {
     vec![
         blocking(120, true, secs),
@@ -610,6 +622,7 @@ pub fn blocking_all(secs: u64) -> Vec<Scenario> {
         blocking(200, false, secs),
         blocking_classes(120, secs),
         blocking_classes(200, secs),
+        blocking_background(secs),
     ]
 }
 
