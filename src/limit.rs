@@ -132,6 +132,31 @@
 //! in the same ticks; for an HTTP `Retry-After`, convert to seconds and round
 //! up.
 //!
+//! ## Beyond admission
+//!
+//! - Cost: an acquire and a success take 1.76× a bare `fetch_add` /
+//!   `fetch_sub` pair, an acquire and an ignore 1.20× (`BENCHMARKS.md`).
+//! - [`Limiter::pressure`] says how close a class is to being shed
+//!   (`Normal`, `Elevated` from three quarters of its share, `Saturated`):
+//!   serve a cached or cheaper answer, without a permit, before the limiter
+//!   refuses.
+//! - [`Limiter::try_acquire_n`] admits `n` units in one step (Go's
+//!   `semaphore.Weighted`), within the same limit and class rules; a
+//!   weighted permit is `n` units in every count and one latency sample.
+//! - With the `std` feature, `try_acquire_owned` on an `Arc<Limiter>` gives
+//!   an `OwnedPermit` that can cross `tokio::spawn`; the workspace package
+//!   `sluicegate-tower` (`tower/`) is a `tower::Layer` built on it, with a
+//!   tokio example measured at twice a backend's capacity (`cargo run
+//!   --release -p sluicegate-tower --example overload`).
+//! - The waiting acquires' waiter lives in the future or the caller's
+//!   frame; with `async` each release adds one fence and one load while
+//!   nobody waits. They are counted in `queued`, `timed_out` and
+//!   `backlog_peak` ([`LimiterStats`]).
+//! - Untuned, both presets are compared with models of Netflix's and
+//!   Envoy's limiters in the scenario suite (`cargo run --release --example
+//!   limit_scenarios`); the tables, and where each preset falls short, are
+//!   in `BENCHMARKS.md`.
+//!
 //! # How it is built
 //!
 //! Admission is one CAS on an *admission word* that packs

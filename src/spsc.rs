@@ -41,6 +41,18 @@
 //! [`Closed`](crate::Closed), and a pop returns `None` once the ring is
 //! also drained.
 //!
+//! For `Copy` items there are DPDK's `push_burst` / `pop_burst` (as many as
+//! fit) and `push_bulk` / `pop_bulk` (all or nothing), and, as in rtrb,
+//! zero-copy `write_chunk_uninit(n)` / `read_chunk(n)` and their `_up_to`
+//! forms, then `commit(n)`. While the consumer reads (inside a pop, a peek,
+//! a held read chunk), `push_overwrite` skips the slots it holds and evicts
+//! the oldest item it does not hold, so the newest is always stored;
+//! [`Overwritten::Rejected`] is left for a consumer holding every slot.
+//! With a consumer thread reading all the time on a 2-core host (pops,
+//! bursts of 16, peeks, read chunks of 16 held for 2 µs), none of 16.9 M
+//! overflows came back rejected (`cargo run --release -p sluicegate-bench
+//! --example keep_newest`).
+//!
 //! [`flag::Ring`] is a second, smaller form for two cores of a host that
 //! move items one at a time: a "full" flag in every slot, so the two sides
 //! never read each other's index. It has only `try_push`, `try_pop` and
