@@ -54,6 +54,13 @@ pub(super) fn succeed_beside(l: &Limiter, beside: usize, n: usize, ticks: u32) {
     drop(held);
 }
 
+/// Drops `n` permits, each admitted and dropped in turn.
+pub(super) fn drop_each(l: &Limiter, n: usize) {
+    for _ in 0..n {
+        l.try_acquire().unwrap().dropped();
+    }
+}
+
 /// Load that never leaves a queue-free sample (3 in flight with
 /// `min_limit` 2) and never finds the limit full, as closed-loop clients
 /// fewer than the limit make it, at `ticks`, until a probe: returns the
@@ -483,9 +490,7 @@ fn gradient_drops_with_no_success_between_cut_once() {
         p.dropped();
     }
     assert_eq!(l.limit(), 89);
-    for _ in 0..20 {
-        l.try_acquire().unwrap().dropped();
-    }
+    drop_each(&l, 20);
     assert_eq!((l.limit(), l.stats().decreases), (89, 1));
     l.try_acquire().unwrap().success(10);
     l.try_acquire().unwrap().dropped();
@@ -499,16 +504,12 @@ fn gradient_drops_with_no_success_between_cut_once() {
 fn gradient_drops_cut_once_they_pass_half_the_windows_successes() {
     let l = Limiter::try_new(gradient(1, 100, 200)).unwrap();
     succeed_beside(&l, 0, 40, 10);
-    for _ in 0..20 {
-        l.try_acquire().unwrap().dropped();
-    }
+    drop_each(&l, 20);
     assert_eq!(l.stats().decreases, 0);
     l.try_acquire().unwrap().dropped();
     assert_eq!((l.limit(), l.stats().decreases), (89, 1));
     succeed_beside(&l, 0, 2, 10);
-    for _ in 0..8 {
-        l.try_acquire().unwrap().dropped();
-    }
+    drop_each(&l, 8);
     assert_eq!(l.stats().decreases, 1);
     l.try_acquire().unwrap().dropped();
     assert_eq!((l.limit(), l.stats().decreases), (79, 2));
@@ -575,9 +576,7 @@ fn small_limit_falls_where_rounding_2x09_would_stick() {
     overload(&l);
     assert_eq!(l.limit(), 1);
     // And it stops at min_limit.
-    for _ in 0..100 {
-        l.try_acquire().unwrap().dropped();
-    }
+    drop_each(&l, 100);
     assert_eq!(l.limit(), 1);
     assert_eq!(l.stats().decreases, 1);
 }
@@ -587,9 +586,7 @@ fn cut_stops_at_min_limit() {
     let l = Limiter::try_new(config(15, 16, 20)).unwrap();
     overload(&l);
     assert_eq!(l.limit(), 15);
-    for _ in 0..100 {
-        l.try_acquire().unwrap().dropped();
-    }
+    drop_each(&l, 100);
     assert_eq!(l.limit(), 15);
 }
 
