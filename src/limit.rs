@@ -168,7 +168,7 @@
 //! counters, the adaptation words every success reads, and the words
 //! written off the success path each take a 128-byte line, and the
 //! configuration and the words only a rise uses share the last. The
-//! `async` feature adds the waiting acquires' backlog: 216 and 768 bytes.
+//! `async` feature adds the waiting acquires' backlog: 224 and 768 bytes.
 //!
 //! # Progress
 //!

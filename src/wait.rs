@@ -51,8 +51,8 @@
 //! finds the waiter, or an earlier one that is still waiting (a waiter
 //! leaves the list only when it completes, or is dropped and then passes on
 //! a wake it received; one that is woken and finds nothing links itself
-//! again, at the head, and tries again, also when the wake came while it
-//! was polled for another reason, so it keeps its place). If the
+//! again in its place, before the waiters that came after it, and tries
+//! again, also when the wake came while it was polled for another reason). If the
 //! notifier's fence comes first, the waiter's second try (after its fence)
 //! sees the notifier's write: the item, the free slot, the close flag or
 //! the dropped handle.

@@ -223,6 +223,58 @@ fn fifo_a_wake_during_a_poll_keeps_the_place() {
     drop(futs);
 }
 
+/// Waiters woken together that all find nothing wait again in their
+/// order, whichever of them is polled first: four wait at a limit of 2;
+/// two releases wake the first two of the order (FIFO: the oldest two;
+/// LIFO: the newest two), and two requests that do not wait take both
+/// permits before the woken ones run. However those two are polled then,
+/// the next releases wake them in the order they were woken in first, and
+/// then the other two.
+#[test]
+fn waiters_woken_together_keep_their_order() {
+    for (order, first) in [
+        (BacklogOrder::Fifo, [0, 1, 2, 3]),
+        (BacklogOrder::Lifo, [3, 2, 1, 0]),
+    ] {
+        for a_first in [true, false] {
+            let g = gate(2, 10, order);
+            let held = [g.try_acquire().unwrap(), g.try_acquire().unwrap()];
+            let (mut futs, wakers) = waiting(&g, 4);
+            let wakes = || -> Vec<usize> { wakers.iter().map(|(c, _)| woken(c)).collect() };
+            held.into_iter().for_each(|p| p.success(5));
+            let mut expect = vec![0; 4];
+            expect[first[0]] = 1;
+            expect[first[1]] = 1;
+            assert_eq!(wakes(), expect, "{order:?}: the releases woke two");
+            let stolen = [g.try_acquire().unwrap(), g.try_acquire().unwrap()];
+            let polled = if a_first {
+                [first[0], first[1]]
+            } else {
+                [first[1], first[0]]
+            };
+            for i in polled {
+                assert!(poll_once(&mut futs[i], &wakers[i].1).is_pending());
+            }
+            // Two permits in flight throughout: each step releases the
+            // oldest and admits the waiter it wakes.
+            let mut in_flight = std::collections::VecDeque::from(stolen);
+            for i in first {
+                in_flight.pop_front().unwrap().success(5);
+                expect[i] += 1;
+                assert_eq!(
+                    wakes(),
+                    expect,
+                    "{order:?}, first woken polled first: {a_first}"
+                );
+                let Poll::Ready(Some(p)) = poll_once(&mut futs[i], &wakers[i].1) else {
+                    panic!("{order:?}: waiter {i} not admitted");
+                };
+                in_flight.push_back(p);
+            }
+        }
+    }
+}
+
 #[test]
 fn a_higher_class_is_served_before_a_lower_one() {
     for order in [BacklogOrder::Lifo, BacklogOrder::Fifo] {

@@ -23,7 +23,7 @@
 //! and each release of `n` units (and each rise of the limit by `n`) wakes
 //! exactly the `n` waiters the model expects (the first
 //! linked one of the highest class, the newest under LIFO, the oldest under
-//! FIFO, a waiter woken and refused again at the front of its class, and
+//! FIFO, a waiter woken and refused again back in its place, and
 //! then, with a unit free, the first waiter of a lower class woken; a
 //! woken waiter admitted with a unit still free wakes the first waiter); a
 //! waiter dropped with an unused wake passes it on; a waiter's try once
@@ -102,13 +102,15 @@ struct Waiter<'g> {
     woken: usize,
 }
 
-/// The model's list: waiter ids in wake order, each with its class.
-/// Links `id` at the front of its class's waiters (`front`) or at their
-/// back.
-fn link(list: &mut Vec<(usize, usize)>, id: usize, class: usize, front: bool) {
+/// The model's list: waiter ids in wake order, each with its class. Ids
+/// are handed out in order of arrival, so within a class the list is in
+/// order of ids: newest first if `lifo`, else oldest first. Links `id`
+/// there: an arriving waiter at the front (LIFO) or back (FIFO) of its
+/// class, a woken one that waits again back in its place.
+fn link(list: &mut Vec<(usize, usize)>, id: usize, class: usize, lifo: bool) {
     let at = list
         .iter()
-        .position(|&(_, c)| c > class || (front && c == class))
+        .position(|&(k, c)| c > class || (c == class && if lifo { k < id } else { k > id }))
         .unwrap_or(list.len());
     list.insert(at, (id, class));
 }
@@ -450,11 +452,11 @@ fuzz_target!(|input: Input| {
                                 "a waiter left waiting below the threshold"
                             );
                             // Kept in place if it was linked; a woken one
-                            // goes back to the front of its class, and with
+                            // goes back to its place in its class, and with
                             // a unit free wakes the first of a lower class.
                             match linked {
                                 Some(at) => list.insert(at, (id, class)),
-                                None => link(&mut list, id, class, true),
+                                None => link(&mut list, id, class, lifo),
                             }
                             waiters[id] = Some(w);
                             // Its try once linked, refused with nothing in

@@ -110,6 +110,9 @@ pub struct Node {
     /// Where a ranked list keeps it ([`RawList::link_ranked`]); written by
     /// its owner under the lock before it links, read under the lock.
     rank: UnsafeCell<usize>,
+    /// Its place in the order of arrival ([`RawList::link`]), kept while a
+    /// wake takes it out and it links again; under the lock.
+    place: UnsafeCell<usize>,
     _pin: PhantomPinned,
 }
 
@@ -137,6 +140,7 @@ impl Node {
                 next: UnsafeCell::new(None),
                 target: UnsafeCell::new(Target::None),
                 rank: UnsafeCell::new(0),
+                place: UnsafeCell::new(0),
                 _pin: PhantomPinned,
             }
         }
@@ -163,6 +167,8 @@ impl Node {
 pub(crate) struct RawList {
     head: Option<NonNull<Node>>,
     tail: Option<NonNull<Node>>,
+    /// The place the next node to arrive takes (wrapping).
+    arrivals: usize,
 }
 
 // SAFETY: the pointers are followed only under the lock that owns the list,
@@ -199,12 +205,20 @@ impl RawList {
         Self {
             head: None,
             tail: None,
+            arrivals: 0,
         }
     }
 
-    /// Links `node` (at the head if `front`: a waiter whose wake found
-    /// nothing keeps its place), or keeps it where it is if it is linked;
-    /// makes its target wake `wake`, from `fresh` if it needs a new one.
+    /// Links `node`, or keeps it where it is if it is linked; makes its
+    /// target wake `wake`, from `fresh` if it needs a new one. A node
+    /// arriving (`!served`) takes the next place and goes to the back. One
+    /// whose wake this poll serves (a wake took it out, and it found
+    /// nothing) keeps its place: it goes before the first node that arrived
+    /// after it. Every wake takes the head, so that is near the head, and
+    /// several woken together go back in the order they came, whichever of
+    /// them runs first. The list stays in order of places; the walk passes
+    /// only the nodes that came before it, and those are woken nodes that
+    /// linked again.
     ///
     /// # Safety
     /// The lock is held, `node` is pinned and is the caller's own, and it
@@ -213,48 +227,80 @@ impl RawList {
         &mut self,
         waiting: &LoadStoreUsize,
         node: &Node,
-        front: bool,
+        served: bool,
         wake: Wake<'_>,
         fresh: &mut Option<Target>,
     ) -> Linked {
         // SAFETY: the lock is held, `node` is pinned, the caller's and in
         // no other list (this function's contract), which `link_with` and
-        // the pushes require.
+        // the insertions require.
         unsafe {
             self.link_with(waiting, node, wake, fresh, |list| {
-                if front {
-                    list.push_front(node);
+                if served {
+                    let place = node.place.with(|p| *p);
+                    match list.first_where(|_, p| came_before(place, p)) {
+                        Some(at) => list.insert_before(node, at),
+                        None => list.push_back(node),
+                    }
                 } else {
+                    list.arrive(node);
                     list.push_back(node);
                 }
             })
         }
     }
 
+    /// Gives `node` the next place.
+    ///
+    /// # Safety
+    /// The lock is held and `node` is the caller's own.
+    unsafe fn arrive(&mut self, node: &Node) {
+        // SAFETY: under the lock, or the owner's (the contract).
+        node.place.with_mut(|p| unsafe { *p = self.arrivals });
+        self.arrivals = self.arrivals.wrapping_add(1);
+    }
+
     /// [`link`](Self::link) in rank order: the nodes of lower ranks nearer
-    /// the head, `node` (of rank `rank`) at the front of its rank's nodes
-    /// if `front`, else at their back. Walks the nodes of lower ranks (and
-    /// of its own, unless `front`): for lists that a bound keeps short.
+    /// the head, and within a rank in order of places, oldest first, or
+    /// newest first if `lifo`. So a node arriving goes to the back of its
+    /// rank's nodes, or to their front if `lifo`; a served one keeps its
+    /// place among them, as in [`link`](Self::link). Walks the nodes of
+    /// lower ranks and some of its own: for lists that a bound keeps short.
     ///
     /// # Safety
     /// As [`link`](Self::link); every node of this list is linked with
-    /// this method.
+    /// this method, always with the same `lifo`.
+    #[allow(clippy::too_many_arguments)] // one call site, each a plain word
     pub(crate) unsafe fn link_ranked(
         &mut self,
         waiting: &LoadStoreUsize,
         node: &Node,
         rank: usize,
-        front: bool,
+        lifo: bool,
+        served: bool,
         wake: Wake<'_>,
         fresh: &mut Option<Target>,
     ) -> Linked {
         // SAFETY: as in `link`; and every node of the list is linked here,
-        // so the ranks read under the lock are set (this function's
-        // contract).
+        // so the ranks and places read under the lock are set (this
+        // function's contract).
         unsafe {
             self.link_with(waiting, node, wake, fresh, |list| {
                 node.rank.with_mut(|r| *r = rank);
-                match list.first_ranked(|r| r > rank || (front && r == rank)) {
+                if !served {
+                    list.arrive(node);
+                }
+                let place = node.place.with(|p| *p);
+                let behind = |r: usize, p: usize| {
+                    r > rank
+                        || (r == rank
+                            && if lifo {
+                                came_before(p, place)
+                            } else {
+                                came_before(place, p)
+                            })
+                };
+                match list.first_where(behind) {
                     Some(p) => list.insert_before(node, p),
                     None => list.push_back(node),
                 }
@@ -362,23 +408,31 @@ impl RawList {
         rank: usize,
     ) -> Option<Target> {
         // SAFETY: the lock is held and every rank set (the contract).
-        let p = unsafe { self.first_ranked(|r| r > rank) }?;
+        let p = unsafe { self.first_where(|r, _| r > rank) }?;
         // SAFETY: the lock is held and `p` is linked.
         Some(unsafe { self.wake_node(waiting, p, NOTIFIED_ONE) })
     }
 
-    /// The first node (from the head) whose rank passes `stop`.
+    /// The first node (from the head) whose rank and place pass `stop`.
     ///
     /// # Safety
-    /// The lock is held; every node of the list was linked with
-    /// [`link_ranked`](Self::link_ranked), so its rank is set.
-    unsafe fn first_ranked(&self, stop: impl Fn(usize) -> bool) -> Option<NonNull<Node>> {
+    /// The lock is held; where `stop` reads ranks, every node of the list
+    /// was linked with [`link_ranked`](Self::link_ranked), so its rank is
+    /// set.
+    unsafe fn first_where(&self, stop: impl Fn(usize, usize) -> bool) -> Option<NonNull<Node>> {
         let mut at = self.head;
         while let Some(p) = at {
             // SAFETY: under the lock; linked nodes are alive, and their
-            // ranks set (the contract).
-            let (r, next) = unsafe { (p.as_ref().rank.with(|r| *r), p.as_ref().next.with(|x| *x)) };
-            if stop(r) {
+            // ranks and places set (the contract).
+            let (r, place, next) = unsafe {
+                let n = p.as_ref();
+                (
+                    n.rank.with(|r| *r),
+                    n.place.with(|x| *x),
+                    n.next.with(|x| *x),
+                )
+            };
+            if stop(r, place) {
                 return Some(p);
             }
             at = next;
@@ -429,22 +483,6 @@ impl RawList {
     }
 
     /// # Safety
-    /// As [`Self::push_back`].
-    unsafe fn push_front(&mut self, node: &Node) {
-        let p = NonNull::from(node);
-        // SAFETY: under the lock (the caller's contract).
-        unsafe {
-            node.next.with_mut(|x| *x = self.head);
-            node.prev.with_mut(|x| *x = None);
-            match self.head {
-                Some(h) => h.as_ref().prev.with_mut(|x| *x = Some(p)),
-                None => self.tail = Some(p),
-            }
-        }
-        self.head = Some(p);
-    }
-
-    /// # Safety
     /// As [`Self::push_back`]; `at` is in this list.
     unsafe fn insert_before(&mut self, node: &Node, at: NonNull<Node>) {
         let p = NonNull::from(node);
@@ -481,4 +519,11 @@ impl RawList {
             node.next.with_mut(|x| *x = None);
         }
     }
+}
+
+/// Whether place `a` came before place `b`: places are handed out in
+/// order and wrap, and the waiters linked at one time span far fewer than
+/// half the word.
+fn came_before(a: usize, b: usize) -> bool {
+    (b.wrapping_sub(a) as isize) > 0
 }

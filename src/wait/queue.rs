@@ -318,8 +318,8 @@ impl WaitList {
 
     /// One poll of a waiter whose node is `node`: `op` tries the operation
     /// (`None`: it must wait). The protocol of `src/wait.rs`: try; link the
-    /// node (at the head if this poll serves a wake and found nothing: the
-    /// wake took it from there); fence; try again.
+    /// node (back in its place if this poll serves a wake and found
+    /// nothing); fence; try again.
     pub(crate) fn poll<O>(
         &self,
         node: &Node,
@@ -331,8 +331,8 @@ impl WaitList {
 
     /// [`poll`](Self::poll) for a ranked list (every waiter of this list
     /// polls this way): links the node by `rank` (lower ranks are woken
-    /// first), at the front of its rank's nodes if `lifo` (or if this poll
-    /// serves a wake and found nothing), else at their back. Also returns
+    /// first), newest first within a rank if `lifo`, else oldest first (a
+    /// node whose wake this poll serves and found nothing keeps its place). Also returns
     /// whether this poll served a wake: one that came before it, or one
     /// that took the node out of the list while it ran (its tries then
     /// judged what the wake announced).
@@ -348,7 +348,7 @@ impl WaitList {
     }
 
     /// [`poll_ranked`](Self::poll_ranked), linking as `ranked` says
-    /// (`None`: at the back, or at the head if the poll serves a wake).
+    /// (`None`: by arrival, a served node keeping its place).
     fn poll_at<O>(
         &self,
         node: &Node,
@@ -381,21 +381,15 @@ impl WaitList {
                 // after we read its state (Relaxed: under the lock), and
                 // this poll serves it as one that came before.
                 served |= state == LINKED && node.state() != LINKED;
-                // A node whose wake this poll serves goes back where the
-                // wake took it from: every wake takes the first node of a
-                // rank (the list's first, or the first past a rank), so at
-                // the front of its rank's nodes. A repeated poll without a
-                // wake leaves a linked node where it is.
+                // A node whose wake this poll serves goes back to its
+                // place (`RawList::link`): before the nodes of its rank
+                // that came after it. A repeated poll without a wake leaves
+                // a linked node where it is.
                 match ranked {
                     None => list.link(&self.waiting, node, served, wake, &mut fresh),
-                    Some((rank, lifo)) => list.link_ranked(
-                        &self.waiting,
-                        node,
-                        rank,
-                        served || lifo,
-                        wake,
-                        &mut fresh,
-                    ),
+                    Some((rank, lifo)) => {
+                        list.link_ranked(&self.waiting, node, rank, lifo, served, wake, &mut fresh)
+                    }
                 }
             });
             match linked {

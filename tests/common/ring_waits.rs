@@ -384,6 +384,49 @@ fn async_64_waiters_woken_once_each() {
     assert_eq!(woken, vec![1; TASKS], "and never again");
 }
 
+/// Waiters woken together that all find nothing wait again in the order
+/// they came, whichever of them is polled first: A, B, C and D wait in
+/// `pop`; two pushes wake A and B, and a pop that does not wait takes both
+/// items before they run. However A and B are then polled, the next pushes
+/// wake A, then B, then C, then D.
+#[test]
+fn async_waiters_woken_together_keep_their_order() {
+    for a_first in [true, false] {
+        let ring: Ring<u32, 4> = Ring::new();
+        let counts: Vec<_> = (0..4).map(|_| counting()).collect();
+        let mut pops: Vec<_> = (0..4).map(|_| Box::pin(ring.pop())).collect();
+        let mut poll = |i: usize| poll_pin(pops[i].as_mut(), &counts[i].1);
+        for i in 0..4 {
+            assert!(poll(i).is_pending());
+        }
+        let wakes = |counts: &[(Arc<Count>, Waker)]| -> Vec<usize> {
+            counts
+                .iter()
+                .map(|(c, _)| c.0.load(Ordering::Relaxed))
+                .collect()
+        };
+        ring.try_push(1).unwrap();
+        ring.try_push(2).unwrap();
+        assert_eq!(wakes(&counts), [1, 1, 0, 0], "the pushes woke A and B");
+        assert_eq!((ring.try_pop(), ring.try_pop()), (Some(1), Some(2)));
+        let order = if a_first { [0, 1] } else { [1, 0] };
+        for i in order {
+            assert!(poll(i).is_pending(), "found nothing, waits again");
+        }
+        let mut expect = [1, 1, 0, 0];
+        for (i, v) in (0..4).zip(3..) {
+            ring.try_push(v).unwrap();
+            expect[i] += 1;
+            assert_eq!(
+                wakes(&counts),
+                expect,
+                "push of {v} (A polled again first: {a_first})"
+            );
+            assert_eq!(poll(i), Poll::Ready(Some(v)));
+        }
+    }
+}
+
 /// The same with 64 tasks on `futures`' `LocalPool`, then a close.
 #[test]
 fn async_local_pool_64_poppers() {

@@ -262,8 +262,8 @@ fn loom_limit_wait_a_wake_during_a_poll_is_passed_down() {
 /// polled again (and again for each wake it got, as an executor would).
 ///
 /// Caught: a poll whose node a wake took out while it ran linking the
-/// node again at the back of its class (`link_ranked` given `woken ||
-/// lifo` for `served || lifo` in `poll_at`): the next release woke B.
+/// node again at the back of its class (`link_ranked` given `woken` for
+/// `served` in `poll_at`): the next release woke B.
 #[test]
 fn loom_limit_wait_fifo_a_wake_during_a_poll_keeps_the_place() {
     use crate::limit::BacklogOrder;

@@ -16,8 +16,8 @@
 //! # Protocol
 //!
 //! A waiter (the future's `poll`), in **one** critical section: tries the
-//! operation; if it cannot proceed, links its node (at the head if a wake
-//! brought it here: it keeps its place) with a target to wake. The target
+//! operation; if it cannot proceed, links its node (in its place if a wake
+//! brought it here: before the nodes that came after it) with a target to wake. The target
 //! (a clone of its waker) is made *before* the section when the node is
 //! not linked; a linked node keeps the one it has if it wakes the same
 //! task, and otherwise the poll clones one outside and takes a second

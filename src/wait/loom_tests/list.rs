@@ -13,7 +13,8 @@
 //! the environment's bound.
 //!
 //! The model of a wake that lands while a waiter is polled again has two
-//! waiters and runs at the environment's bound (under a hundred
+//! waiters, and the one of waiters woken together three of which two are
+//! polled at once; both run at the environment's bound (under a hundred
 //! executions).
 //!
 //! Each model's doc says which break of the list's code it caught (made by
@@ -343,5 +344,73 @@ fn loom_list_a_wake_during_a_poll_keeps_the_place() {
         );
         assert_eq!(first.as_mut().poll(&mut ca), Poll::Ready(true));
         drop(second);
+    });
+}
+
+/// A, B and C wait in `pop` (linked in that order); two pushes wake A and
+/// B, and a pop that does not wait takes both items before they run. A is
+/// then polled on one thread while B is polled on another: both find
+/// nothing and link again, in either order. Whatever the interleaving they
+/// keep their places: the next push wakes A, the one after it B, and
+/// neither wakes C.
+///
+/// Caught: a served node linked again at the head (`RawList::link`
+/// inserting before `list.head` instead of walking to its place): when A
+/// linked first, B went before it and the next push woke B.
+#[test]
+fn loom_list_waiters_woken_together_keep_their_order() {
+    use crate::sync::explores::Count;
+    explores::model(|| {
+        let toy = Toy::new(2, 0);
+        let ((a, wa), (b, wb), (c, wc)) = (Count::waker(), Count::waker(), Count::waker());
+        let mut first = Box::pin(toy.pop());
+        let mut second = Box::pin(toy.pop());
+        let mut third = Box::pin(toy.pop());
+        assert!(first
+            .as_mut()
+            .poll(&mut Context::from_waker(&wa))
+            .is_pending());
+        assert!(second
+            .as_mut()
+            .poll(&mut Context::from_waker(&wb))
+            .is_pending());
+        assert!(third
+            .as_mut()
+            .poll(&mut Context::from_waker(&wc))
+            .is_pending());
+        assert_eq!((toy.try_push(), toy.try_push()), (Some(true), Some(true)));
+        assert_eq!((a.wakes(), b.wakes(), c.wakes()), (1, 1, 0));
+        assert_eq!((toy.try_pop(), toy.try_pop()), (Some(true), Some(true)));
+        let wa2 = wa.clone();
+        let other = thread::spawn(move || {
+            let pending = first
+                .as_mut()
+                .poll(&mut Context::from_waker(&wa2))
+                .is_pending();
+            (first, pending)
+        });
+        assert!(second
+            .as_mut()
+            .poll(&mut Context::from_waker(&wb))
+            .is_pending());
+        let (mut first, pending) = other.join().unwrap();
+        assert!(pending, "A found an item no one pushed");
+        assert_eq!(toy.try_push(), Some(true));
+        assert_eq!(
+            (a.wakes(), b.wakes(), c.wakes()),
+            (2, 1, 0),
+            "the push wakes A"
+        );
+        assert_eq!(
+            first.as_mut().poll(&mut Context::from_waker(&wa)),
+            Poll::Ready(true)
+        );
+        assert_eq!(toy.try_push(), Some(true));
+        assert_eq!((b.wakes(), c.wakes()), (2, 0), "then B");
+        assert_eq!(
+            second.as_mut().poll(&mut Context::from_waker(&wb)),
+            Poll::Ready(true)
+        );
+        drop(third);
     });
 }
