@@ -527,3 +527,58 @@ impl RawList {
 fn came_before(a: usize, b: usize) -> bool {
     (b.wrapping_sub(a) as isize) > 0
 }
+
+#[cfg(all(test, not(sluicegate_loom)))]
+mod tests {
+    use super::*;
+    use crate::sync::LoadStoreUsize;
+    use std::boxed::Box;
+    use core::pin::Pin;
+    use std::vec::Vec;
+
+    /// The nodes of `list` from the head, as indexes into `nodes`.
+    fn order(list: &RawList, nodes: &[Pin<Box<Node>>]) -> Vec<usize> {
+        let mut out = Vec::new();
+        let mut at = list.head;
+        while let Some(p) = at {
+            out.push(nodes.iter().position(|n| core::ptr::eq(&**n, p.as_ptr())).unwrap());
+            // SAFETY: single-threaded test; the nodes outlive the list's use.
+            at = unsafe { p.as_ref().next.with(|x| *x) };
+        }
+        out
+    }
+
+    /// Places wrap: four nodes arrive across the wrap of the counter, the
+    /// first three are woken and link again in reverse order, each back in
+    /// its place: the list is in order of arrival again.
+    #[test]
+    fn served_nodes_keep_their_places_across_the_wrap() {
+        let waker = futures::task::noop_waker();
+        let waiting = LoadStoreUsize::new(0);
+        let mut list = RawList::new();
+        list.arrivals = usize::MAX - 1;
+        let nodes: Vec<Pin<Box<Node>>> = (0..4).map(|_| Box::pin(Node::new())).collect();
+        let link = |list: &mut RawList, i: usize, served: bool| {
+            let mut fresh = Some(Wake::Task(&waker).target());
+            // SAFETY: single-threaded, so the "lock" is ours; the nodes are
+            // pinned, ours and in no other list.
+            let linked = unsafe { list.link(&waiting, &nodes[i], served, Wake::Task(&waker), &mut fresh) };
+            assert!(matches!(linked, Linked::Ok(_)));
+        };
+        for i in 0..4 {
+            link(&mut list, i, false);
+        }
+        assert_eq!(order(&list, &nodes), [0, 1, 2, 3]);
+        for _ in 0..3 {
+            // SAFETY: as above.
+            assert!(unsafe { list.wake_one(&waiting, NOTIFIED_ONE) }.is_some());
+        }
+        assert_eq!(order(&list, &nodes), [3]);
+        for i in [2, 0, 1] {
+            nodes[i].consume();
+            link(&mut list, i, true);
+        }
+        assert_eq!(order(&list, &nodes), [0, 1, 2, 3]);
+        assert_eq!(waiting.load(Ordering::Relaxed), 4);
+    }
+}
