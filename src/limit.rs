@@ -168,7 +168,7 @@
 //! counters, the adaptation words every success reads, and the words
 //! written off the success path each take a 128-byte line, and the
 //! configuration and the words only a rise uses share the last. The
-//! `async` feature adds the waiting acquires' backlog: 224 and 768 bytes.
+//! `async` feature adds the waiting acquires' backlog: 228 and 768 bytes.
 //!
 //! # Progress
 //!
@@ -605,7 +605,11 @@ impl Limiter {
                     holding: [AtomicUsize::new(0), AtomicUsize::new(0)],
                 }),
                 #[cfg(feature = "async")]
-                waits: Padded::new(wait::Waits::new()),
+                waits: Padded::new(wait::Waits::new(match c.backlog_order {
+                    // Half the backlog, rounded up.
+                    BacklogOrder::Adaptive => (c.backlog as usize).div_ceil(2),
+                    _ => usize::MAX,
+                })),
                 #[cfg(feature = "async")]
                 backlog: c.backlog as usize,
                 #[cfg(feature = "async")]

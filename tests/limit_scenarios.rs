@@ -519,7 +519,9 @@ fn goal_blocking() {
     // Background at 1.5×) serves 28-29 % where Envoy's gradient, which
     // ignores drops, serves 98 %: every Background answer is late, and the
     // laws read those drops as overload (Netflix's AIMD and Vegas, which
-    // cut on drops, serve about 40 %). See `BacklogOrder::Fifo`'s docs.
+    // cut on drops, serve about 40 %). See `BacklogOrder::Fifo`'s docs;
+    // the same mix adaptive LIFO (`blocking-adaptive-background-150`)
+    // holds.
     check(|row| without(goals::blocking(row, 2), "blocking-fifo-background-150:"));
 }
 

@@ -235,6 +235,8 @@ fn waiters_woken_together_keep_their_order() {
     for (order, first) in [
         (BacklogOrder::Fifo, [0, 1, 2, 3]),
         (BacklogOrder::Lifo, [3, 2, 1, 0]),
+        // Fewer than half the backlog of 10 wait: oldest first.
+        (BacklogOrder::Adaptive, [0, 1, 2, 3]),
     ] {
         for a_first in [true, false] {
             let g = gate(2, 10, order);
@@ -273,6 +275,29 @@ fn waiters_woken_together_keep_their_order() {
             }
         }
     }
+}
+
+/// Adaptive LIFO with a backlog of 6: the newest waiter first while 3 or
+/// more wait, the oldest while fewer do. A, B, C and D wait at a limit of
+/// 1; one permit goes round: D (4 waiting), C (3), then A (2), then B.
+#[test]
+fn adaptive_serves_the_newest_while_half_the_backlog_waits() {
+    let g = gate(1, 6, BacklogOrder::Adaptive);
+    let mut held = g.try_acquire().unwrap();
+    let (mut futs, wakers) = waiting(&g, 4);
+    let mut expect = vec![0; 4];
+    for i in [3, 2, 0, 1] {
+        held.success(5);
+        expect[i] += 1;
+        let wakes: Vec<usize> = wakers.iter().map(|(c, _)| woken(c)).collect();
+        assert_eq!(wakes, expect, "waiter {i} is next");
+        let Poll::Ready(Some(p)) = poll_once(&mut futs[i], &wakers[i].1) else {
+            panic!("waiter {i} not admitted");
+        };
+        held = p;
+    }
+    held.success(5);
+    assert_eq!(g.stats().queued, 4);
 }
 
 #[test]

@@ -23,7 +23,9 @@
 //! and each release of `n` units (and each rise of the limit by `n`) wakes
 //! exactly the `n` waiters the model expects (the first
 //! linked one of the highest class, the newest under LIFO, the oldest under
-//! FIFO, a waiter woken and refused again back in its place, and
+//! FIFO, under adaptive LIFO the oldest while fewer than half the backlog
+//! are linked and the newest from there, a waiter woken and refused again
+//! back in its place, and
 //! then, with a unit free, the first waiter of a lower class woken; a
 //! woken waiter admitted with a unit still free wakes the first waiter); a
 //! waiter dropped with an unused wake passes it on; a waiter's try once
@@ -58,7 +60,8 @@ struct Config {
     background_reserve: u16,
     shadow: bool,
     backlog: u8,
-    fifo: bool,
+    /// `BacklogOrder`: 0 LIFO, 1 FIFO, 2 adaptive (others LIFO).
+    order: u8,
 }
 
 #[derive(Arbitrary, Debug)]
@@ -115,16 +118,33 @@ fn link(list: &mut Vec<(usize, usize)>, id: usize, class: usize, lifo: bool) {
     list.insert(at, (id, class));
 }
 
-/// A dropped waiter's unused wake wakes the list's first.
-fn wake_first(list: &mut Vec<(usize, usize)>, waiters: &mut [Option<Waiter<'_>>]) {
-    wake_n(list, waiters, 1);
+/// The waiter a wake takes when the first it may take is at `at`: that
+/// one, or with `from` or more linked (adaptive LIFO) the last of its
+/// class.
+fn pick(list: &[(usize, usize)], at: usize, from: usize) -> usize {
+    if list.len() < from {
+        return at;
+    }
+    let class = list[at].1;
+    at + list[at..].iter().take_while(|&&(_, c)| c == class).count() - 1
+}
+
+/// A dropped waiter's unused wake wakes the list's first (as `pick`
+/// says).
+fn wake_first(list: &mut Vec<(usize, usize)>, waiters: &mut [Option<Waiter<'_>>], from: usize) {
+    wake_n(list, waiters, 1, from);
 }
 
 /// `n` units come free (a release of weight `n`, or the limit raised by
-/// `n`): the list's first `n` are woken.
-fn wake_n(list: &mut Vec<(usize, usize)>, waiters: &mut [Option<Waiter<'_>>], n: usize) {
+/// `n`): the list's first `n` are woken, one at a time as `pick` says.
+fn wake_n(
+    list: &mut Vec<(usize, usize)>,
+    waiters: &mut [Option<Waiter<'_>>],
+    n: usize,
+    from: usize,
+) {
     for _ in 0..n.min(list.len()) {
-        let (id, _) = list.remove(0);
+        let (id, _) = list.remove(pick(list, 0, from));
         waiters[id].as_mut().unwrap().woken += 1;
     }
 }
@@ -196,10 +216,10 @@ fuzz_target!(|input: Input| {
         background_reserve: c.background_reserve % 300,
         enforce: !c.shadow,
         backlog: (c.backlog % 5) as u32,
-        backlog_order: if c.fifo {
-            BacklogOrder::Fifo
-        } else {
-            BacklogOrder::Lifo
+        backlog_order: match c.order {
+            1 => BacklogOrder::Fifo,
+            2 => BacklogOrder::Adaptive,
+            _ => BacklogOrder::Lifo,
         },
     };
     let gate = match Limiter::with_start(config, input.epoch, input.count) {
@@ -242,7 +262,13 @@ fuzz_target!(|input: Input| {
     let mut waiters: Vec<Option<Waiter<'_>>> = Vec::new();
     let mut list: Vec<(usize, usize)> = Vec::new();
     let (mut queued, mut timed_out, mut peak) = (0usize, 0usize, 0usize);
-    let lifo = !input.config.fifo;
+    let lifo = !matches!(input.config.order, 1 | 2);
+    // From how many linked waiters a wake takes the newest of a class.
+    let from = if input.config.order == 2 {
+        (input.config.backlog % 5).div_ceil(2) as usize
+    } else {
+        usize::MAX
+    };
     // Whether a request of `class` for one unit is admitted now, and
     // whether only in shadow mode.
     let admits = |held: &[(Permit<'_>, usize, usize)], limit: u32, class: usize| {
@@ -338,7 +364,7 @@ fuzz_target!(|input: Input| {
                         if fits && w <= limit as usize && shut(&held, limit, class) {
                             limit += 1;
                             increases += 1;
-                            wake_n(&mut list, &mut waiters, 1);
+                            wake_n(&mut list, &mut waiters, 1, from);
                         }
                     }
                 }
@@ -358,7 +384,7 @@ fuzz_target!(|input: Input| {
                 if raised {
                     limit += 1;
                     increases += 1;
-                    wake_n(&mut list, &mut waiters, 1);
+                    wake_n(&mut list, &mut waiters, 1, from);
                 }
                 let then = admits(&held, limit, class);
                 let waits_then = raised && live < config.backlog as usize;
@@ -408,7 +434,7 @@ fuzz_target!(|input: Input| {
                         if shut(&held, limit, class) {
                             limit += 1;
                             increases += 1;
-                            wake_n(&mut list, &mut waiters, 1);
+                            wake_n(&mut list, &mut waiters, 1, from);
                         }
                     }
                 }
@@ -430,7 +456,7 @@ fuzz_target!(|input: Input| {
                     shed[class] += 1;
                     if linked.is_none() {
                         // Woken and gone without trying: the wake moves on.
-                        wake_first(&mut list, &mut waiters);
+                        wake_first(&mut list, &mut waiters, from);
                     }
                 } else {
                     let (open, shadow) = admits(&held, limit, class);
@@ -443,7 +469,7 @@ fuzz_target!(|input: Input| {
                             // Woken, and a unit still free: it wakes the
                             // list's first.
                             if linked.is_none() && units(&held) < limit as usize {
-                                wake_first(&mut list, &mut waiters);
+                                wake_first(&mut list, &mut waiters, from);
                             }
                         }
                         Poll::Pending => {
@@ -466,11 +492,11 @@ fuzz_target!(|input: Input| {
                             if shut(&held, limit, class) {
                                 limit += 1;
                                 increases += 1;
-                                wake_n(&mut list, &mut waiters, 1);
+                                wake_n(&mut list, &mut waiters, 1, from);
                             }
                             if linked.is_none() && units(&held) < limit as usize {
                                 if let Some(at) = list.iter().position(|&(_, c)| c > class) {
-                                    let (other, _) = list.remove(at);
+                                    let (other, _) = list.remove(pick(&list, at, from));
                                     waiters[other].as_mut().unwrap().woken += 1;
                                 }
                             }
@@ -486,7 +512,7 @@ fuzz_target!(|input: Input| {
                 let w = permit.weight() as usize;
                 succeeded += w;
                 permit.success(ticks);
-                wake_n(&mut list, &mut waiters, w);
+                wake_n(&mut list, &mut waiters, w, from);
                 if queue_free {
                     let t = ticks.clamp(1, u32::MAX >> 4);
                     let (lo, hi) = free_seen.map_or((t, t), |(lo, hi)| (lo.min(t), hi.max(t)));
@@ -505,7 +531,7 @@ fuzz_target!(|input: Input| {
                 let w = permit.weight() as usize;
                 dropped += w;
                 permit.dropped();
-                wake_n(&mut list, &mut waiters, w);
+                wake_n(&mut list, &mut waiters, w, from);
                 assert_eq!(
                     (gate.baseline(), gate.stats().mean),
                     baseline_before,
@@ -521,7 +547,7 @@ fuzz_target!(|input: Input| {
                 } else {
                     drop(permit);
                 }
-                wake_n(&mut list, &mut waiters, w);
+                wake_n(&mut list, &mut waiters, w, from);
                 assert_eq!(gate.limit(), limit);
                 assert_eq!(
                     (gate.baseline(), gate.stats().mean),
@@ -600,7 +626,7 @@ fuzz_target!(|input: Input| {
                 }
                 increases += 1;
                 // The new units wake as many waiters (after the release's).
-                wake_n(&mut list, &mut waiters, (now - limit) as usize);
+                wake_n(&mut list, &mut waiters, (now - limit) as usize, from);
             }
         }
         limit = now;

@@ -167,7 +167,7 @@ fn growth_racing_a_cut_gives_up() {
 /// the wake, finds nothing and waits again in its place, first of its
 /// class, so the next release wakes it again. A and B wait, in that order;
 /// the one polled again is the one a release wakes first (A under FIFO,
-/// B under LIFO).
+/// B under LIFO; A under adaptive LIFO, with 2 of a backlog of 100).
 #[cfg(feature = "async")]
 #[test]
 fn a_wake_during_a_poll_keeps_the_waiters_place() {
@@ -177,7 +177,11 @@ fn a_wake_during_a_poll_keeps_the_waiters_place() {
     use core::task::Context;
     use std::boxed::Box;
 
-    for order in [BacklogOrder::Fifo, BacklogOrder::Lifo] {
+    for order in [
+        BacklogOrder::Fifo,
+        BacklogOrder::Lifo,
+        BacklogOrder::Adaptive,
+    ] {
         let l = &Limiter::try_new(LimiterConfig {
             backlog_order: order,
             ..config(1, 1, 1)
@@ -192,7 +196,8 @@ fn a_wake_during_a_poll_keeps_the_waiters_place() {
         assert!(b.as_mut().poll(&mut Context::from_waker(&wb)).is_pending());
         // The first to be woken, and the other.
         let (first, next) = match order {
-            BacklogOrder::Fifo => ((&mut a, &ca, &wa), (&mut b, &cb)),
+            // Adaptive: 2 waiting of a backlog of 100, oldest first.
+            BacklogOrder::Fifo | BacklogOrder::Adaptive => ((&mut a, &ca, &wa), (&mut b, &cb)),
             BacklogOrder::Lifo => ((&mut b, &cb, &wb), (&mut a, &ca)),
         };
         let (fut, count, waker) = first;

@@ -13,7 +13,8 @@
 //! rise of the limit by `n` wakes `n`: the first ones of the highest class
 //! that waits, the newest of that class first under
 //! [`BacklogOrder::Lifo`](super::BacklogOrder::Lifo) (the default), the
-//! oldest under `Fifo`. A woken waiter that finds no permit (a
+//! oldest under `Fifo`, and under `Adaptive` the oldest while fewer than
+//! half the backlog (rounded up) are linked, the newest from there. A woken waiter that finds no permit (a
 //! `try_acquire` took it first, or its class is still at its threshold)
 //! keeps its place and waits again (a wake that comes while the waiter is
 //! polled for another reason is served by that poll); if a unit is free
@@ -32,12 +33,14 @@
 //!
 //! The waiters are the intrusive list of `src/wait/queue.rs` (a node in
 //! each future or blocking call's frame, nothing allocated), kept in class
-//! order: a node is linked at the front of its class's nodes (LIFO, or
-//! after a wake that found nothing, also one that came while the waiter
-//! was polled for another reason: the wake took the node from there) or
-//! at their back (FIFO), which walks the nodes ahead of it, at most
+//! order and within a class in order of arrival: newest first under LIFO,
+//! oldest first otherwise. An arriving node is linked at the front of its
+//! class's nodes (LIFO) or at their back, and one whose wake found nothing
+//! (also a wake that came while the waiter was polled for another reason)
+//! back in its place; either walks the nodes ahead of it, at most
 //! `backlog` of them, under the list's lock. A node polled again while it
-//! is linked stays where it is.
+//! is linked stays where it is. Under `Adaptive` a wake with half the
+//! backlog linked walks the woken class's nodes to its newest.
 //! A waiter that leaves (its future dropped, its timeout reached) with a
 //! wake it did not use passes it on to the next node, whatever its class.
 //!
@@ -83,8 +86,8 @@ use crate::wait::queue::WaitList;
 
 /// The backlog: the waiters and their counts.
 pub(super) struct Waits {
-    /// Every waiter, in class order (`Priority as usize`), LIFO or FIFO
-    /// within a class.
+    /// Every waiter, in class order (`Priority as usize`), newest or oldest
+    /// first within a class.
     list: WaitList,
     /// Waiters now, linked or trying: at most the backlog. Moved by a CAS
     /// on joining and a `fetch_sub` on leaving.
@@ -96,9 +99,11 @@ pub(super) struct Waits {
 
 impl Waits {
     crate::sync::const_fn! {
-        pub(super) fn new() -> Self {
+        /// A wake takes the newest waiter of a class once `newest_from` or
+        /// more wait (`usize::MAX`: never).
+        pub(super) fn new(newest_from: usize) -> Self {
             Self {
-                list: WaitList::new(),
+                list: WaitList::adaptive(newest_from),
                 now: AtomicUsize::new(0),
                 queued: SharedCounter::new(),
                 timed_out: SharedCounter::new(),

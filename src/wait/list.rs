@@ -39,6 +39,10 @@ pub(crate) const NOTIFIED_ONE: usize = 2;
 /// Taken out by a wake-all (a close, an eviction's end).
 pub(crate) const NOTIFIED_ALL: usize = 3;
 
+/// The `newest_from` of a list whose wakes always take the first node of a
+/// rank ([`RawList::wake_one`]).
+pub(crate) const IN_ORDER: usize = usize::MAX;
+
 /// How the context that waits wants to be woken.
 #[derive(Clone, Copy, Debug)]
 pub enum Wake<'a> {
@@ -345,7 +349,8 @@ impl RawList {
 
     /// Takes `node` out of the list if it is in it. A wake-one it received
     /// and did not serve (`pass`: its owner did not poll after it) goes to
-    /// the next waiter.
+    /// the next waiter, as [`wake_one`](Self::wake_one) with `newest_from`
+    /// picks it.
     ///
     /// # Safety
     /// The lock is held and `node` is the caller's own.
@@ -354,6 +359,7 @@ impl RawList {
         waiting: &LoadStoreUsize,
         node: &Node,
         pass: bool,
+        newest_from: usize,
     ) -> Left {
         let mut left = Left {
             old: Target::None,
@@ -371,7 +377,7 @@ impl RawList {
             }
             NOTIFIED_ONE if pass => {
                 // SAFETY: the lock is held.
-                if let Some(t) = unsafe { self.wake_one(waiting, NOTIFIED_ONE) } {
+                if let Some(t) = unsafe { self.wake_one(waiting, NOTIFIED_ONE, newest_from) } {
                     left.passed = t;
                 }
             }
@@ -382,22 +388,33 @@ impl RawList {
     }
 
     /// Takes the first waiter out, marks it `how` (`NOTIFIED_ONE` or
-    /// `NOTIFIED_ALL`) and returns its target.
+    /// `NOTIFIED_ALL`) and returns its target. With `newest_from` or more
+    /// nodes linked, the last node of the first one's rank instead (the
+    /// adaptive order of a ranked list linked oldest first: [`IN_ORDER`]
+    /// for never).
     ///
     /// # Safety
-    /// The lock is held.
+    /// The lock is held; with a `newest_from` other than [`IN_ORDER`],
+    /// every node of the list was linked with
+    /// [`link_ranked`](Self::link_ranked).
     pub(crate) unsafe fn wake_one(
         &mut self,
         waiting: &LoadStoreUsize,
         how: usize,
+        newest_from: usize,
     ) -> Option<Target> {
         let node = self.head?;
-        // SAFETY: the lock is held and `node` is the head, so linked.
-        Some(unsafe { self.wake_node(waiting, node, how) })
+        // SAFETY: the lock is held and `node` is the head, so linked; the
+        // ranks are set if `newest_from` reads them (the contract).
+        unsafe {
+            let node = self.pick(waiting, node, newest_from);
+            Some(self.wake_node(waiting, node, how))
+        }
     }
 
-    /// Wakes (one) the first waiter of a rank above `rank`, if any, and
-    /// returns its target.
+    /// Wakes (one) the first waiter of a rank above `rank`, if any (the
+    /// last of that rank with `newest_from` or more nodes linked, as in
+    /// [`wake_one`](Self::wake_one)), and returns its target.
     ///
     /// # Safety
     /// The lock is held; every node of the list was linked with
@@ -406,11 +423,45 @@ impl RawList {
         &mut self,
         waiting: &LoadStoreUsize,
         rank: usize,
+        newest_from: usize,
     ) -> Option<Target> {
         // SAFETY: the lock is held and every rank set (the contract).
-        let p = unsafe { self.first_where(|r, _| r > rank) }?;
-        // SAFETY: the lock is held and `p` is linked.
-        Some(unsafe { self.wake_node(waiting, p, NOTIFIED_ONE) })
+        unsafe {
+            let p = self.first_where(|r, _| r > rank)?;
+            let p = self.pick(waiting, p, newest_from);
+            Some(self.wake_node(waiting, p, NOTIFIED_ONE))
+        }
+    }
+
+    /// `first`, or with `newest_from` or more nodes linked the last node
+    /// of its rank (the walk passes the nodes of that rank).
+    ///
+    /// # Safety
+    /// The lock is held, `first` is linked, and the ranks are set if
+    /// `newest_from` is not [`IN_ORDER`].
+    unsafe fn pick(
+        &self,
+        waiting: &LoadStoreUsize,
+        first: NonNull<Node>,
+        newest_from: usize,
+    ) -> NonNull<Node> {
+        // Relaxed: under the lock.
+        if waiting.load(Ordering::Relaxed) < newest_from {
+            return first;
+        }
+        // SAFETY: under the lock; linked nodes are alive and their ranks
+        // set (the contract).
+        unsafe {
+            let rank = first.as_ref().rank.with(|r| *r);
+            let mut last = first;
+            while let Some(n) = last.as_ref().next.with(|x| *x) {
+                if n.as_ref().rank.with(|r| *r) != rank {
+                    break;
+                }
+                last = n;
+            }
+            last
+        }
     }
 
     /// The first node (from the head) whose rank and place pass `stop`.
@@ -532,8 +583,8 @@ fn came_before(a: usize, b: usize) -> bool {
 mod tests {
     use super::*;
     use crate::sync::LoadStoreUsize;
-    use std::boxed::Box;
     use core::pin::Pin;
+    use std::boxed::Box;
     use std::vec::Vec;
 
     /// The nodes of `list` from the head, as indexes into `nodes`.
@@ -541,7 +592,12 @@ mod tests {
         let mut out = Vec::new();
         let mut at = list.head;
         while let Some(p) = at {
-            out.push(nodes.iter().position(|n| core::ptr::eq(&**n, p.as_ptr())).unwrap());
+            out.push(
+                nodes
+                    .iter()
+                    .position(|n| core::ptr::eq(&**n, p.as_ptr()))
+                    .unwrap(),
+            );
             // SAFETY: single-threaded test; the nodes outlive the list's use.
             at = unsafe { p.as_ref().next.with(|x| *x) };
         }
@@ -562,7 +618,8 @@ mod tests {
             let mut fresh = Some(Wake::Task(&waker).target());
             // SAFETY: single-threaded, so the "lock" is ours; the nodes are
             // pinned, ours and in no other list.
-            let linked = unsafe { list.link(&waiting, &nodes[i], served, Wake::Task(&waker), &mut fresh) };
+            let linked =
+                unsafe { list.link(&waiting, &nodes[i], served, Wake::Task(&waker), &mut fresh) };
             assert!(matches!(linked, Linked::Ok(_)));
         };
         for i in 0..4 {
@@ -571,7 +628,7 @@ mod tests {
         assert_eq!(order(&list, &nodes), [0, 1, 2, 3]);
         for _ in 0..3 {
             // SAFETY: as above.
-            assert!(unsafe { list.wake_one(&waiting, NOTIFIED_ONE) }.is_some());
+            assert!(unsafe { list.wake_one(&waiting, NOTIFIED_ONE, IN_ORDER) }.is_some());
         }
         assert_eq!(order(&list, &nodes), [3]);
         for i in [2, 0, 1] {

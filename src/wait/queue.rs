@@ -34,7 +34,7 @@
 //! before posting.
 
 use super::list::{
-    Linked, Node, RawList, Target, Wake, LINKED, NOTIFIED_ALL, NOTIFIED_ONE, UNLINKED,
+    Linked, Node, RawList, Target, Wake, IN_ORDER, LINKED, NOTIFIED_ALL, NOTIFIED_ONE, UNLINKED,
 };
 use super::{each, OnDrop};
 use crate::sync::{fence, pause, pause_point, AtomicUsize, LoadStoreUsize, Ordering, UnsafeCell};
@@ -64,6 +64,9 @@ pub(crate) struct WaitList {
     lock: AtomicUsize,
     /// Only under the lock.
     list: UnsafeCell<RawList>,
+    /// From how many linked nodes a wake-one takes the newest node of the
+    /// first rank instead of its oldest ([`IN_ORDER`]: never).
+    newest_from: usize,
     /// Under loom, a waiter that finds the lock held sleeps here until an
     /// unlock, instead of spinning: loom's bounded search cannot switch
     /// away from a spinning thread once its preemptions are spent.
@@ -79,10 +82,22 @@ unsafe impl Sync for WaitList {}
 impl WaitList {
     crate::sync::const_fn! {
         pub(crate) fn new() -> Self {
+            Self::adaptive(IN_ORDER)
+        }
+    }
+
+    crate::sync::const_fn! {
+        /// A ranked list linked oldest first whose wake-ones take the
+        /// newest node of a rank once `newest_from` or more nodes are
+        /// linked (adaptive LIFO). Every waiter of it polls with
+        /// [`poll_ranked`](Self::poll_ranked) and `lifo` false: its wakes
+        /// read the ranks.
+        pub(crate) fn adaptive(newest_from: usize) -> Self {
             Self {
                 waiting: LoadStoreUsize::new(0),
                 lock: AtomicUsize::new(0),
                 list: UnsafeCell::new(RawList::new()),
+                newest_from,
                 #[cfg(sluicegate_loom)]
                 sleep: (
                     loom::sync::Mutex::new(()),
@@ -187,9 +202,14 @@ impl WaitList {
                 };
                 all = false;
                 while k < BATCH && (ones > 0 || alls > 0) {
-                    let how = if ones > 0 { NOTIFIED_ONE } else { NOTIFIED_ALL };
-                    // SAFETY: we hold the lock.
-                    match unsafe { list.wake_one(&self.waiting, how) } {
+                    let (how, from) = if ones > 0 {
+                        (NOTIFIED_ONE, self.newest_from)
+                    } else {
+                        (NOTIFIED_ALL, IN_ORDER)
+                    };
+                    // SAFETY: we hold the lock; a list with a `newest_from`
+                    // is ranked (`adaptive`'s contract).
+                    match unsafe { list.wake_one(&self.waiting, how, from) } {
                         Some(t) => batch[k] = t,
                         None => {
                             (ones, alls) = (0, 0);
@@ -418,7 +438,9 @@ impl WaitList {
     pub(crate) fn wake_after_rank(&self, rank: usize) {
         // SAFETY: under the lock; every node of a ranked list is linked
         // with `link_ranked` (`poll_ranked`'s contract).
-        let t = self.locked(|list| unsafe { list.wake_one_after_rank(&self.waiting, rank) });
+        let t = self.locked(|list| unsafe {
+            list.wake_one_after_rank(&self.waiting, rank, self.newest_from)
+        });
         if let Some(t) = t {
             t.wake();
         }
@@ -433,7 +455,7 @@ impl WaitList {
             NOTIFIED_ALL => node.consume(),
             // SAFETY: under the lock; the node is the caller's.
             _ => self
-                .locked(|list| unsafe { list.leave(&self.waiting, node, true) })
+                .locked(|list| unsafe { list.leave(&self.waiting, node, true, self.newest_from) })
                 .finish(),
         }
     }

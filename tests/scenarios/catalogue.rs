@@ -9,7 +9,7 @@
 //! "Load" is the arrival rate over the capacity (workers / mean service).
 
 use super::harness::{
-    Backlog, Burst, Check, ClosedLoop, Door, Kind, Limits, Scenario, Service, Window,
+    Backlog, BacklogOrder, Burst, Check, ClosedLoop, Door, Kind, Limits, Scenario, Service, Window,
 };
 
 const MS: u64 = 1000;
@@ -571,58 +571,70 @@ pub fn settling() -> Vec<Scenario> {
 
 /// Requests the limiter refuses wait in a backlog of 100 for a permit (the
 /// waiting acquires) instead of being shed, at `load_pct` % of capacity:
-/// 16 workers × 10 ms ± 20 %, client deadline 100 ms, newest first
-/// (`lifo`) or oldest first.
-pub fn blocking(load_pct: u32, lifo: bool, secs: u64) -> Scenario {
-    let order = if lifo { "lifo" } else { "fifo" };
+/// 16 workers × 10 ms ± 20 %, client deadline 100 ms, served in `order`.
+pub fn blocking(load_pct: u32, order: BacklogOrder, secs: u64) -> Scenario {
+    let order_name = match order {
+        BacklogOrder::Lifo => "lifo",
+        BacklogOrder::Fifo => "fifo",
+        BacklogOrder::Adaptive => "adaptive",
+    };
     let mut sc = base(
-        &format!("blocking-{order}-{load_pct}"),
-        &format!("{load_pct} % load; refused requests wait (backlog of 100, {order})"),
+        &format!("blocking-{order_name}-{load_pct}"),
+        &format!("{load_pct} % load; refused requests wait (backlog of 100, {order_name})"),
         16,
         uniform(20),
         load_pct as f64 / 100.0,
         secs,
     );
-    sc.backlog = Some(Backlog { size: 100, lifo });
+    sc.backlog = Some(Backlog { size: 100, order });
     sc
 }
 
-/// [`blocking`] oldest first with the classes 20 / 50 / 30 %
-/// Critical / Normal / Background: a lower class waits longest, so its
-/// waiters are admitted near the deadline and some answer late.
-pub fn blocking_classes(load_pct: u32, secs: u64) -> Scenario {
-    let mut sc = blocking(load_pct, false, secs);
-    sc.name = format!("blocking-fifo-classes-{load_pct}");
+/// [`blocking`] with the classes 20 / 50 / 30 % Critical / Normal /
+/// Background: a lower class waits longest, so oldest first its waiters
+/// are admitted near the deadline and some answer late.
+pub fn blocking_classes(load_pct: u32, order: BacklogOrder, secs: u64) -> Scenario {
+    let mut sc = blocking(load_pct, order, secs);
+    let order_name = sc.name.split('-').nth(1).unwrap().to_string();
+    sc.name = format!("blocking-{order_name}-classes-{load_pct}");
     sc.about = format!(
-        "{load_pct} % load; refused requests wait (backlog of 100, fifo), classes 20/50/30 %"
+        "{load_pct} % load; refused requests wait (backlog of 100, {order_name}), classes 20/50/30 %"
     );
     sc.classes = [200, 500, 300];
     sc
 }
 
 /// [`blocking_classes`] at 1.5× with most of the traffic Background
-/// (10/10/80 %): Background, held to its share, is admitted only from the
-/// stale end of a full backlog.
-pub fn blocking_background(secs: u64) -> Scenario {
-    let mut sc = blocking_classes(150, secs);
-    sc.name = "blocking-fifo-background-150".to_string();
-    sc.about =
-        "150 % load; refused requests wait (backlog of 100, fifo), classes 10/10/80 %".to_string();
+/// (10/10/80 %): oldest first, Background, held to its share, is admitted
+/// only from the stale end of a full backlog.
+pub fn blocking_background(order: BacklogOrder, secs: u64) -> Scenario {
+    let mut sc = blocking_classes(150, order, secs);
+    let order_name = sc.name.split('-').nth(1).unwrap().to_string();
+    sc.name = format!("blocking-{order_name}-background-150");
+    sc.about = format!(
+        "150 % load; refused requests wait (backlog of 100, {order_name}), classes 10/10/80 %"
+    );
     sc.classes = [100, 100, 800];
     sc
 }
 
 /// The waiting acquires at 1.2×, 2× and 3× load (LIFO), at 2× FIFO, and
-/// FIFO with classes at 1.2×, 1.5× (mostly Background) and 2×.
+/// FIFO with classes at 1.2×, 1.5× (mostly Background) and 2×; adaptive
+/// LIFO at 2× and with the classes of the FIFO ones.
 pub fn blocking_all(secs: u64) -> Vec<Scenario> {
+    use BacklogOrder::{Adaptive, Fifo, Lifo};
     vec![
-        blocking(120, true, secs),
-        blocking(200, true, secs),
-        blocking(300, true, secs),
-        blocking(200, false, secs),
-        blocking_classes(120, secs),
-        blocking_classes(200, secs),
-        blocking_background(secs),
+        blocking(120, Lifo, secs),
+        blocking(200, Lifo, secs),
+        blocking(300, Lifo, secs),
+        blocking(200, Fifo, secs),
+        blocking_classes(120, Fifo, secs),
+        blocking_classes(200, Fifo, secs),
+        blocking_background(Fifo, secs),
+        blocking(200, Adaptive, secs),
+        blocking_classes(120, Adaptive, secs),
+        blocking_classes(200, Adaptive, secs),
+        blocking_background(Adaptive, secs),
     ]
 }
 

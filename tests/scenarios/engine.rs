@@ -538,7 +538,7 @@ impl<L: SimLimiter> Engine<'_, '_, L> {
             self.offers -= 1;
             for class in 0..self.held.len() {
                 let of_class = |w: &Waiter| w.req.class == class;
-                let i = if b.lifo {
+                let i = if b.newest_first(self.waiting.len()) {
                     self.waiting.iter().rposition(of_class)
                 } else {
                     self.waiting.iter().position(of_class)

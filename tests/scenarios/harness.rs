@@ -49,6 +49,7 @@ pub use super::clients::ClosedLoop;
 pub use super::door::Door;
 pub use super::engine::run;
 pub use super::service::{Rng, Service};
+pub use sluicegate::limit::BacklogOrder;
 
 /// How a permit ends.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,13 +150,27 @@ pub enum Backoff {
 /// the waiting acquires (`Limiter::acquire`), for every row alike (Netflix's
 /// `LifoBlockingLimiter` wraps any of its limiters the same way). A waiter
 /// gives up at its client's deadline; each release offers its permit to one
-/// waiter, the highest class first, then the newest (`lifo`) or the oldest.
+/// waiter, the highest class first, then as `order` says (the crate's
+/// `BacklogOrder`: the newest, the oldest, or the oldest while fewer than
+/// half of `size` wait).
 #[derive(Clone, Copy, Debug)]
 pub struct Backlog {
     /// Most waiters at once; one more is shed at once.
     pub size: usize,
-    /// Newest first within a class.
-    pub lifo: bool,
+    /// Which waiter of a class first.
+    pub order: BacklogOrder,
+}
+
+impl Backlog {
+    /// Whether the next offer goes to the newest waiter of a class, with
+    /// `waiting` waiters.
+    pub fn newest_first(&self, waiting: usize) -> bool {
+        match self.order {
+            BacklogOrder::Lifo => true,
+            BacklogOrder::Fifo => false,
+            BacklogOrder::Adaptive => waiting >= self.size.div_ceil(2),
+        }
+    }
 }
 
 /// min / initial / max limit of a scenario, shared by every row that has them.

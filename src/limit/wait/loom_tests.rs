@@ -25,6 +25,22 @@ fn gate() -> &'static Limiter {
     gate_of(1)
 }
 
+/// A limiter of one permit whose backlog of `backlog` is served in
+/// `order`, leaked.
+fn gate_ordered(order: crate::limit::BacklogOrder, backlog: u32) -> &'static Limiter {
+    Box::leak(Box::new(
+        Limiter::try_new(LimiterConfig {
+            min_limit: 1,
+            initial_limit: 1,
+            max_limit: 1,
+            backlog,
+            backlog_order: order,
+            ..LimiterConfig::DEFAULT
+        })
+        .unwrap(),
+    ))
+}
+
 /// A limiter of `n` permits, leaked.
 fn gate_of(n: u32) -> &'static Limiter {
     Box::leak(Box::new(
@@ -172,6 +188,52 @@ fn loom_limit_wait_cancelled_waiter_passes_its_wake_on() {
     });
 }
 
+/// Adaptive LIFO, the pass-on: A, B and C wait (backlog 4: the newest
+/// first while 2 or more wait) while another thread releases the permit
+/// and a third drops C. If the release comes first it wakes C (3 waiting),
+/// whose drop passes the wake on to the newest of the 2 left, B; if the
+/// drop comes first, the release wakes B. Either way B is admitted and A
+/// not woken.
+///
+/// Caught: the pass-on of a dropped waiter's wake taking the first waiter
+/// (`RawList::leave` given `IN_ORDER` for the list's `newest_from`): A
+/// was woken.
+#[test]
+fn loom_limit_wait_adaptive_passes_a_wake_to_the_newest() {
+    use crate::limit::BacklogOrder;
+    use crate::sync::explores::Count;
+    explores::model(|| {
+        let g = gate_ordered(BacklogOrder::Adaptive, 4);
+        let held = g.try_acquire().unwrap();
+        let ((a, wa), (b, wb)) = (Count::waker(), Count::waker());
+        let mut first = Box::pin(g.acquire(Priority::Critical));
+        assert!(first
+            .as_mut()
+            .poll(&mut Context::from_waker(&wa))
+            .is_pending());
+        let mut second = Box::pin(g.acquire(Priority::Critical));
+        assert!(second
+            .as_mut()
+            .poll(&mut Context::from_waker(&wb))
+            .is_pending());
+        let mut third = Box::pin(g.acquire(Priority::Critical));
+        assert!(third
+            .as_mut()
+            .poll(&mut Context::from_waker(Waker::noop()))
+            .is_pending());
+        let releaser = thread::spawn(move || held.ignore());
+        let canceller = thread::spawn(move || drop(third));
+        releaser.join().unwrap();
+        canceller.join().unwrap();
+        assert_eq!((a.wakes(), b.wakes()), (0, 1), "the wake went to B");
+        let Poll::Ready(Some(p)) = second.as_mut().poll(&mut Context::from_waker(&wb)) else {
+            panic!("B not admitted");
+        };
+        p.ignore();
+        drop(first);
+    });
+}
+
 /// A wake its class cannot use goes down the classes: with 8 permits held
 /// by `Critical`, a `Normal` and a `Background` waiter wait while two are
 /// released. `Normal` (at most 6 in flight) can never be admitted;
@@ -269,16 +331,7 @@ fn loom_limit_wait_fifo_a_wake_during_a_poll_keeps_the_place() {
     use crate::limit::BacklogOrder;
     use crate::sync::explores::Count;
     explores::model(|| {
-        let g: &'static Limiter = Box::leak(Box::new(
-            Limiter::try_new(LimiterConfig {
-                min_limit: 1,
-                initial_limit: 1,
-                max_limit: 1,
-                backlog_order: BacklogOrder::Fifo,
-                ..LimiterConfig::DEFAULT
-            })
-            .unwrap(),
-        ));
+        let g = gate_ordered(BacklogOrder::Fifo, LimiterConfig::DEFAULT.backlog);
         let held = g.try_acquire().unwrap();
         let ((a, wa), (b, wb)) = (Count::waker(), Count::waker());
         let (mut ca, mut cb) = (Context::from_waker(&wa), Context::from_waker(&wb));

@@ -70,7 +70,7 @@
 use super::{Marks, NoMarks, Ring, State};
 use crate::sync::{LoadStoreUsize, Ordering};
 use crate::wait::list::{
-    Left, Linked, Node, RawList, Target, Wake, NOTIFIED_ALL, NOTIFIED_ONE, UNLINKED,
+    Left, Linked, Node, RawList, Target, Wake, IN_ORDER, NOTIFIED_ALL, NOTIFIED_ONE, UNLINKED,
 };
 use crate::wait::{each, OnDrop, Side};
 use crate::{future, Closed};
@@ -237,7 +237,7 @@ impl<T, const N: usize, M: Marks> Ring<T, N, M> {
         let taken = self.with(|s| {
             let (list, waiting) = s.list(side);
             // SAFETY: inside the critical section, which guards the list.
-            unsafe { list.wake_one(waiting, NOTIFIED_ONE) }
+            unsafe { list.wake_one(waiting, NOTIFIED_ONE, IN_ORDER) }
         });
         if let Some(t) = taken {
             t.wake();
@@ -258,7 +258,7 @@ impl<T, const N: usize, M: Marks> Ring<T, N, M> {
                 let n = left.get_or_insert(waiting.load(Ordering::Relaxed));
                 while k < BATCH && *n > 0 {
                     // SAFETY: inside the critical section.
-                    match unsafe { list.wake_one(waiting, NOTIFIED_ALL) } {
+                    match unsafe { list.wake_one(waiting, NOTIFIED_ALL, IN_ORDER) } {
                         Some(t) => batch[k] = t,
                         None => *n = 0,
                     }
@@ -307,9 +307,11 @@ impl<T, const N: usize, M: Marks> Ring<T, N, M> {
                     match out {
                         // A wake received before this section is served by
                         // this try.
-                        // SAFETY: inside the critical section; the node is
-                        // this future's.
-                        Some(out) => Step::Done(out, unsafe { list.leave(waiting, node, false) }),
+                        Some(out) => {
+                            // SAFETY: inside the critical section; the node
+                            // is this future's.
+                            Step::Done(out, unsafe { list.leave(waiting, node, false, IN_ORDER) })
+                        }
                         None => {
                             // SAFETY: as above; the node is pinned in the
                             // future (or the blocking call's frame) and in no
@@ -353,7 +355,7 @@ impl<T, const N: usize, M: Marks> Ring<T, N, M> {
             self.with(|s| {
                 let (list, waiting) = list(s);
                 // SAFETY: inside the critical section; the node is ours.
-                unsafe { list.leave(waiting, node, true) }
+                unsafe { list.leave(waiting, node, true, IN_ORDER) }
             })
             .finish();
         }
