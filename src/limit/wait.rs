@@ -14,8 +14,9 @@
 //! that waits, the newest of that class first under
 //! [`BacklogOrder::Lifo`](super::BacklogOrder::Lifo) (the default), the
 //! oldest under `Fifo`, and under `Adaptive` the oldest while fewer than
-//! half the backlog (rounded up) are linked, the newest from there. A woken waiter that finds no permit (a
-//! `try_acquire` took it first, or its class is still at its threshold)
+//! half the backlog (rounded up) are linked, the newest from there. A
+//! woken waiter that finds no permit (a `try_acquire` took it first, or
+//! its class is still at its threshold)
 //! keeps its place and waits again (a wake that comes while the waiter is
 //! polled for another reason is served by that poll); if a unit is free
 //! that its class may not take, it first wakes the first waiter of a lower

@@ -353,7 +353,8 @@ impl RawList {
     /// picks it.
     ///
     /// # Safety
-    /// The lock is held and `node` is the caller's own.
+    /// The lock is held and `node` is the caller's own; as
+    /// [`wake_one`](Self::wake_one)'s for `newest_from`.
     pub(crate) unsafe fn leave(
         &mut self,
         waiting: &LoadStoreUsize,
@@ -376,7 +377,8 @@ impl RawList {
                     .with_mut(|t| core::mem::replace(unsafe { &mut *t }, Target::None));
             }
             NOTIFIED_ONE if pass => {
-                // SAFETY: the lock is held.
+                // SAFETY: the lock is held, and the ranks are set if
+                // `newest_from` reads them (this function's contract).
                 if let Some(t) = unsafe { self.wake_one(waiting, NOTIFIED_ONE, newest_from) } {
                     left.passed = t;
                 }

@@ -352,7 +352,8 @@ impl WaitList {
     /// [`poll`](Self::poll) for a ranked list (every waiter of this list
     /// polls this way): links the node by `rank` (lower ranks are woken
     /// first), newest first within a rank if `lifo`, else oldest first (a
-    /// node whose wake this poll serves and found nothing keeps its place). Also returns
+    /// node whose wake this poll serves and found nothing keeps its
+    /// place). Also returns
     /// whether this poll served a wake: one that came before it, or one
     /// that took the node out of the list while it ran (its tries then
     /// judged what the wake announced).
