@@ -587,15 +587,25 @@ fn a_blocking_wait_times_out_and_counts() {
 
 /// Threads that all wait for one of `limit` permits, hold it briefly and
 /// release it: every request is served (the backlog holds them all),
-/// in flight never exceeds the limit, and the counts add up. At limit 1
-/// only Critical is ever admitted, so only Critical waits there.
+/// in flight never exceeds the limit, and the counts add up, in every
+/// order (adaptive with a backlog of the threads, so that half of it
+/// waits now and then). At limit 1 only Critical is ever admitted, so only
+/// Critical waits there.
 #[test]
 fn threads_waiting_in_turn_are_all_served() {
     const THREADS: usize = 8;
     const ROUNDS: usize = if cfg!(miri) { 20 } else { 2_000 };
     static ALL: [Priority; 3] = [Priority::Critical, Priority::Normal, Priority::Background];
-    for (limit, classes) in [(1u32, &ALL[..1]), (4, &ALL[..])] {
-        let g = &gate(limit, 64, BacklogOrder::Lifo);
+    let orders = [
+        (BacklogOrder::Lifo, 64),
+        (BacklogOrder::Fifo, 64),
+        (BacklogOrder::Adaptive, THREADS as u32),
+    ];
+    for ((limit, classes), (order, backlog)) in [(1u32, &ALL[..1]), (4, &ALL[..])]
+        .into_iter()
+        .flat_map(|l| orders.map(|o| (l, o)))
+    {
+        let g = &gate(limit, backlog, order);
         let peak = &AtomicUsize::new(0);
         let total: usize = std::thread::scope(|scope| {
             let hs: Vec<_> = (0..THREADS)
