@@ -229,6 +229,18 @@ pub enum BacklogOrder {
     /// (the anchors behind the same backlog, 16 draws), both presets served
     /// 93 % of capacity at 120 % load with 20/50/30 % and 99.9 % at 150 %
     /// with 10/10/80 %.
+    ///
+    /// ```
+    /// use sluicegate::limit::{BacklogOrder, Limiter, LimiterConfig};
+    ///
+    /// // Oldest first while fewer than 32 wait, newest first from there.
+    /// static DB: Limiter = Limiter::new(LimiterConfig {
+    ///     backlog: 64,
+    ///     backlog_order: BacklogOrder::Adaptive,
+    ///     ..LimiterConfig::DEFAULT
+    /// });
+    /// assert!(DB.try_acquire().is_some());
+    /// ```
     Adaptive,
 }
 
