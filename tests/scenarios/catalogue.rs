@@ -573,11 +573,7 @@ pub fn settling() -> Vec<Scenario> {
 /// waiting acquires) instead of being shed, at `load_pct` % of capacity:
 /// 16 workers × 10 ms ± 20 %, client deadline 100 ms, served in `order`.
 pub fn blocking(load_pct: u32, order: BacklogOrder, secs: u64) -> Scenario {
-    let order_name = match order {
-        BacklogOrder::Lifo => "lifo",
-        BacklogOrder::Fifo => "fifo",
-        BacklogOrder::Adaptive => "adaptive",
-    };
+    let order_name = name_of(order);
     let mut sc = base(
         &format!("blocking-{order_name}-{load_pct}"),
         &format!("{load_pct} % load; refused requests wait (backlog of 100, {order_name})"),
@@ -590,12 +586,21 @@ pub fn blocking(load_pct: u32, order: BacklogOrder, secs: u64) -> Scenario {
     sc
 }
 
+/// The backlog order's name in the scenarios' names.
+fn name_of(order: BacklogOrder) -> &'static str {
+    match order {
+        BacklogOrder::Lifo => "lifo",
+        BacklogOrder::Fifo => "fifo",
+        BacklogOrder::Adaptive => "adaptive",
+    }
+}
+
 /// [`blocking`] with the classes 20 / 50 / 30 % Critical / Normal /
 /// Background: a lower class waits longest, so oldest first its waiters
 /// are admitted near the deadline and some answer late.
 pub fn blocking_classes(load_pct: u32, order: BacklogOrder, secs: u64) -> Scenario {
     let mut sc = blocking(load_pct, order, secs);
-    let order_name = sc.name.split('-').nth(1).unwrap().to_string();
+    let order_name = name_of(order);
     sc.name = format!("blocking-{order_name}-classes-{load_pct}");
     sc.about = format!(
         "{load_pct} % load; refused requests wait (backlog of 100, {order_name}), classes 20/50/30 %"
@@ -609,7 +614,7 @@ pub fn blocking_classes(load_pct: u32, order: BacklogOrder, secs: u64) -> Scenar
 /// only from the stale end of a full backlog.
 pub fn blocking_background(order: BacklogOrder, secs: u64) -> Scenario {
     let mut sc = blocking_classes(150, order, secs);
-    let order_name = sc.name.split('-').nth(1).unwrap().to_string();
+    let order_name = name_of(order);
     sc.name = format!("blocking-{order_name}-background-150");
     sc.about = format!(
         "150 % load; refused requests wait (backlog of 100, {order_name}), classes 10/10/80 %"
