@@ -83,13 +83,13 @@ mod loom_tests;
 use super::{Limiter, Permit, Priority};
 use crate::sync::{AtomicUsize, Ordering, SharedCounter};
 use crate::wait::list::{Node, Wake};
-use crate::wait::queue::WaitList;
+use crate::wait::queue::{Adaptive, WaitList};
 
 /// The backlog: the waiters and their counts.
 pub(super) struct Waits {
     /// Every waiter, in class order (`Priority as usize`), newest or oldest
     /// first within a class.
-    list: WaitList,
+    list: WaitList<Adaptive>,
     /// Waiters now, linked or trying: at most the backlog. Moved by a CAS
     /// on joining and a `fetch_sub` on leaving.
     now: AtomicUsize,
@@ -104,7 +104,7 @@ impl Waits {
         /// more wait (`usize::MAX`: never).
         pub(super) fn new(newest_from: usize) -> Self {
             Self {
-                list: WaitList::adaptive(newest_from),
+                list: WaitList::with_order(Adaptive(newest_from)),
                 now: AtomicUsize::new(0),
                 queued: SharedCounter::new(),
                 timed_out: SharedCounter::new(),

@@ -54,8 +54,40 @@ const BATCH: usize = 32;
 #[cfg(not(target_pointer_width = "64"))]
 const BATCH: usize = 8;
 
+/// Which node a wake-one takes: the first of its rank, or ([`Adaptive`])
+/// the newest of it once enough nodes are linked.
+pub(crate) trait WakeOrder: Sync {
+    /// From how many linked nodes a wake-one takes the newest node of the
+    /// first rank instead of its oldest ([`IN_ORDER`]: never).
+    fn newest_from(&self) -> usize;
+}
+
+/// The rings' order: a wake-one takes the first node. No memory.
+pub(crate) struct InOrder;
+
+impl WakeOrder for InOrder {
+    #[inline(always)]
+    fn newest_from(&self) -> usize {
+        IN_ORDER
+    }
+}
+
+/// Adaptive LIFO (the limiter's backlog): a wake-one takes the newest node
+/// of a rank once this many nodes or more are linked ([`IN_ORDER`]: never).
+/// Every waiter of such a list polls with
+/// [`poll_ranked`](WaitList::poll_ranked) and `lifo` false: its wakes read
+/// the ranks.
+pub(crate) struct Adaptive(pub(crate) usize);
+
+impl WakeOrder for Adaptive {
+    #[inline(always)]
+    fn newest_from(&self) -> usize {
+        self.0
+    }
+}
+
 /// One side of a ring's waiters.
-pub(crate) struct WaitList {
+pub(crate) struct WaitList<W: WakeOrder = InOrder> {
     /// The number of linked nodes: the notifiers' gate. Written only under
     /// the lock (a load and a store), read by notifiers without it.
     waiting: LoadStoreUsize,
@@ -64,9 +96,8 @@ pub(crate) struct WaitList {
     lock: AtomicUsize,
     /// Only under the lock.
     list: UnsafeCell<RawList>,
-    /// From how many linked nodes a wake-one takes the newest node of the
-    /// first rank instead of its oldest ([`IN_ORDER`]: never).
-    newest_from: usize,
+    /// Which node a wake-one takes.
+    order: W,
     /// Under loom, a waiter that finds the lock held sleeps here until an
     /// unlock, instead of spinning: loom's bounded search cannot switch
     /// away from a spinning thread once its preemptions are spent.
@@ -77,27 +108,25 @@ pub(crate) struct WaitList {
 // SAFETY: the list is reached only by the holder of `lock` (Acquire on
 // taking it, Release on the swap that frees it); the nodes it links are
 // `Sync`.
-unsafe impl Sync for WaitList {}
+unsafe impl<W: WakeOrder> Sync for WaitList<W> {}
 
 impl WaitList {
     crate::sync::const_fn! {
         pub(crate) fn new() -> Self {
-            Self::adaptive(IN_ORDER)
+            Self::with_order(InOrder)
         }
     }
+}
 
+impl<W: WakeOrder> WaitList<W> {
     crate::sync::const_fn! {
-        /// A ranked list linked oldest first whose wake-ones take the
-        /// newest node of a rank once `newest_from` or more nodes are
-        /// linked (adaptive LIFO). Every waiter of it polls with
-        /// [`poll_ranked`](Self::poll_ranked) and `lifo` false: its wakes
-        /// read the ranks.
-        pub(crate) fn adaptive(newest_from: usize) -> Self {
+        /// An empty list whose wake-ones take the node `order` says.
+        pub(crate) fn with_order(order: W) -> Self {
             Self {
                 waiting: LoadStoreUsize::new(0),
                 lock: AtomicUsize::new(0),
                 list: UnsafeCell::new(RawList::new()),
-                newest_from,
+                order,
                 #[cfg(sluicegate_loom)]
                 sleep: (
                     loom::sync::Mutex::new(()),
@@ -203,12 +232,12 @@ impl WaitList {
                 all = false;
                 while k < BATCH && (ones > 0 || alls > 0) {
                     let (how, from) = if ones > 0 {
-                        (NOTIFIED_ONE, self.newest_from)
+                        (NOTIFIED_ONE, self.order.newest_from())
                     } else {
                         (NOTIFIED_ALL, IN_ORDER)
                     };
                     // SAFETY: we hold the lock; a list with a `newest_from`
-                    // is ranked (`adaptive`'s contract).
+                    // is ranked (`Adaptive`'s contract).
                     match unsafe { list.wake_one(&self.waiting, how, from) } {
                         Some(t) => batch[k] = t,
                         None => {
@@ -440,7 +469,7 @@ impl WaitList {
         // SAFETY: under the lock; every node of a ranked list is linked
         // with `link_ranked` (`poll_ranked`'s contract).
         let t = self.locked(|list| unsafe {
-            list.wake_one_after_rank(&self.waiting, rank, self.newest_from)
+            list.wake_one_after_rank(&self.waiting, rank, self.order.newest_from())
         });
         if let Some(t) = t {
             t.wake();
@@ -456,7 +485,9 @@ impl WaitList {
             NOTIFIED_ALL => node.consume(),
             // SAFETY: under the lock; the node is the caller's.
             _ => self
-                .locked(|list| unsafe { list.leave(&self.waiting, node, true, self.newest_from) })
+                .locked(|list| unsafe {
+                    list.leave(&self.waiting, node, true, self.order.newest_from())
+                })
                 .finish(),
         }
     }
