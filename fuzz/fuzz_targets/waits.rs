@@ -1,19 +1,21 @@
-//! The MPMC rings' waiting pops against a model of their wait list, on one
-//! thread: futures polled by hand with counting wakers, interleaved with
-//! pushes and pops that do not wait, on `mpmc::Ring`, `mpmc::cs::Ring` and
-//! `BurstRing` (4 slots each).
+//! The MPMC rings' waiting pops and pushes against a model of their wait
+//! lists, on one thread: futures polled by hand with counting wakers,
+//! interleaved with pushes and pops that do not wait, on `mpmc::Ring`,
+//! `mpmc::cs::Ring` and `BurstRing` (4 slots each).
 //!
-//! The model: waiters are numbered in the order they arrive. A waiter's
-//! first try takes the oldest item if there is one; else it is linked. A
-//! push that stores an item wakes the first linked waiter (the one that
-//! arrived first), which leaves the list. A woken waiter polled takes the
-//! oldest item if there is one, else it is linked again in its place (before
-//! the linked waiters that arrived after it). A linked waiter polled for
-//! another reason takes an item if there is one and leaves, else stays where
-//! it is. A woken waiter dropped before it polls passes its wake on to the
-//! first linked waiter; a linked one dropped leaves. After every step each
-//! waiter's wakes are the model's, and every item popped is the model's
-//! oldest.
+//! The model, per side (the pops waiting for an item, the pushes waiting
+//! for room): waiters are numbered in the order they arrive. A waiter's
+//! first try proceeds if it can (a pop takes the oldest item, a push
+//! appends its item); else it is linked. Every item stored wakes the first
+//! linked pop (the one that arrived first), every item taken the first
+//! linked push; a woken waiter leaves the list. A woken waiter polled
+//! proceeds if it can, else it is linked again in its place (before the
+//! linked waiters of its side that arrived after it). A linked waiter
+//! polled for another reason proceeds if it can and leaves, else stays
+//! where it is. A woken waiter dropped before it polls passes its wake on
+//! to the first linked waiter of its side; a linked one dropped leaves.
+//! After every step each waiter's wakes are the model's, and every item
+//! popped is the model's oldest.
 #![no_main]
 
 use arbitrary::Arbitrary;
@@ -27,10 +29,15 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll, Wake, Waker};
 
+/// Slots of every ring here.
+const N: usize = 4;
+
 #[derive(Arbitrary, Debug)]
 enum Op {
-    /// A new waiter polls once.
-    Wait,
+    /// A new waiting pop polls once.
+    WaitPop,
+    /// A new waiting push (of the next item) polls once.
+    WaitPush,
     /// Waiter `i` (of the live ones) is polled.
     Poll(u8),
     /// Waiter `i` is dropped.
@@ -59,18 +66,18 @@ impl Wake for Count {
 
 /// What the rings under test share here.
 trait Ring: Sync {
-    type Pop<'a>: Future<Output = Option<u32>>
-    where
-        Self: 'a;
-    fn pop(&self) -> Self::Pop<'_>;
+    fn pop(&self) -> impl Future<Output = Option<u32>> + '_;
+    fn push(&self, v: u32) -> impl Future<Output = bool> + '_;
     fn try_push(&self, v: u32) -> bool;
     fn try_pop(&self) -> Option<u32>;
 }
 
-impl Ring for mpmc::Ring<u32, 4> {
-    type Pop<'a> = mpmc::Pop<'a, u32, 4>;
-    fn pop(&self) -> Self::Pop<'_> {
+impl Ring for mpmc::Ring<u32, N> {
+    fn pop(&self) -> impl Future<Output = Option<u32>> + '_ {
         mpmc::Ring::pop(self)
+    }
+    async fn push(&self, v: u32) -> bool {
+        mpmc::Ring::push(self, v).await.is_ok()
     }
     fn try_push(&self, v: u32) -> bool {
         mpmc::Ring::try_push(self, v).is_ok()
@@ -80,10 +87,12 @@ impl Ring for mpmc::Ring<u32, 4> {
     }
 }
 
-impl Ring for mpmc::cs::Ring<u32, 4> {
-    type Pop<'a> = mpmc::cs::Pop<'a, u32, 4>;
-    fn pop(&self) -> Self::Pop<'_> {
+impl Ring for mpmc::cs::Ring<u32, N> {
+    fn pop(&self) -> impl Future<Output = Option<u32>> + '_ {
         mpmc::cs::Ring::pop(self)
+    }
+    async fn push(&self, v: u32) -> bool {
+        mpmc::cs::Ring::push(self, v).await.is_ok()
     }
     fn try_push(&self, v: u32) -> bool {
         mpmc::cs::Ring::try_push(self, v).is_ok()
@@ -93,10 +102,12 @@ impl Ring for mpmc::cs::Ring<u32, 4> {
     }
 }
 
-impl Ring for BurstRing<u32, 4, 1> {
-    type Pop<'a> = sluicegate::mpmc::burst_ring::Pop<'a, u32, 4, 1>;
-    fn pop(&self) -> Self::Pop<'_> {
+impl Ring for BurstRing<u32, N, 1> {
+    fn pop(&self) -> impl Future<Output = Option<u32>> + '_ {
         BurstRing::pop(self)
+    }
+    async fn push(&self, v: u32) -> bool {
+        BurstRing::push(self, v).await.is_ok()
     }
     fn try_push(&self, v: u32) -> bool {
         BurstRing::try_push(self, v).is_ok()
@@ -107,6 +118,17 @@ impl Ring for BurstRing<u32, 4, 1> {
     }
 }
 
+/// What a waiter's future ends with.
+#[derive(Debug, PartialEq, Eq)]
+enum Done {
+    Popped(Option<u32>),
+    Pushed(bool),
+}
+
+/// The sides: the pops waiting for an item, the pushes waiting for room.
+const POPS: usize = 0;
+const PUSHES: usize = 1;
+
 /// Where a waiter is, in the model.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 enum At {
@@ -114,116 +136,174 @@ enum At {
     Woken,
 }
 
-struct Waiter<F> {
+struct Waiter<'a> {
     id: usize,
-    fut: Pin<Box<F>>,
+    side: usize,
+    /// The item a push carries.
+    item: u32,
+    fut: Pin<Box<dyn Future<Output = Done> + 'a>>,
     count: Arc<Count>,
     waker: Waker,
     wakes: usize,
     at: At,
 }
 
-/// Wakes the first linked waiter (`list` holds ids in wake order).
-fn wake_first<F>(list: &mut Vec<usize>, waiters: &mut [Waiter<F>]) {
-    if !list.is_empty() {
-        let id = list.remove(0);
-        let w = waiters.iter_mut().find(|w| w.id == id).unwrap();
-        w.at = At::Woken;
-        w.wakes += 1;
+/// The model: items, and per side the ids of the linked waiters in wake
+/// order.
+struct Model<'a> {
+    items: VecDeque<u32>,
+    lists: [Vec<usize>; 2],
+    waiters: Vec<Waiter<'a>>,
+}
+
+impl Model<'_> {
+    /// Wakes the first linked waiter of `side`.
+    fn wake_first(&mut self, side: usize) {
+        if !self.lists[side].is_empty() {
+            let id = self.lists[side].remove(0);
+            let w = self.waiters.iter_mut().find(|w| w.id == id).unwrap();
+            w.at = At::Woken;
+            w.wakes += 1;
+        }
+    }
+
+    /// An item stored: it wakes a pop.
+    fn pushed(&mut self, v: u32) {
+        self.items.push_back(v);
+        self.wake_first(POPS);
+    }
+
+    /// The oldest item taken, if any: that wakes a push.
+    fn popped(&mut self) -> Option<u32> {
+        let v = self.items.pop_front();
+        if v.is_some() {
+            self.wake_first(PUSHES);
+        }
+        v
+    }
+
+    /// Whether a waiter of `side` can proceed now.
+    fn can(&self, side: usize) -> bool {
+        if side == POPS {
+            !self.items.is_empty()
+        } else {
+            self.items.len() < N
+        }
+    }
+
+    /// A waiter of `side` carrying `item` proceeds: what it ends with.
+    fn proceed(&mut self, side: usize, item: u32) -> Done {
+        if side == POPS {
+            Done::Popped(self.popped())
+        } else {
+            self.pushed(item);
+            Done::Pushed(true)
+        }
     }
 }
 
 fn run<R: Ring>(ring: &R, ops: &[Op]) {
-    let mut items: VecDeque<u32> = VecDeque::new();
+    let mut m = Model {
+        items: VecDeque::new(),
+        lists: [Vec::new(), Vec::new()],
+        waiters: Vec::new(),
+    };
     let mut next = 0u32;
     let mut arrivals = 0usize;
-    let mut list: Vec<usize> = Vec::new();
-    let mut waiters: Vec<Waiter<R::Pop<'_>>> = Vec::new();
     for op in ops.iter().take(256) {
         match *op {
-            Op::Wait => {
+            Op::WaitPop | Op::WaitPush => {
+                let side = if matches!(op, Op::WaitPop) {
+                    POPS
+                } else {
+                    PUSHES
+                };
+                let item = next;
+                next += 1;
                 let count = Arc::new(Count(AtomicUsize::new(0)));
                 let waker = Waker::from(count.clone());
-                let mut fut = Box::pin(ring.pop());
+                let mut fut: Pin<Box<dyn Future<Output = Done> + '_>> = if side == POPS {
+                    Box::pin(async { Done::Popped(ring.pop().await) })
+                } else {
+                    Box::pin(async move { Done::Pushed(ring.push(item).await) })
+                };
                 let got = fut.as_mut().poll(&mut Context::from_waker(&waker));
-                match items.pop_front() {
-                    Some(v) => {
-                        assert_eq!(got, Poll::Ready(Some(v)), "a first try takes the oldest")
-                    }
-                    None => {
-                        assert_eq!(got, Poll::Pending, "a first try with nothing waits");
-                        list.push(arrivals);
-                        waiters.push(Waiter {
-                            id: arrivals,
-                            fut,
-                            count,
-                            waker,
-                            wakes: 0,
-                            at: At::Linked,
-                        });
-                    }
+                if m.can(side) {
+                    let want = m.proceed(side, item);
+                    assert_eq!(got, Poll::Ready(want), "a first try proceeds");
+                } else {
+                    assert_eq!(got, Poll::Pending, "a first try that cannot proceed waits");
+                    m.lists[side].push(arrivals);
+                    m.waiters.push(Waiter {
+                        id: arrivals,
+                        side,
+                        item,
+                        fut,
+                        count,
+                        waker,
+                        wakes: 0,
+                        at: At::Linked,
+                    });
                 }
                 arrivals += 1;
             }
-            Op::Poll(i) if !waiters.is_empty() => {
-                let k = i as usize % waiters.len();
-                let w = &mut waiters[k];
+            Op::Poll(i) if !m.waiters.is_empty() => {
+                let k = i as usize % m.waiters.len();
+                let w = &mut m.waiters[k];
                 let got = w.fut.as_mut().poll(&mut Context::from_waker(&w.waker));
-                let (id, at) = (w.id, w.at);
-                match items.pop_front() {
-                    Some(v) => {
-                        assert_eq!(
-                            got,
-                            Poll::Ready(Some(v)),
-                            "waiter {id} ({at:?}) takes the oldest"
-                        );
-                        if at == At::Linked {
-                            list.retain(|&x| x != id);
-                        }
-                        waiters.remove(k);
+                let (id, side, item, at) = (w.id, w.side, w.item, w.at);
+                if m.can(side) {
+                    if at == At::Linked {
+                        m.lists[side].retain(|&x| x != id);
                     }
-                    None => {
-                        assert_eq!(got, Poll::Pending, "waiter {id} ({at:?}) finds nothing");
-                        if at == At::Woken {
-                            // Back in its place.
-                            let p = list.iter().position(|&x| x > id).unwrap_or(list.len());
-                            list.insert(p, id);
-                            waiters[k].at = At::Linked;
-                        }
+                    m.waiters.remove(k);
+                    let want = m.proceed(side, item);
+                    assert_eq!(got, Poll::Ready(want), "waiter {id} ({at:?}) proceeds");
+                } else {
+                    assert_eq!(got, Poll::Pending, "waiter {id} ({at:?}) cannot proceed");
+                    if at == At::Woken {
+                        // Back in its place.
+                        let list = &mut m.lists[side];
+                        let p = list.iter().position(|&x| x > id).unwrap_or(list.len());
+                        list.insert(p, id);
+                        m.waiters[k].at = At::Linked;
                     }
                 }
             }
-            Op::Drop(i) if !waiters.is_empty() => {
-                let k = i as usize % waiters.len();
-                let w = waiters.remove(k);
-                let (id, at) = (w.id, w.at);
+            Op::Drop(i) if !m.waiters.is_empty() => {
+                let k = i as usize % m.waiters.len();
+                let w = m.waiters.remove(k);
+                let (id, side, at) = (w.id, w.side, w.at);
                 drop(w);
                 match at {
-                    At::Linked => list.retain(|&x| x != id),
+                    At::Linked => m.lists[side].retain(|&x| x != id),
                     // An unused wake goes on.
-                    At::Woken => wake_first(&mut list, &mut waiters),
+                    At::Woken => m.wake_first(side),
                 }
             }
             Op::Push => {
                 let stored = ring.try_push(next);
-                assert_eq!(stored, items.len() < 4, "a push stores while there is room");
+                assert_eq!(stored, m.can(PUSHES), "a push stores while there is room");
                 if stored {
-                    items.push_back(next);
-                    next += 1;
-                    wake_first(&mut list, &mut waiters);
+                    m.pushed(next);
                 }
+                next += 1;
             }
-            Op::Pop => assert_eq!(ring.try_pop(), items.pop_front(), "a pop takes the oldest"),
+            Op::Pop => {
+                let got = ring.try_pop();
+                assert_eq!(got, m.popped(), "a pop takes the oldest");
+            }
             _ => {}
         }
-        for w in &waiters {
+        for w in &m.waiters {
             assert_eq!(
                 w.count.0.load(Ordering::Relaxed),
                 w.wakes,
-                "waiter {} woken as the model says ({:?}; linked {:?}) after {:?}",
+                "waiter {} (side {}) woken as the model says ({:?}; linked {:?}) after {:?}",
                 w.id,
+                w.side,
                 w.at,
-                list,
+                m.lists,
                 op
             );
         }
@@ -232,8 +312,8 @@ fn run<R: Ring>(ring: &R, ops: &[Op]) {
 
 fuzz_target!(|input: Input| {
     match input.ring {
-        0 => run(&mpmc::Ring::<u32, 4>::new(), &input.ops),
-        1 => run(&mpmc::cs::Ring::<u32, 4>::new(), &input.ops),
-        _ => run(&BurstRing::<u32, 4, 1>::new(), &input.ops),
+        0 => run(&mpmc::Ring::<u32, N>::new(), &input.ops),
+        1 => run(&mpmc::cs::Ring::<u32, N>::new(), &input.ops),
+        _ => run(&BurstRing::<u32, N, 1>::new(), &input.ops),
     }
 });
