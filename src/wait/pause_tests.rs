@@ -42,7 +42,7 @@ impl std::task::Wake for Count {
 /// again (a spurious wake, a `select!` sibling's) and stopped after its
 /// first try; meanwhile a push wakes A (the longest waiting) and a pop
 /// that does not wait takes the item. A's poll serves the wake, finds
-/// nothing and waits again in its place, at the head: the next push wakes
+/// nothing and waits again in its place, first: the next push wakes
 /// A again, not B.
 fn a_wake_during_a_poll_keeps_the_place<F>(
     pop: impl Fn() -> F,

@@ -60,7 +60,7 @@
 //! were linked then, from the head of the list, after it (as the close
 //! does). One of the two sections comes entirely first, so no wake-up is
 //! lost. A woken waiter that finds the level `High` again (producers raised
-//! it before it ran) links itself anew, at the head, and waits for the next
+//! it before it ran) links itself again in its place, and waits for the next
 //! lowering; the waiters behind it then also wait for that one, since the
 //! level they would test is `High` too. Pops that leave the level `High`
 //! wake none of them: a waiter sleeps through the whole drain. The close

@@ -36,8 +36,9 @@
 //! and its later section takes out this node or an earlier one still
 //! waiting (a node leaves only when its future completes, or is dropped and
 //! passes on a wake it received; a woken node that finds nothing links
-//! again at the head). If the notifier's does, the waiter's check sees the
-//! item, the room or the close. This needs only what `critical-section`'s
+//! again in its place, before the nodes that came after it). If the
+//! notifier's does, the waiter's check sees the item, the room or the
+//! close. This needs only what `critical-section`'s
 //! contract gives every user: that a critical section sees every write made
 //! in the ones before it. On a single core with interrupts masked
 //! (cortex-m's `critical-section-single-core`) that is program order on the

@@ -301,7 +301,7 @@ fn loom_list_two_wake_alls_posted_to_one_holder() {
 /// A and B wait in `pop` (linked, A first); A is polled again (a spurious
 /// wake, a `select!` sibling's) while another thread pushes an item, which
 /// wakes A, and pops it back without waiting. Whatever the interleaving, A
-/// keeps its place at the head: once A has been polled for each wake it
+/// keeps its place, first: once A has been polled for each wake it
 /// got (as an executor would), the next push wakes A, never B.
 ///
 /// Caught: a poll whose node a wake took out while it ran linking the
