@@ -427,6 +427,59 @@ fn async_waiters_woken_together_keep_their_order() {
     }
 }
 
+/// 64 tasks wait in `pop`; then, over and over, three pushes wake three of
+/// them, a pop that does not wait takes the three items before they run,
+/// and the woken ones are polled (oldest first, then newest first the next
+/// time) and wait again; then one push serves one. The tasks are served in
+/// the order they came, 0 to 63 (16 tasks under Miri).
+#[test]
+fn async_64_waiters_served_in_arrival_order_despite_stolen_wakes() {
+    const TASKS: usize = if cfg!(miri) { 16 } else { 64 };
+    let ring: Ring64 = Ring::new();
+    let counts: Vec<_> = (0..TASKS).map(|_| counting()).collect();
+    let mut pops: Vec<_> = (0..TASKS).map(|_| Some(Box::pin(ring.pop()))).collect();
+    macro_rules! poll {
+        ($i:expr) => {
+            poll_pin(pops[$i].as_mut().unwrap().as_mut(), &counts[$i].1)
+        };
+    }
+    for i in 0..TASKS {
+        assert!(poll!(i).is_pending());
+    }
+    let wakes = |i: usize| counts[i].0 .0.load(Ordering::Relaxed);
+    let mut seen = vec![0; TASKS];
+    let mut served = Vec::new();
+    let mut next = 0u32;
+    while served.len() < TASKS {
+        for _ in 0..3 {
+            ring.try_push(next).unwrap();
+            next += 1;
+        }
+        while ring.try_pop().is_some() {}
+        let mut woken: Vec<usize> = (0..TASKS).filter(|&i| wakes(i) != seen[i]).collect();
+        if served.len() % 2 == 1 {
+            woken.reverse();
+        }
+        for i in woken {
+            seen[i] = wakes(i);
+            assert!(
+                poll!(i).is_pending(),
+                "task {i} found an item that was taken"
+            );
+        }
+        ring.try_push(next).unwrap();
+        let woken: Vec<usize> = (0..TASKS).filter(|&i| wakes(i) != seen[i]).collect();
+        assert_eq!(woken.len(), 1, "one push wakes one task");
+        let i = woken[0];
+        assert_eq!(poll!(i), Poll::Ready(Some(next)));
+        next += 1;
+        seen[i] = wakes(i);
+        pops[i] = None;
+        served.push(i);
+    }
+    assert_eq!(served, (0..TASKS).collect::<Vec<_>>());
+}
+
 /// The same with 64 tasks on `futures`' `LocalPool`, then a close.
 #[test]
 fn async_local_pool_64_poppers() {
