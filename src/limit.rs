@@ -605,11 +605,7 @@ impl Limiter {
                     holding: [AtomicUsize::new(0), AtomicUsize::new(0)],
                 }),
                 #[cfg(feature = "async")]
-                waits: Padded::new(wait::Waits::new(match c.backlog_order {
-                    // Half the backlog, rounded up.
-                    BacklogOrder::Adaptive => (c.backlog as usize).div_ceil(2),
-                    _ => usize::MAX,
-                })),
+                waits: Padded::new(wait::Waits::new(c.backlog_order, c.backlog)),
                 #[cfg(feature = "async")]
                 backlog: c.backlog as usize,
                 #[cfg(feature = "async")]

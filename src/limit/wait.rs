@@ -80,9 +80,9 @@ use core::task::{Context, Poll};
 #[cfg(all(test, sluicegate_loom))]
 mod loom_tests;
 
-use super::{Limiter, Permit, Priority};
+use super::{BacklogOrder, Limiter, Permit, Priority};
 use crate::sync::{AtomicUsize, Ordering, SharedCounter};
-use crate::wait::list::{Node, Wake};
+use crate::wait::list::{Node, Wake, IN_ORDER};
 use crate::wait::queue::{Adaptive, WaitList};
 
 /// The backlog: the waiters and their counts.
@@ -100,9 +100,15 @@ pub(super) struct Waits {
 
 impl Waits {
     crate::sync::const_fn! {
-        /// A wake takes the newest waiter of a class once `newest_from` or
-        /// more wait (`usize::MAX`: never).
-        pub(super) fn new(newest_from: usize) -> Self {
+        /// The backlog of a limiter whose backlog holds `backlog` waiters
+        /// served in `order`: under `Adaptive`, a wake takes the newest
+        /// waiter of a class once half of `backlog` (rounded up) are
+        /// linked.
+        pub(super) fn new(order: BacklogOrder, backlog: u32) -> Self {
+            let newest_from = match order {
+                BacklogOrder::Adaptive => (backlog as usize).div_ceil(2),
+                BacklogOrder::Lifo | BacklogOrder::Fifo => IN_ORDER,
+            };
             Self {
                 list: WaitList::with_order(Adaptive(newest_from)),
                 now: AtomicUsize::new(0),

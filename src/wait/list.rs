@@ -242,10 +242,7 @@ impl RawList {
             self.link_with(waiting, node, wake, fresh, |list| {
                 if served {
                     let place = node.place.with(|p| *p);
-                    match list.first_where(|_, p| came_before(place, p)) {
-                        Some(at) => list.insert_before(node, at),
-                        None => list.push_back(node),
-                    }
+                    list.insert_where(node, |_, p| came_before(place, p));
                 } else {
                     list.arrive(node);
                     list.push_back(node);
@@ -304,10 +301,7 @@ impl RawList {
                                 came_before(place, p)
                             })
                 };
-                match list.first_where(behind) {
-                    Some(p) => list.insert_before(node, p),
-                    None => list.push_back(node),
-                }
+                list.insert_where(node, behind);
             })
         }
     }
@@ -447,8 +441,9 @@ impl RawList {
         first: NonNull<Node>,
         newest_from: usize,
     ) -> NonNull<Node> {
-        // Relaxed: under the lock.
-        if waiting.load(Ordering::Relaxed) < newest_from {
+        // `IN_ORDER` first: a constant in the rings' lists, so their wakes
+        // load nothing more. Relaxed: under the lock.
+        if newest_from == IN_ORDER || waiting.load(Ordering::Relaxed) < newest_from {
             return first;
         }
         // SAFETY: under the lock; linked nodes are alive and their ranks
@@ -463,6 +458,23 @@ impl RawList {
                 last = n;
             }
             last
+        }
+    }
+
+    /// Inserts `node` before the first node whose rank and place pass
+    /// `stop`, or at the back if none does.
+    ///
+    /// # Safety
+    /// As [`first_where`](Self::first_where) and
+    /// [`push_back`](Self::push_back).
+    unsafe fn insert_where(&mut self, node: &Node, stop: impl Fn(usize, usize) -> bool) {
+        // SAFETY: the caller's contract: the lock is held, the ranks that
+        // `stop` reads are set, `node` is pinned and in no list.
+        unsafe {
+            match self.first_where(stop) {
+                Some(at) => self.insert_before(node, at),
+                None => self.push_back(node),
+            }
         }
     }
 
