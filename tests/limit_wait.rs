@@ -31,6 +31,11 @@ fn woken(c: &Count) -> usize {
     c.0.load(Ordering::SeqCst)
 }
 
+/// The wakes each of `wakers` has had.
+fn wakes(wakers: &[(Arc<Count>, Waker)]) -> Vec<usize> {
+    wakers.iter().map(|(c, _)| woken(c)).collect()
+}
+
 fn gate(limit: u32, backlog: u32, order: BacklogOrder) -> Limiter {
     Limiter::new(LimiterConfig {
         min_limit: limit,
@@ -122,7 +127,6 @@ fn fifo_a_waiter_polled_again_keeps_its_place() {
         }
         assert!(poll_once(&mut futs[0], &wakers[0].1).is_pending());
         assert!(poll_once(&mut futs[0], &wakers[0].1).is_pending());
-        let wakes = |w: &[(Arc<Count>, Waker)]| w.iter().map(|(c, _)| woken(c)).collect::<Vec<_>>();
         held.success(5);
         assert_eq!(wakes(&wakers), [1, 0, 0], "new waker {new_waker}: A first");
         let Poll::Ready(Some(a)) = poll_once(&mut futs[0], &wakers[0].1) else {
@@ -242,12 +246,11 @@ fn waiters_woken_together_keep_their_order() {
             let g = gate(2, 10, order);
             let held = [g.try_acquire().unwrap(), g.try_acquire().unwrap()];
             let (mut futs, wakers) = waiting(&g, 4);
-            let wakes = || -> Vec<usize> { wakers.iter().map(|(c, _)| woken(c)).collect() };
             held.into_iter().for_each(|p| p.success(5));
             let mut expect = vec![0; 4];
             expect[first[0]] = 1;
             expect[first[1]] = 1;
-            assert_eq!(wakes(), expect, "{order:?}: the releases woke two");
+            assert_eq!(wakes(&wakers), expect, "{order:?}: the releases woke two");
             let stolen = [g.try_acquire().unwrap(), g.try_acquire().unwrap()];
             let polled = if a_first {
                 [first[0], first[1]]
@@ -264,7 +267,7 @@ fn waiters_woken_together_keep_their_order() {
                 in_flight.pop_front().unwrap().success(5);
                 expect[i] += 1;
                 assert_eq!(
-                    wakes(),
+                    wakes(&wakers),
                     expect,
                     "{order:?}, first woken polled first: {a_first}"
                 );
@@ -289,8 +292,7 @@ fn adaptive_serves_the_newest_while_half_the_backlog_waits() {
     for i in [3, 2, 0, 1] {
         held.success(5);
         expect[i] += 1;
-        let wakes: Vec<usize> = wakers.iter().map(|(c, _)| woken(c)).collect();
-        assert_eq!(wakes, expect, "waiter {i} is next");
+        assert_eq!(wakes(&wakers), expect, "waiter {i} is next");
         let Poll::Ready(Some(p)) = poll_once(&mut futs[i], &wakers[i].1) else {
             panic!("waiter {i} not admitted");
         };
@@ -370,8 +372,7 @@ fn a_weighted_release_wakes_a_waiter_per_unit() {
     let batch = g.try_acquire_n(4).unwrap();
     let (mut futs, wakers) = waiting(&g, 5);
     drop(batch);
-    let wakes: Vec<usize> = wakers.iter().map(|(c, _)| woken(c)).collect();
-    assert_eq!(wakes, [0, 1, 1, 1, 1], "LIFO: the four newest");
+    assert_eq!(wakes(&wakers), [0, 1, 1, 1, 1], "LIFO: the four newest");
     let mut permits = Vec::new();
     for (f, (_, w)) in futs.iter_mut().zip(&wakers).skip(1) {
         match poll_once(f, w) {
@@ -401,8 +402,11 @@ fn a_rise_of_the_limit_wakes_a_waiter() {
     let (mut futs, wakers) = waiting(&g, 2);
     a.success(10); // the window's last success: the limit goes 2 -> 3
     assert_eq!(g.limit(), 3, "the scenario needs the rise");
-    let wakes: Vec<usize> = wakers.iter().map(|(c, _)| woken(c)).collect();
-    assert_eq!(wakes, [1, 1], "one for the release, one for the rise");
+    assert_eq!(
+        wakes(&wakers),
+        [1, 1],
+        "one for the release, one for the rise"
+    );
     let permits: Vec<_> = futs
         .iter_mut()
         .zip(&wakers)

@@ -35,6 +35,14 @@ pub fn counting() -> (Arc<Count>, Waker) {
     (c.clone(), Waker::from(c))
 }
 
+/// The wakes each of `counts` has had.
+pub fn wakes(counts: &[(Arc<Count>, Waker)]) -> Vec<usize> {
+    counts
+        .iter()
+        .map(|(c, _)| c.0.load(Ordering::Relaxed))
+        .collect()
+}
+
 #[allow(dead_code)] // the SPSC tests' (their futures are `Unpin`)
 pub fn poll_with<F: Future + Unpin>(fut: &mut F, waker: &Waker) -> Poll<F::Output> {
     poll_pin(Pin::new(fut), waker)
@@ -230,12 +238,7 @@ fn async_cancelled_waiters_leave_the_list() {
     for (p, (_, w)) in pops.iter_mut().zip(&counts) {
         assert!(poll_pin(p.as_mut(), w).is_pending());
     }
-    let woken = || -> Vec<usize> {
-        counts
-            .iter()
-            .map(|(c, _)| c.0.load(Ordering::Relaxed))
-            .collect()
-    };
+    let woken = || wakes(&counts);
     assert_eq!(woken(), [0; 6], "all six sleep");
     ring.try_push(7).unwrap();
     assert_eq!(woken(), [1, 0, 0, 0, 0, 0], "the push woke the first only");
@@ -362,11 +365,7 @@ fn async_64_waiters_woken_once_each() {
     for i in 0..TASKS as u32 {
         ring.try_push(i).unwrap();
     }
-    let woken: Vec<usize> = counts
-        .iter()
-        .map(|(c, _)| c.0.load(Ordering::Relaxed))
-        .collect();
-    assert_eq!(woken, vec![1; TASKS], "each woken exactly once");
+    assert_eq!(wakes(&counts), vec![1; TASKS], "each woken exactly once");
     let mut got: Vec<u32> = pops
         .iter_mut()
         .zip(&counts)
@@ -377,11 +376,7 @@ fn async_64_waiters_woken_once_each() {
         .collect();
     got.sort_unstable();
     assert_eq!(got, (0..TASKS as u32).collect::<Vec<_>>());
-    let woken: Vec<usize> = counts
-        .iter()
-        .map(|(c, _)| c.0.load(Ordering::Relaxed))
-        .collect();
-    assert_eq!(woken, vec![1; TASKS], "and never again");
+    assert_eq!(wakes(&counts), vec![1; TASKS], "and never again");
 }
 
 /// Waiters woken together that all find nothing wait again in the order
@@ -399,12 +394,6 @@ fn async_waiters_woken_together_keep_their_order() {
         for i in 0..4 {
             assert!(poll(i).is_pending());
         }
-        let wakes = |counts: &[(Arc<Count>, Waker)]| -> Vec<usize> {
-            counts
-                .iter()
-                .map(|(c, _)| c.0.load(Ordering::Relaxed))
-                .collect()
-        };
         ring.try_push(1).unwrap();
         ring.try_push(2).unwrap();
         assert_eq!(wakes(&counts), [1, 1, 0, 0], "the pushes woke A and B");
@@ -446,7 +435,7 @@ fn async_64_waiters_served_in_arrival_order_despite_stolen_wakes() {
     for i in 0..TASKS {
         assert!(poll!(i).is_pending());
     }
-    let wakes = |i: usize| counts[i].0 .0.load(Ordering::Relaxed);
+    let wakes_of = |i: usize| counts[i].0 .0.load(Ordering::Relaxed);
     let mut seen = vec![0; TASKS];
     let mut served = Vec::new();
     let mut next = 0u32;
@@ -456,24 +445,24 @@ fn async_64_waiters_served_in_arrival_order_despite_stolen_wakes() {
             next += 1;
         }
         while ring.try_pop().is_some() {}
-        let mut woken: Vec<usize> = (0..TASKS).filter(|&i| wakes(i) != seen[i]).collect();
+        let mut woken: Vec<usize> = (0..TASKS).filter(|&i| wakes_of(i) != seen[i]).collect();
         if served.len() % 2 == 1 {
             woken.reverse();
         }
         for i in woken {
-            seen[i] = wakes(i);
+            seen[i] = wakes_of(i);
             assert!(
                 poll!(i).is_pending(),
                 "task {i} found an item that was taken"
             );
         }
         ring.try_push(next).unwrap();
-        let woken: Vec<usize> = (0..TASKS).filter(|&i| wakes(i) != seen[i]).collect();
+        let woken: Vec<usize> = (0..TASKS).filter(|&i| wakes_of(i) != seen[i]).collect();
         assert_eq!(woken.len(), 1, "one push wakes one task");
         let i = woken[0];
         assert_eq!(poll!(i), Poll::Ready(Some(next)));
         next += 1;
-        seen[i] = wakes(i);
+        seen[i] = wakes_of(i);
         pops[i] = None;
         served.push(i);
     }
