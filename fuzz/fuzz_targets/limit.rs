@@ -39,11 +39,11 @@ use libfuzzer_sys::fuzz_target;
 use sluicegate::limit::{
     Acquire, BacklogOrder, Law, Limiter, LimiterConfig, Permit, Priority, MAX_LIMIT,
 };
+use sluicegate_fuzz::WakeCount;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::{Context, Poll, Waker};
 
 #[derive(Arbitrary, Debug)]
 struct Config {
@@ -86,19 +86,10 @@ enum Op {
     DropWaiter(u8),
 }
 
-/// A waker that counts its wakes.
-struct Count(AtomicUsize);
-
-impl Wake for Count {
-    fn wake(self: Arc<Self>) {
-        self.0.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
 /// A waiting acquire and what the model expects of it.
 struct Waiter<'g> {
     fut: Pin<Box<Acquire<'g>>>,
-    count: Arc<Count>,
+    count: Arc<WakeCount>,
     waker: Waker,
     class: usize,
     /// Wakes it should have had.
@@ -373,8 +364,7 @@ fuzz_target!(|input: Input| {
             Op::Wait(p) => {
                 let class = p as usize % 3;
                 let (open, shadow) = admits(&held, limit, class);
-                let count = Arc::new(Count(AtomicUsize::new(0)));
-                let waker = Waker::from(count.clone());
+                let (count, waker) = WakeCount::waker();
                 let mut fut = Box::pin(gate.acquire(CLASSES[class]));
                 let live = waiters.iter().flatten().count();
                 // Its first try, refused at a limit that admits the class
@@ -655,11 +645,7 @@ fuzz_target!(|input: Input| {
             (queued, timed_out, peak)
         );
         for w in waiters.iter().flatten() {
-            assert_eq!(
-                w.count.0.load(Ordering::Relaxed),
-                w.woken,
-                "a wake went astray"
-            );
+            assert_eq!(w.count.wakes(), w.woken, "a wake went astray");
         }
         assert_eq!(
             (s.decreases, s.increases, s.probes),

@@ -22,12 +22,12 @@ use arbitrary::Arbitrary;
 use libfuzzer_sys::fuzz_target;
 use sluicegate::mpmc;
 use sluicegate::mpmc::burst_ring::BurstRing;
+use sluicegate_fuzz::WakeCount;
 use std::collections::VecDeque;
 use std::future::Future;
 use std::pin::Pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::{Context, Poll, Waker};
 
 /// Slots of every ring here.
 const N: usize = 4;
@@ -53,15 +53,6 @@ struct Input {
     /// 0: `mpmc::Ring`, 1: `mpmc::cs::Ring`, else `BurstRing`.
     ring: u8,
     ops: Vec<Op>,
-}
-
-/// A waker that counts its wakes.
-struct Count(AtomicUsize);
-
-impl Wake for Count {
-    fn wake(self: Arc<Self>) {
-        self.0.fetch_add(1, Ordering::Relaxed);
-    }
 }
 
 /// What the rings under test share here.
@@ -142,7 +133,7 @@ struct Waiter<'a> {
     /// The item a push carries.
     item: u32,
     fut: Pin<Box<dyn Future<Output = Done> + 'a>>,
-    count: Arc<Count>,
+    count: Arc<WakeCount>,
     waker: Waker,
     wakes: usize,
     at: At,
@@ -220,8 +211,7 @@ fn run<R: Ring>(ring: &R, ops: &[Op]) {
                 };
                 let item = next;
                 next += 1;
-                let count = Arc::new(Count(AtomicUsize::new(0)));
-                let waker = Waker::from(count.clone());
+                let (count, waker) = WakeCount::waker();
                 let mut fut: Pin<Box<dyn Future<Output = Done> + '_>> = if side == POPS {
                     Box::pin(async { Done::Popped(ring.pop().await) })
                 } else {
@@ -297,7 +287,7 @@ fn run<R: Ring>(ring: &R, ops: &[Op]) {
         }
         for w in &m.waiters {
             assert_eq!(
-                w.count.0.load(Ordering::Relaxed),
+                w.count.wakes(),
                 w.wakes,
                 "waiter {} (side {}) woken as the model says ({:?}; linked {:?}) after {:?}",
                 w.id,

@@ -1,14 +1,17 @@
 //! Shared pieces of the fuzz targets: where positions start, which capacity,
 //! a payload that is `!Sync`, counts itself and may panic in `Drop`, the
 //! checks of the in-place drops and of the SPSC handles' lifecycle, and (in
-//! [`mpmc`]) the model and driver of both MPMC rings. The SPSC targets carry
-//! their own `VecDeque` models.
+//! [`mpmc`]) the model and driver of both MPMC rings, and a waker that
+//! counts its wakes. The SPSC targets carry their own `VecDeque` models.
 
 pub mod mpmc;
 
 use std::cell::Cell;
 use std::collections::VecDeque;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::task::{Wake, Waker};
 
 use arbitrary::Arbitrary;
 use sluicegate::spsc::{Consumer, Policy, Producer, Ring};
@@ -213,5 +216,27 @@ pub fn check_abandoned<T, const N: usize, P: Policy>((tx, rx): &Handles<'_, T, N
     }
     if let Some(rx) = rx {
         assert_eq!(rx.is_abandoned(), tx.is_none());
+    }
+}
+
+/// A waker that counts its wakes, for the targets that poll futures by hand.
+pub struct WakeCount(AtomicUsize);
+
+impl WakeCount {
+    /// A fresh count and the waker that adds to it.
+    pub fn waker() -> (Arc<WakeCount>, Waker) {
+        let c = Arc::new(WakeCount(AtomicUsize::new(0)));
+        (c.clone(), Waker::from(c))
+    }
+
+    /// The wakes so far.
+    pub fn wakes(&self) -> usize {
+        self.0.load(Ordering::Relaxed)
+    }
+}
+
+impl Wake for WakeCount {
+    fn wake(self: Arc<Self>) {
+        self.0.fetch_add(1, Ordering::Relaxed);
     }
 }
