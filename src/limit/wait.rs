@@ -184,7 +184,7 @@ impl Limiter {
     /// backlog is full (counted as shed). While it waits it holds a place
     /// in the backlog; releases wake it, the highest class first and, by
     /// default, the newest waiter of a class first
-    /// ([`BacklogOrder`](super::BacklogOrder)). Cancel-safe: dropping the future gives its
+    /// ([`BacklogOrder`]). Cancel-safe: dropping the future gives its
     /// place up (counted as `timed_out` and shed) and passes on a wake it
     /// did not use. Put a timeout around it with your executor's timer.
     ///
