@@ -628,9 +628,18 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         free
     }
 
-    /// Makes `n` written slots after `*tail` visible to the consumer.
+    /// Makes `n` written slots after `*tail` visible to the consumer and
+    /// wakes it if it waits.
     #[inline(always)]
     fn publish(&self, tail: &mut usize, n: usize) {
+        self.commit(tail, n);
+        self.wake_consumer();
+    }
+
+    /// [`publish`](Self::publish) without the wake, for a caller that
+    /// wakes the consumer itself.
+    #[inline(always)]
+    fn commit(&self, tail: &mut usize, n: usize) {
         // Under `Overwrite`: the slots hold real items now (before the
         // store that publishes them), and the word says whether any void
         // flag is still set.
@@ -639,7 +648,6 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
         // Release: the slot writes (and void flags) happen before the
         // consumer's Acquire load of tail that lets it read them.
         self.producer.tail.store(*tail | voids, Ordering::Release);
-        self.wake_consumer();
     }
 
     /// Raises the high-water mark to `seen` items (at most `N`), if that

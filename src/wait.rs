@@ -312,6 +312,24 @@ impl Waiters {
     /// there is one. One fence, one load and a branch when there is none.
     #[inline(always)]
     pub(crate) fn notify(&self, side: Side) {
+        // SeqCst and Relaxed: as in `waiting`, written out here: through a
+        // call of `waiting` the marked SPSC ring's pop, which inlines this,
+        // compiles to two more instructions on the Cortex-M0.
+        fence(Ordering::SeqCst);
+        if self.masks[side as usize].load(Ordering::Relaxed) != 0 {
+            match side {
+                Side::Item => self.wake_items(),
+                Side::Room => self.wake_room(),
+            }
+        }
+    }
+
+    /// [`notify`](Self::notify)'s test: whether the waiter of `side` must
+    /// be woken, after a write that lets it proceed. One fence and one
+    /// load. A caller that tests here wakes with [`wake`](Self::wake) from
+    /// a cold function of its own.
+    #[inline(always)]
+    pub(crate) fn waiting(&self, side: Side) -> bool {
         // SeqCst: the store-load order of the protocol (module docs).
         fence(Ordering::SeqCst);
         // Relaxed: ordered by the fence. A plain load, not through
@@ -320,12 +338,14 @@ impl Waiters {
         // native load of an aligned word is single-copy atomic, so it sees
         // the word before or after any read-modify-write of the view (all
         // of whose writes are single stores of the whole word).
-        if self.masks[side as usize].load(Ordering::Relaxed) != 0 {
-            match side {
-                Side::Item => self.wake_items(),
-                Side::Room => self.wake_room(),
-            }
-        }
+        self.masks[side as usize].load(Ordering::Relaxed) != 0
+    }
+
+    /// [`notify`](Self::notify)'s wake, after [`waiting`](Self::waiting)
+    /// answered `true`.
+    #[inline(always)]
+    pub(crate) fn wake(&self, side: Side) {
+        self.cells[side as usize].wake();
     }
 
     /// Wakes both waiters (a handle's drop), after a fence.

@@ -127,22 +127,33 @@ impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
     /// ```
     #[inline]
     pub fn try_push(&mut self, item: T) -> Result<(), Full<T>> {
-        self.push_if_room(item).map_err(|item| {
-            self.ring.producer.rejected.add(1);
-            Full(item)
-        })
+        match self.store_if_room(item) {
+            Ok(()) => self.wake_consumer_then(Ok(())),
+            Err(item) => {
+                self.ring.producer.rejected.add(1);
+                Err(Full(item))
+            }
+        }
     }
 
     /// Pushes `item` if there is room, without counting a refusal (the
     /// waits' attempt, and `try_push` less its count).
     #[inline(always)]
     pub(super) fn push_if_room(&mut self, item: T) -> Result<(), T> {
+        self.store_if_room(item)?;
+        self.wake_consumer_then(Ok(()))
+    }
+
+    /// [`push_if_room`](Self::push_if_room) without the wake: the caller
+    /// wakes a waiting consumer after an `Ok`.
+    #[inline(always)]
+    fn store_if_room(&mut self, item: T) -> Result<(), T> {
         if self.ring.free_for(self.tail, &mut self.head, 1) == 0 {
             return Err(item);
         }
         // SAFETY: `free_for` saw the slot at tail free.
         unsafe { self.write_slot(self.tail, item) };
-        self.ring.publish(&mut self.tail, 1);
+        self.ring.commit(&mut self.tail, 1);
         self.note_level();
         Ok(())
     }

@@ -231,8 +231,8 @@ impl<T, const N: usize> Producer<'_, T, N, Overwrite> {
             // SAFETY: the cached head (never past a held slot) shows the
             // slot at tail free, unread until publish.
             unsafe { self.write_slot(self.tail, item) };
-            ring.publish(&mut self.tail, 1);
-            return Overwritten::Stored;
+            ring.commit(&mut self.tail, 1);
+            return self.wake_consumer_then(Overwritten::Stored);
         }
         if self.tail.wrapping_sub(h) == Ring::<T, N, Overwrite>::FULL
             && ring.producer.void_count.load(Ordering::Relaxed) == 0
@@ -263,8 +263,8 @@ impl<T, const N: usize> Producer<'_, T, N, Overwrite> {
                 });
                 self.head = h.wrapping_add(Ring::<T, N, Overwrite>::STEP);
                 ring.producer.overwritten.add(1);
-                ring.publish(&mut self.tail, 1);
-                return Overwritten::Evicted(old);
+                ring.commit(&mut self.tail, 1);
+                return self.wake_consumer_then(Overwritten::Evicted(old));
             }
         }
         self.push_full(item)

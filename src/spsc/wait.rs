@@ -12,7 +12,7 @@
 //! [`Producer::push`]: super::Producer::push
 //! [`Consumer::pop`]: super::Consumer::pop
 
-use super::{Policy, Ring};
+use super::{Policy, Producer, Ring};
 pub(super) use imp::RingWaiters;
 use imp::Side;
 #[cfg(all(feature = "async", sluicegate_cas))]
@@ -43,6 +43,32 @@ impl<T, const N: usize, P: Policy> Ring<T, N, P> {
     #[inline]
     pub(super) fn wake_producer_all(&self) {
         self.waiters.notify_all();
+    }
+}
+
+impl<T, const N: usize, P: Policy> Producer<'_, T, N, P> {
+    /// After a push committed: wakes a consumer waiting in `pop`, and
+    /// returns the push's `answer`.
+    #[inline(always)]
+    pub(super) fn wake_consumer_then<R>(&self, answer: R) -> R {
+        if self.ring.waiters.waiting(Side::Item) {
+            return self.wake_consumer_cold(answer);
+        }
+        answer
+    }
+
+    /// The wake of [`wake_consumer_then`](Self::wake_consumer_then), out of
+    /// line: a method of the handle, whose address the push holds anyway,
+    /// that returns the answer through [`core::hint::black_box`]. The
+    /// compiler then neither makes the answer before the test nor keeps it
+    /// in a register across the call, so a push that wakes nobody pays the
+    /// test alone: on the Cortex-M0 a ring's wake call with the answer made
+    /// by the push cost three instructions more (`BENCHMARKS.md`).
+    #[cold]
+    #[inline(never)]
+    fn wake_consumer_cold<R>(&self, answer: R) -> R {
+        self.ring.waiters.wake(Side::Item);
+        core::hint::black_box(answer)
     }
 }
 
@@ -291,6 +317,14 @@ mod imp {
 
         #[inline(always)]
         pub(super) fn notify(&self, _side: Side) {}
+
+        #[inline(always)]
+        pub(super) fn waiting(&self, _side: Side) -> bool {
+            false
+        }
+
+        #[inline(always)]
+        pub(super) fn wake(&self, _side: Side) {}
 
         #[inline(always)]
         pub(super) fn notify_all(&self) {}
