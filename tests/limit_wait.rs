@@ -10,31 +10,12 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
-/// A waker that counts its wakes.
-struct Count(AtomicUsize);
-
-impl Wake for Count {
-    fn wake(self: Arc<Self>) {
-        self.0.fetch_add(1, Ordering::SeqCst);
-    }
-}
-
-fn counter() -> (Arc<Count>, Waker) {
-    let c = Arc::new(Count(AtomicUsize::new(0)));
-    (c.clone(), Waker::from(c))
-}
-
-fn woken(c: &Count) -> usize {
-    c.0.load(Ordering::SeqCst)
-}
-
-/// The wakes each of `wakers` has had.
-fn wakes(wakers: &[(Arc<Count>, Waker)]) -> Vec<usize> {
-    wakers.iter().map(|(c, _)| woken(c)).collect()
-}
+#[path = "common/wake_count.rs"]
+mod wake_count;
+use wake_count::{counting, wakes, Count};
 
 fn gate(limit: u32, backlog: u32, order: BacklogOrder) -> Limiter {
     Limiter::new(LimiterConfig {
@@ -60,7 +41,7 @@ fn waiting(g: &Limiter, n: usize) -> (Vec<Pin<Box<Acquire<'_>>>>, Vec<(Arc<Count
     let mut futs: Vec<_> = (0..n)
         .map(|_| Box::pin(g.acquire(Priority::Critical)))
         .collect();
-    let wakers: Vec<_> = (0..n).map(|_| counter()).collect();
+    let wakers: Vec<_> = (0..n).map(|_| counting()).collect();
     for (f, (_, w)) in futs.iter_mut().zip(&wakers) {
         assert!(poll_once(f, w).is_pending());
     }
@@ -79,11 +60,11 @@ fn wake_order(order: BacklogOrder) -> Vec<usize> {
     for _ in 0..3 {
         permit.take().unwrap().success(5);
         let i = (0..3)
-            .find(|&i| !served.contains(&i) && woken(&wakers[i].0) == 1)
+            .find(|&i| !served.contains(&i) && wakers[i].0.wakes() == 1)
             .expect("a release wakes a waiter");
         let others = (0..3).filter(|&j| j != i && !served.contains(&j));
         assert!(
-            others.clone().all(|j| woken(&wakers[j].0) == 0),
+            others.clone().all(|j| wakers[j].0.wakes() == 0),
             "one wake per release"
         );
         match poll_once(&mut futs[i], &wakers[i].1) {
@@ -123,7 +104,7 @@ fn fifo_a_waiter_polled_again_keeps_its_place() {
         let held = g.try_acquire().unwrap();
         let (mut futs, mut wakers) = waiting(&g, 3);
         if new_waker {
-            wakers[0] = counter();
+            wakers[0] = counting();
         }
         assert!(poll_once(&mut futs[0], &wakers[0].1).is_pending());
         assert!(poll_once(&mut futs[0], &wakers[0].1).is_pending());
@@ -206,7 +187,7 @@ fn fifo_a_wake_during_a_poll_keeps_the_place() {
     // SAFETY: `a` outlives the futures, the only holders of clones.
     let wa = unsafe { a.waker() };
     assert!(poll_once(&mut futs[0], &wa).is_pending());
-    assert_eq!(woken(&wakers[0].0), 1, "the release woke A during its poll");
+    assert_eq!(wakers[0].0.wakes(), 1, "the release woke A during its poll");
     let other = taken
         .lock()
         .unwrap()
@@ -215,15 +196,15 @@ fn fifo_a_wake_during_a_poll_keeps_the_place() {
     other.success(5);
     let woken_now = (
         a.wakes.load(Ordering::SeqCst),
-        woken(&wakers[1].0),
-        woken(&wakers[2].0),
+        wakers[1].0.wakes(),
+        wakers[2].0.wakes(),
     );
     assert_eq!(woken_now, (1, 0, 0), "FIFO: the release wakes A, not B");
     let Poll::Ready(Some(p)) = poll_once(&mut futs[0], &wa) else {
         panic!("A not admitted");
     };
     p.success(5);
-    assert_eq!((woken(&wakers[1].0), woken(&wakers[2].0)), (1, 0), "then B");
+    assert_eq!((wakers[1].0.wakes(), wakers[2].0.wakes()), (1, 0), "then B");
     drop(futs);
 }
 
@@ -311,29 +292,29 @@ fn a_higher_class_is_served_before_a_lower_one() {
         let mut bg = Box::pin(g.acquire(Priority::Background));
         let mut normal = Box::pin(g.acquire(Priority::Normal));
         let mut crit = Box::pin(g.acquire(Priority::Critical));
-        let (cb, wb) = counter();
-        let (cn, wn) = counter();
-        let (cc, wc) = counter();
+        let (cb, wb) = counting();
+        let (cn, wn) = counting();
+        let (cc, wc) = counting();
         assert!(poll_once(&mut bg, &wb).is_pending());
         assert!(poll_once(&mut normal, &wn).is_pending());
         assert!(poll_once(&mut crit, &wc).is_pending());
         let mut held = held.into_iter();
         held.next().unwrap().ignore(); // 3 in flight
-        assert_eq!((woken(&cc), woken(&cn), woken(&cb)), (1, 0, 0));
+        assert_eq!((cc.wakes(), cn.wakes(), cb.wakes()), (1, 0, 0));
         let c = match poll_once(&mut crit, &wc) {
             Poll::Ready(Some(p)) => p,
             _ => panic!("Critical not admitted"),
         };
         held.next().unwrap().ignore(); // 3 in flight again
-        assert_eq!((woken(&cn), woken(&cb)), (1, 0));
+        assert_eq!((cn.wakes(), cb.wakes()), (1, 0));
         // Normal may fill 3 of 4: with 3 in flight it waits again, and
         // passes the wake down (a unit is free); Background, which may
         // fill 2, waits again too.
         assert!(poll_once(&mut normal, &wn).is_pending());
-        assert_eq!(woken(&cb), 1);
+        assert_eq!(cb.wakes(), 1);
         assert!(poll_once(&mut bg, &wb).is_pending());
         held.next().unwrap().ignore(); // 2 in flight
-        assert_eq!((woken(&cn), woken(&cb)), (2, 1));
+        assert_eq!((cn.wakes(), cb.wakes()), (2, 1));
         let n = match poll_once(&mut normal, &wn) {
             Poll::Ready(Some(p)) => p,
             _ => panic!("Normal not admitted"),
@@ -347,7 +328,7 @@ fn a_higher_class_is_served_before_a_lower_one() {
 fn a_full_backlog_sheds_at_once() {
     let g = gate(1, 2, BacklogOrder::Lifo);
     let _held = g.try_acquire().unwrap();
-    let (_c, w) = counter();
+    let (_c, w) = counting();
     let mut a = Box::pin(g.acquire(Priority::Critical));
     let mut b = Box::pin(g.acquire(Priority::Normal));
     let mut c = Box::pin(g.acquire(Priority::Critical));
@@ -450,7 +431,7 @@ fn a_waiter_shut_out_at_the_limit_raises_it_once_nothing_is_in_flight() {
             let at = format!("{class:?} at {}, dropped {dropped}", config.initial_limit);
             let g = Limiter::new(config);
             let held = g.try_acquire().unwrap();
-            let (c, w) = counter();
+            let (c, w) = counting();
             let mut fut = Box::pin(g.acquire(class));
             assert!(poll_once(&mut fut, &w).is_pending(), "{at}");
             if dropped {
@@ -458,15 +439,15 @@ fn a_waiter_shut_out_at_the_limit_raises_it_once_nothing_is_in_flight() {
             } else {
                 held.ignore();
             }
-            assert_eq!((g.in_flight(), woken(&c)), (0, 1), "{at}");
+            assert_eq!((g.in_flight(), c.wakes()), (0, 1), "{at}");
             let mut polls = 0;
             let permit = loop {
-                let seen = woken(&c);
+                let seen = c.wakes();
                 polls += 1;
                 match poll_once(&mut fut, &w) {
                     Poll::Ready(p) => break p.unwrap_or_else(|| panic!("{at}: shed")),
                     Poll::Pending => {
-                        assert!(woken(&c) > seen, "{at}: asleep with nothing in flight")
+                        assert!(c.wakes() > seen, "{at}: asleep with nothing in flight")
                     }
                 }
             };
@@ -491,28 +472,28 @@ fn a_wake_the_class_cannot_use_goes_down_the_classes() {
         ..LimiterConfig::DEFAULT
     });
     let mut held: Vec<_> = (0..8).map(|_| g.try_acquire().unwrap()).collect();
-    let (cn, wn) = counter();
-    let (cb, wb) = counter();
+    let (cn, wn) = counting();
+    let (cb, wb) = counting();
     let mut normal = Box::pin(g.acquire(Priority::Normal));
     let mut background = Box::pin(g.acquire(Priority::Background));
     assert!(poll_once(&mut normal, &wn).is_pending());
     assert!(poll_once(&mut background, &wb).is_pending());
     held.pop().unwrap().ignore(); // 7 in flight: neither class may take it
-    assert_eq!((woken(&cn), woken(&cb)), (1, 0), "the higher class first");
+    assert_eq!((cn.wakes(), cb.wakes()), (1, 0), "the higher class first");
     assert!(poll_once(&mut normal, &wn).is_pending());
-    assert_eq!(woken(&cb), 1, "passed down: a unit is free");
+    assert_eq!(cb.wakes(), 1, "passed down: a unit is free");
     assert!(poll_once(&mut background, &wb).is_pending());
     held.pop().unwrap().ignore(); // 6 in flight
-    assert_eq!((woken(&cn), woken(&cb)), (2, 1));
+    assert_eq!((cn.wakes(), cb.wakes()), (2, 1));
     assert!(poll_once(&mut normal, &wn).is_pending());
-    assert_eq!(woken(&cb), 2);
+    assert_eq!(cb.wakes(), 2);
     let Poll::Ready(Some(p)) = poll_once(&mut background, &wb) else {
         panic!("the reserve admits the background waiter");
     };
     assert_eq!(g.in_flight(), 7);
     // The normal waiter still waits, and is served first by a release.
     drop(p);
-    assert_eq!(woken(&cn), 3);
+    assert_eq!(cn.wakes(), 3);
 }
 
 /// The release of a permit taken on `Background`'s reserve frees a unit
@@ -531,18 +512,18 @@ fn a_woken_waiter_that_leaves_a_unit_free_wakes_the_next() {
     let critical = g.try_acquire_n(4).unwrap();
     let normal_held = g.try_acquire_with(Priority::Normal).unwrap();
     let background_held = g.try_acquire_with(Priority::Background).unwrap();
-    let (cn, wn) = counter();
-    let (cb, wb) = counter();
+    let (cn, wn) = counting();
+    let (cb, wb) = counting();
     let mut background = Box::pin(g.acquire(Priority::Background));
     let mut normal = Box::pin(g.acquire(Priority::Normal));
     assert!(poll_once(&mut background, &wb).is_pending());
     assert!(poll_once(&mut normal, &wn).is_pending());
     drop(background_held); // 5 in flight, the reserve free
-    assert_eq!((woken(&cn), woken(&cb)), (1, 0), "the higher class first");
+    assert_eq!((cn.wakes(), cb.wakes()), (1, 0), "the higher class first");
     let Poll::Ready(Some(n)) = poll_once(&mut normal, &wn) else {
         panic!("the normal waiter takes the unit");
     };
-    assert_eq!(woken(&cb), 1, "a unit is free: the next waiter is woken");
+    assert_eq!(cb.wakes(), 1, "a unit is free: the next waiter is woken");
     let Poll::Ready(Some(b)) = poll_once(&mut background, &wb) else {
         panic!("the reserve admits the background waiter");
     };
@@ -554,17 +535,17 @@ fn a_woken_waiter_that_leaves_a_unit_free_wakes_the_next() {
 fn a_dropped_waiter_passes_its_wake_on() {
     let g = gate(1, 10, BacklogOrder::Lifo);
     let held = g.try_acquire().unwrap();
-    let (ca, wa) = counter();
-    let (cb, wb) = counter();
+    let (ca, wa) = counting();
+    let (cb, wb) = counting();
     let mut a = Box::pin(g.acquire(Priority::Critical));
     let mut b = Box::pin(g.acquire(Priority::Critical));
     assert!(poll_once(&mut a, &wa).is_pending());
     assert!(poll_once(&mut b, &wb).is_pending());
     held.success(3);
     // LIFO: b (the newest) is woken; it goes away without polling.
-    assert_eq!((woken(&ca), woken(&cb)), (0, 1));
+    assert_eq!((ca.wakes(), cb.wakes()), (0, 1));
     drop(b);
-    assert_eq!(woken(&ca), 1, "the unused wake goes to the next waiter");
+    assert_eq!(ca.wakes(), 1, "the unused wake goes to the next waiter");
     assert!(matches!(poll_once(&mut a, &wa), Poll::Ready(Some(_))));
     assert_eq!(g.stats().timed_out, 1);
 }

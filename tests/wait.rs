@@ -9,7 +9,6 @@
 
 use ring_waits::{counting, poll_with, ITEMS};
 use sluicegate::{spsc, Closed};
-use std::sync::atomic::Ordering;
 use std::thread;
 
 /// The ring `tests/common/ring_waits.rs` tests here; `tests/wait_cs.rs` runs
@@ -114,9 +113,9 @@ fn spsc_async_leaked_future_leaves_no_polling_behind() {
     let (count, waker) = counting();
     let mut pop = rx.pop();
     assert!(poll_with(&mut pop, &waker).is_pending());
-    assert_eq!(count.0.load(Ordering::Relaxed), 0);
+    assert_eq!(count.wakes(), 0);
     tx.try_push(4).unwrap();
-    assert_eq!(count.0.load(Ordering::Relaxed), 1);
+    assert_eq!(count.wakes(), 1);
     assert_eq!(pollster::block_on(pop), Some(4));
 }
 

@@ -14,7 +14,7 @@ use std::task::Poll;
 
 #[path = "common/ring_waits.rs"]
 mod ring_waits;
-use ring_waits::{counting, poll_pin};
+use ring_waits::{counting, poll_pin, wakes};
 
 /// A burst ring under the names of `mpmc::Ring`.
 #[allow(missing_debug_implementations)] // a test adapter
@@ -105,7 +105,7 @@ fn waits_behind_operations_in_progress() {
     let mut pop = pin!(ring.pop());
     assert!(poll_pin(pop.as_mut(), &waker).is_pending());
     chunk.fill_from_slice(&[7]);
-    assert_eq!(count.0.load(std::sync::atomic::Ordering::Relaxed), 1);
+    assert_eq!(count.wakes(), 1);
     assert_eq!(poll_pin(pop.as_mut(), &waker), Poll::Ready(Some(7)));
 
     let ring: BurstRing<u32, 1, 1> = BurstRing::new();
@@ -115,7 +115,7 @@ fn waits_behind_operations_in_progress() {
     let mut push = pin!(ring.push(2));
     assert!(poll_pin(push.as_mut(), &waker).is_pending());
     drop(chunk);
-    assert_eq!(count.0.load(std::sync::atomic::Ordering::Relaxed), 1);
+    assert_eq!(count.wakes(), 1);
     assert_eq!(poll_pin(push.as_mut(), &waker), Poll::Ready(Ok(())));
     assert_eq!(ring.stats().busy, 0, "a wait is not a busy answer");
 }
@@ -130,7 +130,7 @@ fn a_void_wakes_the_pop_waiting_at_it() {
     let mut pop = pin!(ring.pop());
     assert!(poll_pin(pop.as_mut(), &waker).is_pending());
     drop(chunk);
-    assert!(count.0.load(std::sync::atomic::Ordering::Relaxed) >= 1);
+    assert!(count.wakes() >= 1);
     assert!(
         poll_pin(pop.as_mut(), &waker).is_pending(),
         "nothing behind the void yet"
@@ -161,11 +161,11 @@ fn a_commit_after_the_close_wakes_every_pop() {
         );
     }
     chunk.fill_from_slice(&[5]);
-    let woken: Vec<usize> = wakers
-        .iter()
-        .map(|(c, _)| c.0.load(std::sync::atomic::Ordering::Relaxed))
-        .collect();
-    assert_eq!(woken, [2, 2, 2], "woken by the close, then by the commit");
+    assert_eq!(
+        wakes(&wakers),
+        [2, 2, 2],
+        "woken by the close, then by the commit"
+    );
     let mut got: Vec<Option<u32>> = pops
         .iter_mut()
         .zip(&wakers)

@@ -9,6 +9,10 @@ use sluicegate::spsc::{Level, Marked, Ring};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::thread;
 
+#[cfg(feature = "async")]
+#[path = "common/wake_count.rs"]
+mod wake_count;
+
 #[test]
 fn band_edges_every_pair_of_marks() {
     // Every (low, high) on a ring of 8: up to high - 1 items it stays
@@ -272,17 +276,9 @@ fn wait_below_low_ends_when_the_consumer_is_gone() {
 fn wait_below_low_async_wakes_on_the_pop_that_crosses() {
     use std::future::Future;
     use std::pin::pin;
-    use std::sync::Arc;
-    use std::task::{Context, Poll, Wake, Waker};
+    use std::task::{Context, Poll};
 
-    struct Count(AtomicUsize);
-    impl Wake for Count {
-        fn wake(self: Arc<Self>) {
-            self.0.fetch_add(1, Ordering::Relaxed);
-        }
-    }
-    let count = Arc::new(Count(AtomicUsize::new(0)));
-    let waker = Waker::from(count.clone());
+    let (count, waker) = wake_count::counting();
     let mut cx = Context::from_waker(&waker);
 
     let mut ring: Ring<u32, 8, Marked> = Ring::with_watermarks(2, 6);
@@ -295,7 +291,7 @@ fn wait_below_low_async_wakes_on_the_pop_that_crosses() {
         for popped in 1..=4 {
             rx.try_pop().unwrap();
             // Every pop wakes the waiter; only the fourth leaves 2.
-            assert_eq!(count.0.load(Ordering::Relaxed), popped);
+            assert_eq!(count.wakes(), popped);
             let ready = wait.as_mut().poll(&mut cx);
             assert_eq!(ready.is_ready(), popped == 4, "after {popped} pops");
             if let Poll::Ready(out) = ready {

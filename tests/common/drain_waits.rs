@@ -10,9 +10,8 @@ use crate::{MarkedRing, EXACT_PEAK};
 use sluicegate::Closed;
 use std::future::Future;
 use std::pin::pin;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::{Context, Poll, Waker};
 
 /// `level()`'s type for both rings.
 pub use sluicegate::spsc::Level;
@@ -100,14 +99,9 @@ pub fn the_close_ends_the_drain_waits() {
     assert_eq!(RING.len(), 2);
 }
 
-/// A waker that counts its wakes.
-struct Count(AtomicUsize);
-
-impl Wake for Count {
-    fn wake(self: Arc<Self>) {
-        self.0.fetch_add(1, Ordering::SeqCst);
-    }
-}
+#[path = "wake_count.rs"]
+mod wake_count;
+use wake_count::Count;
 
 /// Three tasks wait for the drain of a ring at 6 (marks 2 and 6): the pops
 /// down to 3 wake none of them, the one that leaves 2 wakes each once.
@@ -116,9 +110,7 @@ pub fn async_drain_waiters_wake_only_on_the_crossing_pop() {
     for _ in 0..6 {
         ring.push_blocking(0).unwrap();
     }
-    let wakes: Vec<_> = (0..3)
-        .map(|_| Arc::new(Count(AtomicUsize::new(0))))
-        .collect();
+    let wakes: Vec<_> = (0..3).map(|_| Arc::new(Count::default())).collect();
     let wakers: Vec<Waker> = wakes.iter().map(|w| Waker::from(w.clone())).collect();
     let mut f0 = pin!(ring.wait_below_low());
     let mut f1 = pin!(ring.wait_below_low());
@@ -130,9 +122,9 @@ pub fn async_drain_waiters_wake_only_on_the_crossing_pop() {
     for _ in 0..3 {
         ring.pop_blocking().unwrap();
     }
-    assert!(wakes.iter().all(|w| w.0.load(Ordering::SeqCst) == 0));
+    assert!(wakes.iter().all(|w| w.wakes() == 0));
     ring.pop_blocking().unwrap();
-    assert!(wakes.iter().all(|w| w.0.load(Ordering::SeqCst) == 1));
+    assert!(wakes.iter().all(|w| w.wakes() == 1));
     for (f, w) in futs.iter_mut().zip(&wakers) {
         assert_eq!(
             f.as_mut().poll(&mut Context::from_waker(w)),

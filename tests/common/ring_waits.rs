@@ -16,32 +16,14 @@ use std::future::Future;
 use std::pin::{pin, Pin};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, Wake, Waker};
+use std::task::{Context, Poll, Waker};
 use std::thread;
 
 pub const ITEMS: u32 = if cfg!(miri) { 60 } else { 20_000 };
 
-/// A waker that counts its wakes.
-#[derive(Default)]
-pub struct Count(pub AtomicUsize);
-impl Wake for Count {
-    fn wake(self: Arc<Self>) {
-        self.0.fetch_add(1, Ordering::Relaxed);
-    }
-}
-
-pub fn counting() -> (Arc<Count>, Waker) {
-    let c = Arc::new(Count::default());
-    (c.clone(), Waker::from(c))
-}
-
-/// The wakes each of `counts` has had.
-pub fn wakes(counts: &[(Arc<Count>, Waker)]) -> Vec<usize> {
-    counts
-        .iter()
-        .map(|(c, _)| c.0.load(Ordering::Relaxed))
-        .collect()
-}
+#[path = "wake_count.rs"]
+mod wake_count;
+pub use wake_count::{counting, wakes};
 
 #[allow(dead_code)] // the SPSC tests' (their futures are `Unpin`)
 pub fn poll_with<F: Future + Unpin>(fut: &mut F, waker: &Waker) -> Poll<F::Output> {
@@ -217,7 +199,7 @@ fn async_pop_woken_by_close() {
     let mut pop = pin!(ring.pop());
     assert!(poll_pin(pop.as_mut(), &waker).is_pending());
     ring.close();
-    assert_eq!(count.0.load(Ordering::Relaxed), 1);
+    assert_eq!(count.wakes(), 1);
     assert_eq!(poll_pin(pop.as_mut(), &waker), Poll::Ready(None));
 }
 
@@ -260,12 +242,9 @@ fn async_dropped_woken_future_passes_the_wake_on() {
     assert!(poll_pin(first.as_mut(), &wa).is_pending());
     assert!(poll_pin(second.as_mut(), &wb).is_pending());
     ring.try_push(1).unwrap();
-    assert_eq!(
-        (a.0.load(Ordering::Relaxed), b.0.load(Ordering::Relaxed)),
-        (1, 0)
-    );
+    assert_eq!((a.wakes(), b.wakes()), (1, 0));
     drop(first);
-    assert_eq!(b.0.load(Ordering::Relaxed), 1, "passed on");
+    assert_eq!(b.wakes(), 1, "passed on");
     assert_eq!(poll_pin(second.as_mut(), &wb), Poll::Ready(Some(1)));
 }
 
@@ -324,14 +303,10 @@ fn async_leaked_future_stays_linked() {
     let mut mine = pin!(ring.pop());
     assert!(poll_pin(mine.as_mut(), &w).is_pending());
     ring.try_push(5).unwrap();
-    assert_eq!(
-        leaked.0.load(Ordering::Relaxed),
-        1,
-        "the leaked node's wake"
-    );
-    assert_eq!(count.0.load(Ordering::Relaxed), 0);
+    assert_eq!(leaked.wakes(), 1, "the leaked node's wake");
+    assert_eq!(count.wakes(), 0);
     ring.try_push(6).unwrap();
-    assert_eq!(count.0.load(Ordering::Relaxed), 1);
+    assert_eq!(count.wakes(), 1);
     assert_eq!(poll_pin(mine.as_mut(), &w), Poll::Ready(Some(5)));
 }
 
@@ -346,8 +321,8 @@ fn async_repoll_replaces_the_waker() {
     assert!(poll_pin(pop.as_mut(), &wb).is_pending());
     assert!(poll_pin(pop.as_mut(), &wb).is_pending()); // same waker: kept
     ring.try_push(1).unwrap();
-    assert_eq!(a.0.load(Ordering::Relaxed), 0);
-    assert_eq!(b.0.load(Ordering::Relaxed), 1);
+    assert_eq!(a.wakes(), 0);
+    assert_eq!(b.wakes(), 1);
     assert_eq!(poll_pin(pop.as_mut(), &wb), Poll::Ready(Some(1)));
 }
 
@@ -435,7 +410,7 @@ fn async_64_waiters_served_in_arrival_order_despite_stolen_wakes() {
     for i in 0..TASKS {
         assert!(poll!(i).is_pending());
     }
-    let wakes_of = |i: usize| counts[i].0 .0.load(Ordering::Relaxed);
+    let wakes_of = |i: usize| counts[i].0.wakes();
     let mut seen = vec![0; TASKS];
     let mut served = Vec::new();
     let mut next = 0u32;
@@ -547,7 +522,7 @@ fn async_every_operation_wakes() {
         let mut pop = pin!(ring.pop());
         assert!(poll_pin(pop.as_mut(), &waker).is_pending());
         op(&ring);
-        assert_eq!(count.0.load(Ordering::Relaxed), 1, "{name} wakes a pop");
+        assert_eq!(count.wakes(), 1, "{name} wakes a pop");
         assert_eq!(poll_pin(pop.as_mut(), &waker), Poll::Ready(Some(1)));
     }
     // An evicting push_overwrite: a pop pending on an empty ring, then the
@@ -559,7 +534,7 @@ fn async_every_operation_wakes() {
         assert!(poll_pin(pop.as_mut(), &waker).is_pending());
         ring.try_push(1).unwrap();
         assert_eq!(ring.push_overwrite(2), Overwritten::Evicted(1));
-        assert!(count.0.load(Ordering::Relaxed) >= 1);
+        assert!(count.wakes() >= 1);
         assert_eq!(poll_pin(pop.as_mut(), &waker), Poll::Ready(Some(2)));
     }
     let pops: [(&str, Op); 6] = [
@@ -584,9 +559,9 @@ fn async_every_operation_wakes() {
         // Refused operations wake nobody.
         assert!(ring.try_push(5).is_err());
         assert_eq!(ring.push_burst(&[5]), 0);
-        assert_eq!(count.0.load(Ordering::Relaxed), 0);
+        assert_eq!(count.wakes(), 0);
         op(&ring);
-        assert_eq!(count.0.load(Ordering::Relaxed), 1, "{name} wakes a push");
+        assert_eq!(count.wakes(), 1, "{name} wakes a push");
         assert_eq!(poll_pin(push.as_mut(), &waker), Poll::Ready(Ok(())));
     }
 }
