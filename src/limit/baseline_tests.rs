@@ -357,6 +357,7 @@ fn a_drop_during_a_probe_ends_it() {
 /// queue-free sample, so it never asked whether a probe was due: no
 /// baseline and a frozen limit for good.)
 #[test]
+#[cfg_attr(miri, ignore = "thousands of sequential successes; minutes under Miri")]
 fn a_limiter_loaded_from_the_start_probes() {
     for c in [config(2, 8, 100), gradient(2, 8, 100)] {
         let l = Limiter::try_new(c).unwrap();

@@ -243,6 +243,7 @@ fn a_class_refused_with_nothing_in_flight_raises_the_limit() {
 /// served again (before, every later request was shed and the limit stayed
 /// at 1: nothing admitted, no sample to raise it).
 #[test]
+#[cfg_attr(miri, ignore = "thousands of sequential successes; minutes under Miri")]
 fn a_lower_class_alone_is_served_again_after_a_cut_to_one() {
     for (law, class) in [
         (Law::Aimd, Priority::Normal),

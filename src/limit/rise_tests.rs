@@ -213,6 +213,7 @@ fn a_young_rise_the_check_finds_undone_is_not_held() {
 /// A young run is measured from a mean of two samples or more: with a
 /// heavy-tailed service one short first sample is no level to rise from.
 #[test]
+#[cfg_attr(miri, ignore = "thousands of sequential successes; minutes under Miri")]
 fn a_young_run_from_a_single_sample_is_no_rise() {
     for c in [config(2, 6, 12), gradient(2, 6, 12)] {
         let l = Limiter::try_new(c).unwrap();
