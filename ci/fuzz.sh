@@ -22,20 +22,39 @@ else
   mapfile -t targets < <(cargo +nightly fuzz list)
 fi
 
+# One build for every target, then the runs, as many at a time as there are
+# cores (each libFuzzer run is one process on one core); `FUZZ_JOBS` sets it.
+cargo +nightly fuzz build --release
+jobs=${FUZZ_JOBS:-$(nproc)}
+logs=$(mktemp -d)
+fuzz_one() {
+  local t=$1
+  mkdir -p "corpus/$t"
+  if cargo +nightly fuzz run --release "$t" "corpus/$t" -- \
+      -max_total_time="$secs" -print_final_stats=1 -detect_leaks=1 >"$logs/$t" 2>&1; then
+    echo 0 >"$logs/$t.rc"
+  else
+    echo 1 >"$logs/$t.rc"
+  fi
+}
+for t in "${targets[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+    wait -n || true
+  done
+  fuzz_one "$t" &
+done
+wait
 
 status=0
 for t in "${targets[@]}"; do
-  mkdir -p "corpus/$t"
-  log=$(mktemp)
-  if cargo +nightly fuzz run --release "$t" "corpus/$t" -- \
-      -max_total_time="$secs" -print_final_stats=1 -detect_leaks=1 >"$log" 2>&1; then
-    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+  if [ "$(cat "$logs/$t.rc")" = 0 ]; then
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$logs/$t" | tail -n 1)
     echo "fuzz $t: ok, ${execs:-?} executions in ${secs}s"
   else
     echo "fuzz $t: FAILED" >&2
-    tail -n 60 "$log" >&2
+    tail -n 60 "$logs/$t" >&2
     status=1
   fi
-  rm -f "$log"
 done
+rm -rf "$logs"
 exit $status
