@@ -10,8 +10,8 @@
 # Miri interprets a program on one thread, so the commands run in two lanes
 # at once (this machine's two cores), each lane in its own target directory
 # (cargo serializes builds that share one) and with its own log, printed
-# when both lanes have ended. The many-seeds runs come after: Miri spreads
-# their seeds over the cores itself.
+# when both lanes have ended. The many-seeds runs come after: Miri runs
+# their seeds on every core itself (user time twice the wall time here).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -78,13 +78,13 @@ fi
 
 # Many interleavings of the overwrite stress test (Miri's scheduler and weak
 # memory emulation are seeded; seeds 3, 6 and 19 found an ordering bug once).
-MIRIFLAGS="-Zmiri-many-seeds=0..24" timeout 900 cargo +nightly miri test --test spsc_stress stress_overwrite
+MIRIFLAGS="-Zmiri-many-seeds=0..24" run 900 cargo +nightly miri test --test spsc_stress stress_overwrite
 # The same for the keep-newest stress tests: a consumer that pops, bursts,
 # peeks and holds read chunks while the producer places voids in the held
 # slots and evicts past them (with a `Relaxed` claim word, seeds find the
 # race that `src/spsc/overwrite.rs` explains).
-MIRIFLAGS="-Zmiri-many-seeds=0..16" timeout 900 cargo +nightly miri test --test spsc_stress stress_keep_newest
+MIRIFLAGS="-Zmiri-many-seeds=0..16" run 900 cargo +nightly miri test --test spsc_stress stress_keep_newest
 # Many interleavings of the burst ring's stress test: Busy answers, evictions
 # and read chunks held across switches under each seed's schedule and weak
 # memory.
-MIRIFLAGS="-Zmiri-many-seeds=0..4" timeout 600 cargo +nightly miri test --test burst_ring_stress
+MIRIFLAGS="-Zmiri-many-seeds=0..4" run 600 cargo +nightly miri test --test burst_ring_stress
